@@ -1,0 +1,14 @@
+"""multibody: dynamics of multibody systems.
+
+Build a :class:`Model` of rigid bodies joined by joints, then compute its kinematics and dynamics with the
+compiled recursive algorithms (:func:`rnea`, :func:`crba`, :func:`aba`), or derive its equations of motion
+symbolically (:mod:`multibody.symbolic`).
+"""
+from .errors import ModelError, SimulationError
+from .spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat
+from .model import Body, Cylindrical, Fixed, Free, Joint, Model, Planar, Prismatic, Revolute, Spherical
+from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate, crba,
+                       energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
+                       nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
+
+__version__ = "0.1.0"

@@ -1,0 +1,66 @@
+"""Input checking shared by the public numeric functions: shapes, batches and the NaN guard."""
+from __future__ import annotations
+
+import numpy as np
+
+_NO_FORCES = np.zeros((0, 6))
+
+
+def as_state(x, size, name):
+    """x as a float64 array of shape (size,) or (..., size); ValueError naming ``name`` otherwise."""
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0 or arr.shape[-1] != size:
+        raise ValueError(f"{name}: expected shape ({size},) or (..., {size}), got {arr.shape}")
+    return arr
+
+
+def batch_of(*arrays_and_names):
+    """Broadcast (..., size_k) arrays to one batch; returns the batch shape and the (B, size_k) contiguous arrays."""
+    shapes = [a.shape[:-1] for a, _ in arrays_and_names]
+    try:
+        batch = np.broadcast_shapes(*shapes)
+    except ValueError:
+        desc = ", ".join(f"{name} {a.shape}" for a, name in arrays_and_names)
+        raise ValueError(f"batch shapes do not broadcast: {desc}") from None
+    count = int(np.prod(batch)) if batch else 1
+    flat = [np.ascontiguousarray(np.broadcast_to(a, batch + a.shape[-1:]).reshape(count, a.shape[-1]))
+            for a, _ in arrays_and_names]
+    return batch, flat
+
+
+def external_forces(model, f_ext):
+    """f_ext as an (nbodies, 6) array (or (..., nbodies, 6)), from None, an array, or {body name: 6-vector}.
+
+    Each row is the external spatial force [moment; force] on a body, in body axes, about the body origin [N·m; N].
+    """
+    if f_ext is None:
+        return _NO_FORCES
+    n = model.nbodies
+    if isinstance(f_ext, dict):
+        forces = np.zeros((n, 6))
+        for name, wrench in f_ext.items():
+            w = np.asarray(wrench, dtype=np.float64)
+            if w.shape != (6,):
+                raise ValueError(f"f_ext['{name}']: expected shape (6,) [moment; force], got {w.shape}")
+            forces[model.body_index(name)] += w
+    else:
+        forces = np.asarray(f_ext, dtype=np.float64)
+        if forces.ndim < 2 or forces.shape[-2:] != (n, 6):
+            raise ValueError(f"f_ext: expected shape ({n}, 6) (one [moment; force] row per body), got {forces.shape}")
+    if not np.all(np.isfinite(forces)):
+        raise ValueError(f"f_ext: must be finite, got non-finite entries at {np.argwhere(~np.isfinite(forces)).tolist()}")
+    return forces
+
+
+def raise_nonfinite(model, what, **inputs):
+    """Raise ValueError naming the first non-finite input entry (with its joint and body), or the output."""
+    for name, arr in inputs.items():
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            entry = index[-1]
+            describe = model.describe_q if name == "q" else model.describe_v
+            label = describe(entry).replace(f"q[{entry}]", f"{name}[{entry}]").replace(f"v[{entry}]", f"{name}[{entry}]")
+            where = f" in batch entry {index[:-1]}" if len(index) > 1 else ""
+            raise ValueError(f"{what}: {label}{where} is {arr[index]} (inputs must be finite)")
+    raise FloatingPointError(f"{what}: produced a non-finite result from finite inputs (singular mass matrix or overflow)")

@@ -1,0 +1,127 @@
+"""Inverse and forward dynamics, the mass matrix and energies (public API over the compiled core).
+
+Every function takes the :class:`~multibody.Model` and state arrays, and accepts leading batch dimensions:
+q of shape (..., nq), v and a of shape (..., nv); the batch loop runs in compiled code, in parallel.
+Units are SI; τ holds joint torques [N·m] and forces [N].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from ._inputs import as_state, batch_of, external_forces, raise_nonfinite
+
+
+def _forces_batch(forces, count):
+    if forces.shape[0] == 0:
+        return np.zeros((count, 0, 6))
+    return np.ascontiguousarray(np.broadcast_to(forces, (count,) + forces.shape[-2:]))
+
+
+def rnea(model, q, v, a, f_ext=None):
+    """Inverse dynamics by the recursive Newton–Euler algorithm: τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i.
+
+    Parameters
+    ----------
+    q : (..., nq) configuration; v : (..., nv) velocity; a : (..., nv) acceleration.
+    f_ext : optional external spatial forces, (nbodies, 6) or {body: [moment; force]}, body axes, about the
+        body origin.
+
+    Returns
+    -------
+    τ : (..., nv) generalized forces.
+    """
+    cm = model._compiled or model.compile()
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    forces = external_forces(model, f_ext)
+    if q.ndim == v.ndim == a.ndim == 1 and forces.ndim == 2:
+        tau = np.empty(cm.nv)
+        if not _core.rnea(cm.topology, cm.params, cm.gravity, q, v, a, forces, tau):
+            raise_nonfinite(model, "rnea", q=q, v=v, a=a)
+        return tau
+    batch, (qb, vb, ab) = batch_of((q, "q"), (v, "v"), (a, "a"))
+    tau = np.empty((qb.shape[0], cm.nv))
+    if not _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _forces_batch(forces, qb.shape[0]), tau):
+        raise_nonfinite(model, "rnea", q=qb, v=vb, a=ab)
+    return tau.reshape(batch + (cm.nv,))
+
+
+def aba(model, q, v, tau, f_ext=None):
+    """Forward dynamics by the articulated-body algorithm: a = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i).
+
+    Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
+    """
+    cm = model._compiled or model.compile()
+    q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
+    forces = external_forces(model, f_ext)
+    if q.ndim == v.ndim == tau.ndim == 1 and forces.ndim == 2:
+        qdd = np.empty(cm.nv)
+        if not _core.aba(cm.topology, cm.params, cm.gravity, q, v, tau, forces, qdd):
+            raise_nonfinite(model, "aba", q=q, v=v, tau=tau)
+        return qdd
+    batch, (qb, vb, tb) = batch_of((q, "q"), (v, "v"), (tau, "tau"))
+    qdd = np.empty((qb.shape[0], cm.nv))
+    if not _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _forces_batch(forces, qb.shape[0]), qdd):
+        raise_nonfinite(model, "aba", q=qb, v=vb, tau=tb)
+    return qdd.reshape(batch + (cm.nv,))
+
+
+def crba(model, q):
+    """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
+    symmetric positive definite, with kinetic energy ½ vᵀ M v."""
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    if q.ndim == 1:
+        M = np.empty((cm.nv, cm.nv))
+        if not _core.crba(cm.topology, cm.params, q, M):
+            raise_nonfinite(model, "crba", q=q)
+        return M
+    batch, (qb,) = batch_of((q, "q"))
+    M = np.empty((qb.shape[0], cm.nv, cm.nv))
+    if not _core.crba_batch(cm.topology, cm.params, qb, M):
+        raise_nonfinite(model, "crba", q=qb)
+    return M.reshape(batch + (cm.nv, cm.nv))
+
+
+def nonlinear_effects(model, q, v):
+    """Bias forces c(q, v) = C(q, v) v + g(q): Coriolis, centrifugal and gravity terms (rnea with a = 0)."""
+    v = np.asarray(v, dtype=np.float64)
+    return rnea(model, q, v, np.zeros_like(v))
+
+
+def generalized_gravity(model, q):
+    """Gravity term g(q) of M a + c = τ (rnea with v = a = 0)."""
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    zero = np.zeros(q.shape[:-1] + (cm.nv,))
+    return rnea(model, q, zero, zero)
+
+
+def energy(model, q, v):
+    """(kinetic, potential) energy [J], each of shape q.shape[:-1]. Potential energy is −Σ mᵢ g·cᵢ,
+    zero with every mass center at the world origin."""
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if q.ndim == v.ndim == 1:
+        out = np.empty(2)
+        _core.energy(cm.topology, cm.params, cm.gravity, q, v, out)
+        if not np.isfinite(out).all():
+            raise_nonfinite(model, "energy", q=q, v=v)
+        return out[0], out[1]
+    batch, (qb, vb) = batch_of((q, "q"), (v, "v"))
+    out = np.empty((qb.shape[0], 2))
+    if not _core.energy_batch(cm.topology, cm.params, cm.gravity, qb, vb, out):
+        raise_nonfinite(model, "energy", q=qb, v=vb)
+    return out[:, 0].reshape(batch), out[:, 1].reshape(batch)
+
+
+def kinetic_energy(model, q, v):
+    """Kinetic energy ½ Σ vᵢᵀ Iᵢ vᵢ = ½ vᵀ M(q) v [J]."""
+    return energy(model, q, v)[0]
+
+
+def potential_energy(model, q):
+    """Gravitational potential energy −Σ mᵢ g · cᵢ [J]."""
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    return energy(model, q, np.zeros(q.shape[:-1] + (cm.nv,)))[1]

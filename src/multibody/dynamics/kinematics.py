@@ -1,0 +1,146 @@
+"""Kinematics: poses, velocities, Jacobians, mass center, momentum, and motion on the configuration manifold.
+
+World axes throughout unless a function says otherwise. Bodies and named frames (``Model.add_frame``) are
+accepted wherever a ``name`` is taken. Functions accept leading batch dimensions on q and v.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from ._inputs import as_state, batch_of, raise_nonfinite
+
+
+def _batched(function, arrays, out_rank):
+    """Apply ``function`` to each state of a batch (a Python loop for the light kinematic queries)."""
+    batch, flat = batch_of(*arrays)
+    results = [function(*(f[b] for f in flat)) for b in range(flat[0].shape[0])]
+    if isinstance(results[0], tuple):
+        return tuple(np.stack([r[k] for r in results]).reshape(batch + np.shape(results[0][k]))
+                     for k in range(len(results[0])))
+    return np.stack(results).reshape(batch + np.shape(results[0])) if out_rank else np.array(results).reshape(batch)
+
+
+def body_poses(model, q):
+    """World poses of all bodies: R (..., n, 3, 3) body axes → world axes, and origins p (..., n, 3) [m]."""
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    if q.ndim > 1:
+        return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1)
+    n = model.nbodies
+    R, p, R0, p0 = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3))
+    _core.local_poses(cm.topology, cm.params, q, R, p)
+    _core.world_poses(cm.topology, R, p, R0, p0)
+    if not _core.all_finite(p0):
+        raise_nonfinite(model, "body_poses", q=q)
+    return R0, p0
+
+
+def body_pose(model, q, name):
+    """World pose of a body or named frame: rotation R (3, 3) (frame axes → world axes) and origin p (3,) [m]."""
+    index, origin, rotation = model.locate(name)
+    q = np.asarray(q, dtype=np.float64)
+    if q.ndim > 1:
+        return _batched(lambda qq: body_pose(model, qq, name), [(q, "q")], 1)
+    R0, p0 = body_poses(model, q)
+    return R0[index] @ rotation, p0[index] + R0[index] @ origin
+
+
+def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
+    """Jacobian J (6 × nv) with [ω; v_P] = J v for the point ``point`` (coordinates in the body or frame
+    ``name``) fixed in that body; rows [angular; linear].
+
+    ``axes="world"`` (default) expresses both in world axes; ``axes="local"`` in the body's or frame's axes.
+    """
+    if axes not in ("world", "local"):
+        raise ValueError(f"jacobian: axes must be 'world' or 'local', got {axes!r}")
+    cm = model._compiled or model.compile()
+    index, point_body, rotation = model.locate(name, point)
+    q = as_state(q, cm.nq, "q")
+    if q.ndim > 1:
+        return _batched(lambda qq: jacobian(model, qq, name, point, axes), [(q, "q")], 1)
+    J = np.empty((6, cm.nv))
+    _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
+    if not _core.all_finite(J):
+        raise_nonfinite(model, "jacobian", q=q)
+    if axes == "local":
+        Rw = body_pose(model, q, name)[0]
+        J = np.vstack([Rw.T @ J[:3], Rw.T @ J[3:]])
+    return J
+
+
+def point_velocity(model, q, v, name, point=(0.0, 0.0, 0.0)):
+    """Velocity (3,) [m/s] in world axes of a point fixed in a body (coordinates in the body or frame)."""
+    return jacobian(model, q, name, point)[3:] @ np.asarray(v, dtype=np.float64)
+
+
+def body_velocity(model, q, v, name):
+    """Spatial velocity [ω; v_origin] (6,) of a body or frame in world axes (v_origin: its origin's velocity)."""
+    return jacobian(model, q, name) @ np.asarray(v, dtype=np.float64)
+
+
+def center_of_mass(model, q):
+    """Mass center (3,) [m] of the whole system in world coordinates."""
+    return _momentum_data(model, q, None)[6:]
+
+
+def momentum(model, q, v):
+    """(angular momentum about the world origin [kg·m²/s], linear momentum [kg·m/s]), world axes."""
+    out = _momentum_data(model, q, v)
+    return out[:3], out[3:6]
+
+
+def _momentum_data(model, q, v):
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    v = np.zeros(q.shape[:-1] + (cm.nv,)) if v is None else as_state(v, cm.nv, "v")
+    if q.ndim > 1 or v.ndim > 1:
+        return _batched(lambda qq, vv: _momentum_data(model, qq, vv), [(q, "q"), (v, "v")], 1)
+    out = np.empty(9)
+    _core.momentum(cm.topology, cm.params, q, v, out)
+    if not _core.all_finite(out):
+        raise_nonfinite(model, "momentum", q=q, v=v)
+    return out
+
+
+def configuration_rate(model, q, v):
+    """q̇ (..., nq) from v: equal to v for scalar joints; quaternion and free/planar position rates otherwise."""
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if q.ndim > 1 or v.ndim > 1:
+        return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1)
+    qdot = np.empty(cm.nq)
+    _core.configuration_rate(cm.topology, q, v, qdot)
+    return qdot
+
+
+def integrate(model, q, v, dt=1.0):
+    """The configuration reached from q moving at constant velocity v for dt [s] (q ⊕ v·dt).
+
+    Quaternion-correct: rotations are composed with exp(ω dt) and stay unit; free and planar joints follow
+    the constant body twist exactly.
+    """
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if q.ndim > 1 or v.ndim > 1:
+        return _batched(lambda qq, vv: integrate(model, qq, vv, dt), [(q, "q"), (v, "v")], 1)
+    dt = float(dt)
+    if not np.isfinite(dt):
+        raise ValueError(f"integrate: dt must be finite, got {dt}")
+    q_out = np.empty(cm.nq)
+    _core.integrate(cm.topology, q, v, dt, q_out)
+    if not _core.all_finite(q_out):
+        raise_nonfinite(model, "integrate", q=q, v=v)
+    return q_out
+
+
+def normalize(model, q):
+    """q with every quaternion (Spherical and Free joints) scaled to unit length."""
+    q = np.array(q, dtype=np.float64)
+    from ..model.joints import FREE, SPHERICAL
+    for joint in model.joints:
+        if joint.code in (SPHERICAL, FREE):
+            s = model.q_slice(joint.name)
+            quat = q[..., s][..., -4:]
+            q[..., s.stop - 4:s.stop] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    return q

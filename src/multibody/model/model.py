@@ -1,0 +1,293 @@
+"""The multibody model: a tree of bodies joined by joints, plus gravity (and, later, constraints and forces).
+
+A :class:`Model` is plain data that validates on construction. :meth:`Model.compile` flattens it into the
+arrays the numeric core works on (see :mod:`multibody.dynamics._core`); the compiled form is cached and
+rebuilt after any change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial import Transform, _as_vector3
+from .body import Body
+from .joints import Joint, Revolute
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
+
+    topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
+    params : (n, 91) float64 — placement, axis, spatial inertia, motion subspace, mass, com.
+    gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
+    """
+
+    topology: np.ndarray
+    params: np.ndarray
+    gravity: np.ndarray
+    nq: int
+    nv: int
+
+
+class Model:
+    """A tree of rigid bodies under gravity.
+
+    Parameters
+    ----------
+    name : str
+        A label for reports and files.
+    gravity : (3,) array_like
+        Gravitational acceleration in world axes [m/s²].
+
+    Examples
+    --------
+    >>> import numpy as np, multibody as mb
+    >>> model = mb.Model("pendulum", gravity=(0, 0, -9.81))
+    >>> _ = model.add(mb.Body("rod", mass=1.0, com=(0, 0, -0.5), inertia=np.diag([0.1, 0.1, 1e-3])),
+    ...               parent="world", joint=mb.Revolute(axis=(1, 0, 0)))
+    >>> model.nq, model.nv
+    (1, 1)
+    """
+
+    def __init__(self, name="model", gravity=(0.0, 0.0, -9.81)):
+        self.name = str(name)
+        self.gravity = _as_vector3(gravity, f"model '{name}': gravity")
+        self.bodies: list[Body] = []
+        self.joints: list[Joint] = []
+        self.parents: list[int] = []  # index of each body's parent, −1 for the world
+        self.placements: list[Transform] = []
+        self._index: dict[str, int] = {}
+        self._joint_index: dict[str, int] = {}
+        self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, pose in the body frame)
+        self._compiled = None
+
+    # ----------------------------------------------------------------------------------------
+    # Building
+    # ----------------------------------------------------------------------------------------
+    def add(self, body, parent="world", joint=None, placement=None):
+        """Attach ``body`` to ``parent`` (a body name or "world") through ``joint``.
+
+        ``placement`` (a :class:`Transform`, default identity) is the pose of the joint frame in the parent
+        body frame; at the joint's zero configuration the body frame coincides with the joint frame.
+        Returns the body.
+        """
+        if not isinstance(body, Body):
+            raise ModelError(f"model '{self.name}': add() expects a multibody.Body, got {body!r}")
+        if body.name in self._index:
+            raise ModelError(f"model '{self.name}': duplicate body name '{body.name}'")
+        if not isinstance(joint, Joint):
+            raise ModelError(
+                f"body '{body.name}': joint must be a multibody joint (Revolute, Prismatic, Spherical, Free, "
+                f"Planar, Cylindrical, Fixed), got {joint!r}")
+        parent_index = self._parent_index(parent, body.name)
+        if placement is None:
+            placement = Transform()
+        if not isinstance(placement, Transform):
+            raise ModelError(f"body '{body.name}': placement must be a multibody.Transform, got {placement!r}")
+        joint_name = joint.name or f"{body.name}_joint"
+        if joint_name in self._joint_index:
+            raise ModelError(f"body '{body.name}': duplicate joint name '{joint_name}'")
+        if any(j is joint for j in self.joints):
+            raise ModelError(f"body '{body.name}': this joint object is already used by another body; create a new one")
+        joint.name = joint_name
+        self._index[body.name] = len(self.bodies)
+        self._joint_index[joint_name] = len(self.bodies)
+        self.bodies.append(body)
+        self.joints.append(joint)
+        self.parents.append(parent_index)
+        self.placements.append(placement)
+        self._compiled = None
+        return body
+
+    def add_frame(self, name, body, placement=None):
+        """Name a frame fixed in ``body`` at ``placement`` (its pose in the body frame). Frames can be used
+        wherever a body name is taken (poses, Jacobians, impulses)."""
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"model '{self.name}': frame name must be a non-empty string, got {name!r}")
+        if name in self.frames or name in self._index or name == "world":
+            raise ModelError(f"model '{self.name}': frame name '{name}' is already used")
+        placement = Transform() if placement is None else placement
+        if not isinstance(placement, Transform):
+            raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
+        self.frames[name] = (self.body_index(body), placement)
+
+    def locate(self, name, point=(0.0, 0.0, 0.0)):
+        """Resolve a body or frame name and a point in that frame to (body index, point in body frame,
+        rotation frame → body)."""
+        point = _as_vector3(point, f"point on '{name}'")
+        if isinstance(name, str) and name in self.frames:
+            index, placement = self.frames[name]
+            return index, placement.apply(point), placement.rotation
+        return self.body_index(name), point, np.eye(3)
+
+    def _parent_index(self, parent, child):
+        if isinstance(parent, Body):
+            parent = parent.name
+        if parent is None or parent == "world":
+            return -1
+        if parent not in self._index:
+            known = ", ".join(["world", *self._index]) or "world"
+            raise ModelError(
+                f"body '{child}': unknown parent '{parent}' (add parents before their children; known: {known})")
+        return self._index[parent]
+
+    # ----------------------------------------------------------------------------------------
+    # Sizes and lookups
+    # ----------------------------------------------------------------------------------------
+    @property
+    def nbodies(self):
+        return len(self.bodies)
+
+    @property
+    def nq(self):
+        """Size of the configuration vector q."""
+        return sum(j.nq for j in self.joints)
+
+    @property
+    def nv(self):
+        """Size of the velocity vector v (number of degrees of freedom)."""
+        return sum(j.nv for j in self.joints)
+
+    @property
+    def symbolic(self):
+        """True if any body parameter or placement is a sympy expression."""
+        from ..spatial import is_symbolic
+        return any(b.symbolic for b in self.bodies) or any(is_symbolic(pl.translation) for pl in self.placements)
+
+    def neutral(self):
+        """The zero configuration: zero joint variables, identity quaternions."""
+        return np.concatenate([j.neutral() for j in self.joints]) if self.joints else np.zeros(0)
+
+    def body_index(self, name):
+        """Index of a body by name (or pass-through for an int index)."""
+        if isinstance(name, (int, np.integer)) and 0 <= name < len(self.bodies):
+            return int(name)
+        if isinstance(name, Body):
+            name = name.name
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            names = [*self._index, *self.frames]
+            raise ModelError(
+                f"model '{self.name}': unknown body or frame {name!r} (known: {', '.join(names) or 'none'})") from None
+
+    def body(self, name):
+        return self.bodies[self.body_index(name)]
+
+    def joint_index(self, name):
+        """Index (equal to its child body's index) of a joint by name."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            raise ModelError(
+                f"model '{self.name}': unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})"
+            ) from None
+
+    def q_slice(self, name):
+        """Slice of q belonging to a joint (by joint or child-body name)."""
+        i = self._joint_index.get(name, None)
+        i = self.body_index(name) if i is None else i
+        start = sum(j.nq for j in self.joints[:i])
+        return slice(start, start + self.joints[i].nq)
+
+    def v_slice(self, name):
+        """Slice of v belonging to a joint (by joint or child-body name)."""
+        i = self._joint_index.get(name, None)
+        i = self.body_index(name) if i is None else i
+        start = sum(j.nv for j in self.joints[:i])
+        return slice(start, start + self.joints[i].nv)
+
+    def total_mass(self):
+        return float(sum(b.mass for b in self.bodies))
+
+    def describe_q(self, index):
+        """Human-readable name of entry ``index`` of q, e.g. "q[3] (joint 'elbow', body 'forearm')"."""
+        return self._describe(index, "q", lambda j: j.nq)
+
+    def describe_v(self, index):
+        return self._describe(index, "v", lambda j: j.nv)
+
+    def _describe(self, index, vector, size):
+        start = 0
+        for body, joint in zip(self.bodies, self.joints):
+            if index < start + size(joint):
+                return f"{vector}[{index}] (joint '{joint.name}', body '{body.name}')"
+            start += size(joint)
+        return f"{vector}[{index}]"
+
+    # ----------------------------------------------------------------------------------------
+    # Compilation to flat arrays
+    # ----------------------------------------------------------------------------------------
+    def compile(self):
+        """The flat numeric form used by the compiled core (cached until the model changes)."""
+        if self._compiled is not None:
+            return self._compiled
+        from ..dynamics import _core as core
+        if self.symbolic:
+            raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
+        if not self.bodies:
+            raise ModelError(f"model '{self.name}': has no bodies")
+        n = len(self.bodies)
+        topology = np.zeros((n, 6), dtype=np.int64)
+        params = np.zeros((n, core.NPARAMS))
+        iq = iv = 0
+        for i, (body, joint, parent, placement) in enumerate(zip(self.bodies, self.joints, self.parents, self.placements)):
+            topology[i] = (parent, joint.code, iq, iv, joint.nq, joint.nv)
+            iq += joint.nq
+            iv += joint.nv
+            params[i, core.F_RTREE:core.F_RTREE + 9] = placement.rotation.ravel()
+            params[i, core.F_PTREE:core.F_PTREE + 3] = placement.translation
+            params[i, core.F_AXIS:core.F_AXIS + 3] = joint.axis
+            params[i, core.F_INERTIA:core.F_INERTIA + 36] = body.spatial_inertia().ravel()
+            S = np.zeros((6, 6))
+            S[:, :joint.nv] = joint.motion_subspace()
+            params[i, core.F_S:core.F_S + 36] = S.ravel()
+            params[i, core.F_MASS] = body.mass
+            params[i, core.F_COM:core.F_COM + 3] = body.com
+        for arr in (topology, params):
+            arr.setflags(write=False)
+        gravity = np.array(self.gravity, dtype=float)
+        gravity.setflags(write=False)
+        self._compiled = CompiledModel(topology, params, gravity, iq, iv)
+        return self._compiled
+
+    def __repr__(self):
+        return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
+
+    # ----------------------------------------------------------------------------------------
+    # Builders
+    # ----------------------------------------------------------------------------------------
+    @classmethod
+    def chain(cls, n, axes="xyz", length=0.3, mass=1.0, gravity=(0.0, 0.0, -9.81), name=None):
+        """An n-link serial chain of revolute joints, joint k about ``axes[k % len(axes)]``.
+
+        Each link is a uniform rod of ``length`` [m] and ``mass`` [kg] along its x axis; the next joint sits at
+        its tip. With ``axes="xyz"`` the chain moves in 3D (the benchmark model).
+        """
+        unit = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ModelError(f"chain: number of links must be a positive integer, got {n!r}")
+        if not axes or any(a not in unit for a in axes):
+            raise ModelError(f"chain: axes must be a string of 'x', 'y', 'z', got {axes!r}")
+        model = cls(name or f"chain{n}", gravity=gravity)
+        rod_inertia = np.diag([1e-4 * mass, mass * length**2 / 12, mass * length**2 / 12])
+        parent = "world"
+        for k in range(n):
+            body = Body(f"link{k + 1}", mass=mass, com=(length / 2, 0.0, 0.0), inertia=rod_inertia)
+            placement = Transform(translation=(0.0, 0.0, 0.0) if k == 0 else (length, 0.0, 0.0))
+            model.add(body, parent=parent, joint=Revolute(unit[axes[k % len(axes)]]), placement=placement)
+            parent = body.name
+        return model
+
+    @classmethod
+    def from_dh(cls, rows, gravity=(0.0, 0.0, -9.81), name="dh_chain"):
+        """A serial chain from standard Denavit–Hartenberg rows (source document 002, eq. 3.3).
+
+        See :func:`multibody.model.dh.model_from_dh`.
+        """
+        from .dh import model_from_dh
+        return model_from_dh(rows, gravity=gravity, name=name, model_class=cls)
+
