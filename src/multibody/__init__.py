@@ -10,5 +10,6 @@ from .model import Body, Cylindrical, Fixed, Free, Joint, Model, Planar, Prismat
 from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate, crba,
                        energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
+from .impact import ImpulseResponse, apply_impulse, impulse_response
 
 __version__ = "0.1.0"

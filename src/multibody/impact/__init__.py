@@ -1,0 +1,4 @@
+"""Impulses and impacts: the velocity jump under impulses (spatial and DH 4×4 methods), impulsive constraints
+by Gauss's principle, and event-driven simulation of collisions with restitution and friction."""
+from .dh_matrix import dh_impulse_response, dh_mass_matrix
+from .impulse import ImpulseResponse, apply_impulse, impulse_response
