@@ -1,0 +1,14 @@
+"""Symbolic equations of motion: Kane's method, Lagrange's equations, Gauss's principle, code generation.
+
+    from multibody import symbolic as sym
+    eom = sym.kane(frame=A, q=q, u=u, kinematic_equations=kd, bodies=bodies, loads=loads)
+    eom.mass_matrix, eom.forcing            # X u̇ = Y (source document 000, eq. 35)
+    f = eom.to_numeric(params)              # compiled X, Y, q̇ and rhs(t, x)
+
+From a tree :class:`multibody.Model`: ``sym.equations_of_motion(model)``.
+"""
+from .eom import EquationsOfMotion
+from .kane import Gyrostat, kane
+from .numeric import NumericEquations
+
+__all__ = ["EquationsOfMotion", "NumericEquations", "Gyrostat", "kane"]

@@ -1,0 +1,153 @@
+"""Code generation: fast numeric callables from an :class:`EquationsOfMotion`.
+
+The expressions of X, Y and q̇ (and, with constraints, B and c) are put through common-subexpression
+elimination (``sympy.cse``) and printed as one straight-line Python kernel, compiled with numba.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..errors import ModelError
+
+_OUTPUTS = ("X", "Y", "QD", "B", "C")
+_VECTORS = ("Y", "QD", "C")
+
+
+class NumericEquations:
+    """Numeric form of X(q, u, t) u̇ = Y(q, u, t), q̇ = f(q, u, t) for given parameter values.
+
+    Methods
+    -------
+    mass_matrix(q, u, t=0.0) -> (n, n) array
+    forcing(q, u, t=0.0) -> (n,) array
+    qdot(q, u, t=0.0) -> (nq,) array
+    udot(q, u, t=0.0) -> (n,) array: X⁻¹ Y (with constraints: the u̇ of the KKT system, document 004)
+    rhs(t, x) -> (nq + n,) array: d/dt [q; u] for x = [q; u], the signature of scipy.integrate.solve_ivp.
+
+    Attributes ``nq``, ``nu``, ``q``, ``u`` (the symbols' order), and ``params``.
+    """
+
+    def __init__(self, eom, params, inputs=None, backend="numba"):
+        self.q, self.u = tuple(eom.q), tuple(eom.u)
+        self.nq, self.nu = len(self.q), len(self.u)
+        self.params = dict(params)
+        self._inputs_fn = inputs
+        self._ninputs = len(eom.inputs) if inputs is not None else 0
+        qs, us = sp.symbols(f"q_0:{self.nq}"), sp.symbols(f"u_0:{self.nu}")
+        ts, rs = sp.Symbol("t_"), sp.symbols(f"r_0:{self._ninputs}")
+        replace = {**dict(zip(self.q, qs)), **dict(zip(self.u, us)), eom.t: ts}
+        if inputs is not None:
+            replace.update(zip(eom.inputs, rs))
+        replace.update({sp.sympify(k): sp.sympify(v) for k, v in self.params.items()
+                        if not (inputs is not None and k in eom.inputs)})
+        outputs = {"X": eom.mass_matrix, "Y": eom.forcing, "QD": eom.qdot}
+        self._nlambda = len(eom.multipliers)
+        if self._nlambda:
+            outputs.update(B=eom.constraint_matrix, C=eom.constraint_rhs)
+        outputs = {k: sp.Matrix(v).xreplace(replace) for k, v in outputs.items()}
+        _check_free_symbols(outputs, {*qs, *us, ts, *rs})
+        self._kernel = _compile_kernel(outputs, backend)
+
+    def _evaluate(self, q, u, t):
+        q = _as_vector(q, self.nq, "q")
+        u = _as_vector(u, self.nu, "u")
+        r = (np.asarray(self._inputs_fn(t, q, u), dtype=float).reshape(self._ninputs)
+             if self._inputs_fn is not None else np.zeros(0))
+        X, Y = np.zeros((self.nu, self.nu)), np.zeros(self.nu)
+        QD = np.zeros(self.nq)
+        B, C = np.zeros((self._nlambda, self.nu)), np.zeros(self._nlambda)
+        self._kernel(float(t), q, u, r, X, Y, QD, B, C)
+        return X, Y, QD, B, C
+
+    def mass_matrix(self, q, u, t=0.0):
+        """X(q, u, t), (n, n)."""
+        return self._evaluate(q, u, t)[0]
+
+    def forcing(self, q, u, t=0.0):
+        """Y(q, u, t), (n,)."""
+        return self._evaluate(q, u, t)[1]
+
+    def qdot(self, q, u, t=0.0):
+        """q̇ = f(q, u, t), (nq,)."""
+        return self._evaluate(q, u, t)[2]
+
+    def udot(self, q, u, t=0.0):
+        """u̇ from X u̇ = Y (and, with multipliers, B u̇ = c)."""
+        X, Y, _, B, C = self._evaluate(q, u, t)
+        if not self._nlambda:
+            return np.linalg.solve(X, Y)
+        # [X  −Bᵀ; B  0] [u̇; λ] = [Y; c]  (document 004, Lagrange's equations with multipliers)
+        m = self._nlambda
+        K = np.block([[X, -B.T], [B, np.zeros((m, m))]])
+        return np.linalg.solve(K, np.concatenate([Y, C]))[:self.nu]
+
+    def rhs(self, t, x):
+        """d/dt [q; u] at time t [s] for the state x = [q; u]."""
+        x = _as_vector(x, self.nq + self.nu, "x")
+        q, u = x[:self.nq], x[self.nq:]
+        X, Y, QD, B, C = self._evaluate(q, u, t)
+        udot = np.linalg.solve(X, Y) if not self._nlambda else self.udot(q, u, t)
+        return np.concatenate([QD, udot])
+
+
+def _as_vector(x, size, name):
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (size,):
+        raise ValueError(f"{name}: expected shape ({size},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: must be finite, got {arr.tolist()}")
+    return arr
+
+
+def _check_free_symbols(outputs, allowed):
+    free = set().union(*(m.free_symbols for m in outputs.values())) - allowed
+    undefined = set().union(*(m.atoms(AppliedUndef, sp.Derivative) for m in outputs.values()))
+    missing = sorted(map(str, free | undefined))
+    if missing:
+        raise ModelError(f"to_numeric: no value given for {', '.join(missing)} (pass them in params)")
+
+
+class _Printer(PythonCodePrinter):
+    """Prints math.* calls; numba compiles them."""
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+def _compile_kernel(outputs, backend):
+    """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code)."""
+    entries = [(name, index, expr) for name in _OUTPUTS if name in outputs
+               for index, expr in _indexed(name, outputs[name])]
+    replacements, reduced = sp.cse([e for _, _, e in entries], optimizations="basic")
+    printer = _Printer({"fully_qualified_modules": True})
+    lines = ["def kernel(t_, q, u, r, X, Y, QD, B, C):"]
+    symbols = set().union(*(e.free_symbols for _, _, e in entries)) if entries else set()
+    for s in sorted(symbols, key=str):
+        name = str(s)
+        if name.startswith(("q_", "u_", "r_")):
+            lines.append(f"    {name} = {name[0]}[{name[2:]}]")
+    for sym, expr in replacements:
+        lines.append(f"    {sym} = {printer.doprint(expr)}")
+    for (name, index, _), expr in zip(entries, reduced):
+        lines.append(f"    {name}[{index}] = {printer.doprint(expr)}")
+    namespace = {"math": __import__("math")}
+    exec(compile("\n".join(lines), "<multibody.symbolic generated kernel>", "exec"), namespace)
+    kernel = namespace["kernel"]
+    if backend == "numba":
+        import numba
+        return numba.njit(cache=False, fastmath=False)(kernel)
+    if backend != "numpy":
+        raise ValueError(f"to_numeric: backend must be 'numba' or 'numpy', got {backend!r}")
+    return kernel
+
+
+def _indexed(name, matrix):
+    """(index string, expression) for the non-zero entries of an output (1-D for Y, QD, C; else 2-D)."""
+    rows, cols = matrix.shape
+    for i in range(rows):
+        for j in range(cols):
+            if matrix[i, j] != 0:
+                yield (f"{i}" if name in _VECTORS else f"{i}, {j}"), matrix[i, j]
