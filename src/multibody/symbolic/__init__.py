@@ -8,7 +8,11 @@
 From a tree :class:`multibody.Model`: ``sym.equations_of_motion(model)``.
 """
 from .eom import EquationsOfMotion
+from .gauss import gauss, transfer
 from .kane import Gyrostat, kane
+from .lagrange import Hamiltonian, hamilton, lagrange
 from .numeric import NumericEquations
+from .tree import equations_of_motion, symbolic_chain
 
-__all__ = ["EquationsOfMotion", "NumericEquations", "Gyrostat", "kane"]
+__all__ = ["EquationsOfMotion", "NumericEquations", "Gyrostat", "Hamiltonian", "kane", "lagrange", "hamilton",
+           "gauss", "transfer", "equations_of_motion", "symbolic_chain"]

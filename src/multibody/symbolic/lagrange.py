@@ -1,0 +1,138 @@
+"""Lagrange's equations, with multipliers for constraints, and Hamilton's canonical equations.
+
+    d/dt ∂T/∂q̇ − ∂T/∂q = Q − ∂V/∂q + Bᵀλ                 (document 000, eq. 19; document 004, eq. 6.1)
+    B q̇ + b = 0  (holonomic f(q, t) = 0 enter as ḟ = 0; nonholonomic as given)       (document 004)
+    p = ∂L/∂q̇,  H = pᵀq̇ − L,  q̇ = ∂H/∂p,  ṗ = −∂H/∂q + Q                            (document 004)
+
+Here u = q̇: the X u̇ = Y of the result has u̇ = q̈, X = ∂²T/∂q̇², and the constraints at acceleration level
+B q̈ = c.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import sympy as sp
+from sympy.physics.mechanics import Particle, RigidBody
+from sympy.physics.vector import Point, ReferenceFrame, Vector
+
+from ..errors import ModelError
+from .eom import TIME, EquationsOfMotion
+
+
+def lagrange_equations(T, q, rates, Q, rate_of):
+    """(X, Y) of d/dt ∂T/∂u − ∂T/∂q = Q with u = ``rates`` standing for q̇ (``rate_of`` maps q̇ -> u)."""
+    udot = [r.diff(TIME) for r in rates]
+    momenta = [T.diff(r) for r in rates]
+    E = sp.Matrix([p.diff(TIME).xreplace(rate_of) - T.diff(qr) for p, qr in zip(momenta, q)]) - Q
+    X = E.jacobian(udot)
+    Y = -E.xreplace({ud: 0 for ud in udot})
+    return X, Y
+
+
+def kinetic_energy(frame, bodies):
+    """T = Σ ½ m v*·v* + ½ ω·I*·ω of RigidBody / Particle objects in ``frame``."""
+    T = sp.Integer(0)
+    for body in bodies:
+        if isinstance(body, RigidBody):
+            w = body.frame.ang_vel_in(frame)
+            T += (w & (body.central_inertia & w)) / 2
+        elif not isinstance(body, Particle):
+            raise ModelError(f"bodies must be sympy.physics.mechanics RigidBody or Particle objects, got {body!r}")
+        v = body.masscenter.vel(frame)
+        T += body.mass * (v & v) / 2
+    return T
+
+
+def generalized_forces(frame, q, loads, potential_energy=None):
+    """Q_r = Σ ∂v/∂q̇_r · R + ∂ω/∂q̇_r · T − ∂V/∂q_r."""
+    qd = [qi.diff(TIME) for qi in q]
+    Q = sp.zeros(len(q), 1)
+    for load in loads:
+        if not (isinstance(load, tuple) and len(load) == 2 and isinstance(load[1], Vector)):
+            raise ModelError(f"loads: each load must be (Point, force Vector) or (ReferenceFrame, torque Vector), "
+                             f"got {load!r}")
+        where, vector = load
+        if isinstance(where, Point):
+            velocity = where.vel(frame)
+        elif isinstance(where, ReferenceFrame):
+            velocity = where.ang_vel_in(frame)
+        else:
+            raise ModelError(f"loads: a load must act at a Point or on a ReferenceFrame, got {where!r}")
+        Q += sp.Matrix([velocity.diff(r, frame) & vector for r in qd])
+    if potential_energy is not None:
+        Q -= sp.Matrix([sp.sympify(potential_energy).diff(qr) for qr in q])
+    return Q
+
+
+def lagrange(frame, q, bodies, loads=(), potential_energy=None, holonomic_constraints=(),
+             nonholonomic_constraints=(), inputs=(), simplify=True):
+    """Lagrange's equations of RigidBody / Particle objects whose velocities are defined in terms of q̇.
+
+    ``holonomic_constraints``: expressions f(q, t) (= 0); ``nonholonomic_constraints``: expressions
+    B(q, t) q̇ + b(q, t) (= 0). Each constraint gets a multiplier λ_k (symbols ``lambda_k``).
+    Returns an EquationsOfMotion with u = q̇ and, with constraints, ``multipliers``, ``constraint_matrix`` B and
+    ``constraint_rhs`` c of B q̈ = c.
+    """
+    q = tuple(q)
+    qd = [qi.diff(TIME) for qi in q]
+    T = kinetic_energy(frame, bodies)
+    Q = generalized_forces(frame, q, loads, potential_energy)
+    X, Y = lagrange_equations(T, q, qd, Q, {})
+    velocity_constraints = [sp.sympify(f).diff(TIME) for f in holonomic_constraints] + [
+        sp.sympify(g) for g in nonholonomic_constraints]
+    multipliers, B, c = (), None, None
+    if velocity_constraints:
+        g = sp.Matrix(velocity_constraints)
+        if any(e.has(*[r.diff(TIME) for r in qd]) for e in g) or g.jacobian(qd).jacobian(qd) != sp.zeros(len(g) * len(q), len(q)):
+            raise ModelError("lagrange: constraints must be holonomic f(q, t) or linear in q̇: B(q, t) q̇ + b(q, t)")
+        # B q̈ = c from d/dt (B q̇ + b) = 0
+        qdd = [r.diff(TIME) for r in qd]
+        accel = g.diff(TIME)
+        B = accel.jacobian(qdd)
+        c = -accel.xreplace({a: 0 for a in qdd})
+        multipliers = sp.symbols(f"lambda_0:{len(g)}")
+    if simplify:
+        X, Y = X.applyfunc(sp.simplify), Y.applyfunc(sp.simplify)
+    udot = sp.Matrix([r.diff(TIME) for r in qd])
+    return EquationsOfMotion(
+        method="lagrange", q=q, u=tuple(qd), mass_matrix=X, forcing=Y, qdot=sp.Matrix(qd),
+        generalized_active_forces=Q, generalized_inertia_forces=Y - Q - X * udot, inputs=tuple(inputs),
+        multipliers=tuple(multipliers), constraint_matrix=B, constraint_rhs=c)
+
+
+class Hamiltonian(NamedTuple):
+    """Hamilton's canonical equations: H(q, p), momenta symbols p, q̇ = ∂H/∂p and ṗ = −∂H/∂q + Q'."""
+
+    H: sp.Expr
+    q: tuple
+    p: tuple
+    qdot: sp.Matrix
+    pdot: sp.Matrix
+
+
+def hamilton(frame, q, bodies, loads=(), potential_energy=None, simplify=True):
+    """Hamilton's canonical equations (document 004) for T = ½ q̇ᵀ A q̇ + aᵀ q̇ + T₀.
+
+    p = ∂L/∂q̇ = A q̇ + a is inverted for q̇ = A⁻¹ (p − a); the non-potential forces Q' (loads) stay on ṗ.
+    """
+    q = tuple(q)
+    qd = [qi.diff(TIME) for qi in q]
+    p = sp.symbols(f"p_0:{len(q)}")
+    V = sp.sympify(potential_energy) if potential_energy is not None else sp.Integer(0)
+    L = kinetic_energy(frame, bodies) - V
+    momenta = sp.Matrix([L.diff(r) for r in qd])
+    A = momenta.jacobian(qd)
+    a = momenta.xreplace({r: 0 for r in qd})
+    velocity = A.LUsolve(sp.Matrix(p) - a)
+    if simplify:
+        velocity = velocity.applyfunc(sp.simplify)
+    in_p = dict(zip(qd, velocity))
+    H = ((sp.Matrix(p).T * sp.Matrix(qd))[0] - L).xreplace(in_p)
+    if simplify:
+        H = sp.simplify(H)
+    Q = generalized_forces(frame, q, loads).xreplace(in_p)
+    qdot = sp.Matrix([H.diff(pr) for pr in p])
+    pdot = sp.Matrix([-H.diff(qr) for qr in q]) + Q
+    if simplify:
+        qdot, pdot = qdot.applyfunc(sp.simplify), pdot.applyfunc(sp.simplify)
+    return Hamiltonian(H, q, tuple(p), qdot, pdot)

@@ -1,0 +1,224 @@
+"""Equations of motion of a tree :class:`multibody.Model`, kinematics generated recursively in body frames.
+
+Each body's angular velocity ω, mass-center velocity and their partial velocities (source document 000,
+eqs. 2–3) are carried from parent to child in the child's own axes, one joint rotation at a time:
+
+    ω_i = Rᵀ ω_p + S_ω u_i,                     W_i = Rᵀ W_p + [S_ω]
+    v_i = Rᵀ (v_p + ω_p × r) + S_v u_i,         V_i = Rᵀ (V_p − [r]× W_p) + [S_v]
+    α_i = Rᵀ α_p + (Rᵀω_p) × ω_rel + Ṡ_ω u_i
+    a_i = Rᵀ (a_p + α_p × r + ω_p × (ω_p × r)) + (2 Rᵀω_p + ω_rel) × v_rel + Ṡ_v u_i
+
+(R, r: pose of body i in its parent, ω_rel = S_ω u_i, v_rel = S_v u_i; α, a: the parts not multiplying u̇),
+so that no expression is ever rotated into the inertial frame; the formulations (Kane, Lagrange, Gauss) then
+assemble X u̇ = Y from these records.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from sympy.physics.vector import dynamicsymbols
+
+from ..errors import ModelError
+from ..model.joints import CYLINDRICAL, FIXED, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from .eom import TIME, EquationsOfMotion
+from .motion import BodyMotion, cross, inertia_terms
+
+METHODS = ("kane", "lagrange", "gauss")
+
+
+def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
+    """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
+
+    Parameters
+    ----------
+    model : multibody.Model
+    method : "kane" (default), "lagrange" or "gauss" — all three give the same X and Y.
+    speeds : "qdot" (u = q̇; X = crba(q), Y = −rnea(q, u, 0) + τ) or "body" (u = the model's joint velocity v,
+        e.g. body-axis angular velocity for Spherical/Free joints). Quaternion joints need "body".
+    torques : bool
+        Add joint generalized forces τ_0..τ_{n−1} (symbols ``tau_k``, conjugate to u_k) as inputs.
+
+    Returns
+    -------
+    EquationsOfMotion, with q = q_0(t).., u = u_0(t)..; partial velocities in body axes.
+    """
+    if method not in METHODS:
+        raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
+    if speeds not in ("qdot", "body"):
+        raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
+    if not model.bodies:
+        raise ModelError(f"model '{model.name}': has no bodies")
+    q, u = dynamicsymbols(f"q_0:{model.nq}"), dynamicsymbols(f"u_0:{model.nv}")
+    q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
+    motions, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
+    tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
+    # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
+    F = sum((b.V.T * (b.mass * g) for b, g in zip(motions, gravity_terms)), sp.zeros(model.nv, 1)) + tau
+    udot = sp.Matrix([ui.diff(TIME) for ui in u])
+    if method == "kane":
+        X, Ystar = inertia_terms(motions, model.nv)
+    elif method == "gauss":
+        from .gauss import gauss_function, minimized
+        G = gauss_function(motions, F, udot)
+        X, Y = minimized(G, udot)
+        Ystar = Y - F
+    else:
+        from .lagrange import lagrange_equations
+        if qdot != sp.Matrix(u):
+            raise ModelError("equations_of_motion: method='lagrange' needs u = q̇ (speeds='qdot', no quaternion joints)")
+        T = sum((_kinetic_energy(b, u) for b in motions), sp.Integer(0))
+        X, Y = lagrange_equations(T, q, u, F, dict(zip([qi.diff(TIME) for qi in q], u)))
+        Ystar = Y - F
+    return EquationsOfMotion(
+        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=F + Ystar, qdot=qdot,
+        generalized_active_forces=F, generalized_inertia_forces=Ystar - X * udot,
+        partial_velocities={b.name: (b.W, b.V) for b in motions}, inputs=tuple(tau) if torques else ())
+
+
+def _kinetic_energy(b, u):
+    """½ m v*·v* + ½ ω·I ω for a scleronomic tree (v* = V u)."""
+    v = b.V * sp.Matrix(u)
+    return (b.mass * (v.T * v)[0] + (b.omega.T * b.inertia * b.omega)[0]) / 2
+
+
+def _exact(x):
+    """A model number as a sympy number: integers exactly, other floats as Floats, symbols unchanged."""
+    if isinstance(x, sp.Basic):
+        return x
+    value = float(x)
+    return sp.Integer(int(value)) if value.is_integer() else sp.Float(value)
+
+
+def _matrix(array):
+    return sp.Matrix(np.asarray(array, dtype=object).tolist()).applyfunc(_exact)
+
+
+def _rodrigues(axis, angle):
+    """Rotation by ``angle`` about the unit ``axis``: I + sin θ [a]× + (1 − cos θ)[a]×²."""
+    a = _matrix(axis)
+    K = sp.Matrix([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+    return sp.eye(3) + sp.sin(angle) * K + (1 - sp.cos(angle)) * K * K
+
+
+def _quaternion_rotation(w, x, y, z):
+    """Rotation matrix of a unit quaternion (w, x, y, z)."""
+    return sp.Matrix([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _quaternion_rate(quat, omega):
+    """q̇ = ½ q ⊗ (0, ω) for ω in body axes."""
+    w, v = quat[0], sp.Matrix(quat[1:])
+    return [-(v.T * omega)[0] / 2, *list((w * omega + cross(v, omega)) / 2)]
+
+
+def _joint_kinematics(joint, qj, uj, speeds, body):
+    """(R_J, t_J, S, q̇_j): joint rotation and translation, motion subspace S (6 × nv, child axes,
+    [angular; linear], may depend on q) and the joint's kinematic equations."""
+    Z3 = sp.zeros(3, 1)
+    code = joint.code
+    if code in (SPHERICAL, FREE) and speeds == "qdot":
+        raise ModelError(f"body '{body}': joint '{joint.name}' ({type(joint).__name__}) has quaternion coordinates, "
+                         "so u = q̇ is not a valid choice of speeds; use speeds='body'")
+    if code == REVOLUTE:
+        return _rodrigues(joint.axis, qj[0]), Z3, sp.Matrix.vstack(_matrix(joint.axis), Z3), list(uj)
+    if code == PRISMATIC:
+        a = _matrix(joint.axis)
+        return sp.eye(3), a * qj[0], sp.Matrix.vstack(Z3, a), list(uj)
+    if code == CYLINDRICAL:
+        a = _matrix(joint.axis)
+        S = sp.Matrix.vstack(sp.Matrix.hstack(a, Z3), sp.Matrix.hstack(Z3, a))
+        return _rodrigues(joint.axis, qj[0]), a * qj[1], S, list(uj)
+    if code == PLANAR:
+        x, y, theta = qj
+        R = _rodrigues((0, 0, 1), theta)
+        if speeds == "body":
+            S = sp.zeros(6, 3)
+            S[3, 0] = S[4, 1] = S[2, 2] = 1
+            xy = R[:2, :2] * sp.Matrix(uj[:2])
+            return R, sp.Matrix([x, y, 0]), S, [xy[0], xy[1], uj[2]]
+        S = sp.Matrix.vstack(sp.Matrix([[0, 0, 0], [0, 0, 0], [0, 0, 1]]), R.T * sp.diag(1, 1, 0))
+        return R, sp.Matrix([x, y, 0]), S, list(uj)
+    if code == SPHERICAL:
+        omega = sp.Matrix(uj)
+        return _quaternion_rotation(*qj), Z3, sp.Matrix.vstack(sp.eye(3), sp.zeros(3, 3)), _quaternion_rate(qj, omega)
+    if code == FREE:
+        R = _quaternion_rotation(*qj[3:])
+        omega, v = sp.Matrix(uj[:3]), sp.Matrix(uj[3:])
+        return R, sp.Matrix(qj[:3]), sp.eye(6), [*list(R * v), *_quaternion_rate(qj[3:], omega)]
+    if code == FIXED:
+        return sp.eye(3), Z3, sp.zeros(6, 0), []
+    raise ModelError(f"body '{body}': joint type {type(joint).__name__} is not supported by the symbolic path")
+
+
+def _recursive_kinematics(model, q, u, speeds):
+    """BodyMotion records (mass center), q̇ = f(q, u) and gravity in body axes, parent before child."""
+    n = model.nv
+    gravity = _matrix(model.gravity)
+    frames = []  # per body: (ω, W, α_t, V_origin, a_t origin, g) in body axes
+    motions, gravity_terms, qdot = [], [], []
+    iq = iv = 0
+    for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
+        qj, uj = q[iq:iq + joint.nq], u[iv:iv + joint.nv]
+        R_J, t_J, S, qdot_j = _joint_kinematics(joint, qj, uj, speeds, body.name)
+        R_pl = _matrix(placement.rotation)
+        R, r = R_pl * R_J, _matrix(placement.translation) + R_pl * t_J
+        Rt = R.T
+        if parent < 0:
+            w_p, W_p, al_p, V_p, a_p, g = sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), gravity
+        else:
+            w_p, W_p, al_p, V_p, a_p, g = frames[parent]
+        rates = dict(zip([qk.diff(TIME) for qk in qj], qdot_j))
+        Sdot_u = (S.diff(TIME).xreplace(rates) * sp.Matrix(uj)) if uj else sp.zeros(6, 1)
+        rel = S * sp.Matrix(uj) if uj else sp.zeros(6, 1)
+        w_rel, v_rel = rel[:3, :], rel[3:, :]
+        wp = Rt * w_p
+        # ω_i = Rᵀω_p + S_ω u_i ; W_i = Rᵀ W_p + [S_ω]
+        omega = wp + w_rel
+        W, V = Rt * W_p, Rt * (V_p - _skew(r) * W_p)
+        W[:, iv:iv + joint.nv] += S[:3, :]
+        V[:, iv:iv + joint.nv] += S[3:, :]
+        # bias accelerations (the parts not multiplying u̇)
+        alpha = Rt * al_p + cross(wp, w_rel) + Sdot_u[:3, :]
+        accel = Rt * (a_p + cross(al_p, r) + cross(w_p, cross(w_p, r))) + cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
+        g_i = Rt * g
+        frames.append((omega, W, alpha, V, accel, g_i))
+        # mass center c: v* = v + ω × c, a* = a + α × c + ω × (ω × c)
+        c = _matrix(body.com)
+        Vc = V - _skew(c) * W
+        ac = accel + cross(alpha, c) + cross(omega, cross(omega, c))
+        motions.append(BodyMotion(body.name, _exact(body.mass), _matrix(body.inertia), omega, W, alpha, Vc, ac))
+        gravity_terms.append(g_i)
+        qdot.extend(qdot_j)
+        iq, iv = iq + joint.nq, iv + joint.nv
+    return motions, sp.Matrix(qdot), gravity_terms
+
+
+def _skew(v):
+    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
+def symbolic_chain(n, axes="xyz"):
+    """The n-link 3D pendulum of :meth:`multibody.Model.chain` with symbolic parameters.
+
+    Link k (k = 0..n−1) is a rod along its x axis with mass ``m_k``, length ``l_k``, mass center at l_k/2 and
+    principal central moments ``Ixx_k, Iyy_k, Izz_k``; joint k is revolute about ``axes[k % len(axes)]``;
+    gravity is (0, 0, −g). Returns (model, symbols) with symbols a dict name -> tuple of sympy Symbols.
+    """
+    from ..model import Body, Model, Revolute
+    from ..spatial import Transform
+    unit = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}
+    symbols = {name: sp.symbols(f"{name}_0:{n}", positive=True) for name in ("m", "l", "Ixx", "Iyy", "Izz")}
+    g = sp.Symbol("g", positive=True)
+    symbols["g"] = (g,)
+    model = Model(f"chain{n}", gravity=(0, 0, -g))
+    parent = "world"
+    for k in range(n):
+        m, l = symbols["m"][k], symbols["l"][k]
+        inertia = sp.diag(symbols["Ixx"][k], symbols["Iyy"][k], symbols["Izz"][k])
+        body = Body(f"link{k + 1}", mass=m, com=(l / 2, 0, 0), inertia=inertia)
+        offset = (0, 0, 0) if k == 0 else (symbols["l"][k - 1], 0, 0)
+        model.add(body, parent=parent, joint=Revolute(unit[axes[k % len(axes)]]), placement=Transform(translation=offset))
+        parent = body.name
+    return model, symbols
