@@ -11,5 +11,9 @@ from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass
                        energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
 from .impact import ImpulseResponse, apply_impulse, impulse_response
+from .simulate import (Event, JointSpring, Spring, Trajectory, inverse_dynamics, inverse_kinematics, linearize,
+                       natural_frequencies, simulate, static_equilibrium)
+from .io import load, read_model_file
+from .sweep import sweep
 
 __version__ = "0.1.0"

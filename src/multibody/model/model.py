@@ -62,6 +62,7 @@ class Model:
         self._index: dict[str, int] = {}
         self._joint_index: dict[str, int] = {}
         self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, pose in the body frame)
+        self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self._compiled = None
 
     # ----------------------------------------------------------------------------------------
@@ -113,6 +114,16 @@ class Model:
         if not isinstance(placement, Transform):
             raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
         self.frames[name] = (self.body_index(body), placement)
+
+    def add_force(self, element):
+        """Add a force element (:class:`multibody.Spring`, :class:`multibody.JointSpring`); it acts in every
+        simulation and its elastic energy counts in the trajectory's energy. Returns the element."""
+        if not (hasattr(element, "generalized_force") and hasattr(element, "check")):
+            raise ModelError(f"model '{self.name}': add_force() expects a force element such as multibody.Spring, "
+                             f"got {element!r}")
+        element.check(self)
+        self.forces.append(element)
+        return element
 
     def locate(self, name, point=(0.0, 0.0, 0.0)):
         """Resolve a body or frame name and a point in that frame to (body index, point in body frame,
@@ -290,4 +301,11 @@ class Model:
         """
         from .dh import model_from_dh
         return model_from_dh(rows, gravity=gravity, name=name, model_class=cls)
+
+    @classmethod
+    def from_urdf(cls, path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False):
+        """A tree from a URDF file path or XML string (revolute, continuous, prismatic, fixed and floating
+        joints; inertials; origins). See :func:`multibody.io.urdf.model_from_urdf`."""
+        from ..io.urdf import model_from_urdf
+        return model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base)
 

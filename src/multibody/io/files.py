@@ -1,0 +1,370 @@
+"""Model files: a YAML description of bodies, joints, DH tables, force elements, constraints, the initial state
+and simulation settings (format: docs/files.md). Every error names the file, the path to the field and the
+problem, e.g. ``arm.yaml: bodies[2].mass: expected a number, got 'heavy'``.
+
+The same dictionary form describes a model inside saved trajectories (:func:`model_to_dict`,
+:func:`model_from_dict`); it round-trips every number exactly.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..model import Body, Cylindrical, Fixed, Free, Model, Planar, Prismatic, Revolute, Spherical
+from ..spatial import Transform, rotation_about
+from ..simulate.forces import FORCE_TYPES
+
+JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "cylindrical": Cylindrical,
+               "spherical": Spherical, "planar": Planar, "free": Free, "floating": Free, "fixed": Fixed}
+_AXIAL = (Revolute, Prismatic, Cylindrical)
+TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "initial", "simulation")
+BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia")
+SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
+                   "max_step": float, "samples": int}
+_REQUIRED = object()
+
+
+@dataclass
+class ModelFile:
+    """A model file's content: the model, the initial state and the simulation settings."""
+
+    model: Model
+    q0: np.ndarray
+    v0: np.ndarray
+    simulation: dict = field(default_factory=dict)
+    source: str = "<dict>"
+
+
+class _Reader:
+    """Typed access to nested YAML data that reports errors as ``source: path: problem``."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def fail(self, path, problem):
+        raise ModelError(f"{self.source}: {path}: {problem}" if path else f"{self.source}: {problem}")
+
+    def mapping(self, value, path, allowed):
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping with keys {', '.join(allowed)}, got {_show(value)}")
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else f" (allowed: {', '.join(allowed)})"
+                self.fail(_join(path, key), f"unknown field{hint}")
+        return value
+
+    def get(self, data, key, path, kind, default=_REQUIRED):
+        if key not in data:
+            if default is _REQUIRED:
+                self.fail(_join(path, key), "missing required field")
+            return default
+        return self.convert(data[key], _join(path, key), kind)
+
+    def convert(self, value, path, kind):
+        if kind == "string":
+            if not isinstance(value, str) or not value:
+                self.fail(path, f"expected a non-empty string, got {_show(value)}")
+            return value
+        if kind == "list":
+            if not isinstance(value, list):
+                self.fail(path, f"expected a list, got {_show(value)}")
+            return value
+        shapes = {"number": (), "vector3": (3,), "vector": (-1,), "matrix3": (3, 3)}
+        if kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                self.fail(path, f"expected a positive integer, got {_show(value)}")
+            return value
+        if not _numeric(value):
+            self.fail(path, f"expected {_KIND_TEXT[kind]}, got {_show(value)}")
+        try:
+            array = np.asarray(value, dtype=float)
+        except ValueError:
+            self.fail(path, f"expected {_KIND_TEXT[kind]}, got {_show(value)}")
+        shape = shapes[kind]
+        if array.ndim != len(shape) or any(s not in (-1, n) for s, n in zip(shape, array.shape)):
+            self.fail(path, f"expected {_KIND_TEXT[kind]}, got {_show(value)}")
+        if not np.all(np.isfinite(array)):
+            self.fail(path, f"must be finite, got {_show(value)}")
+        return float(array) if kind == "number" else array
+
+
+_KIND_TEXT = {"number": "a number", "vector3": "a list of 3 numbers", "vector": "a list of numbers",
+              "matrix3": "a 3×3 list of lists of numbers"}
+
+
+def _numeric(value):
+    """True for a number or (nested) list of numbers; booleans and strings are not numbers."""
+    if isinstance(value, list):
+        return all(_numeric(x) for x in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _join(path, key):
+    return f"{path}.{key}" if path and not isinstance(key, int) else (f"{path}[{key}]" if path else str(key))
+
+
+def _show(value):
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading
+# ----------------------------------------------------------------------------------------------
+def _placement(reader, data, path):
+    """A Transform from {xyz, rpy | rotation | quaternion | axis_angle}."""
+    if data is None:
+        return Transform()
+    reader.mapping(data, path, ("xyz", "rpy", "rotation", "quaternion", "axis_angle"))
+    orientation = [key for key in ("rpy", "rotation", "quaternion", "axis_angle") if key in data]
+    if len(orientation) > 1:
+        reader.fail(path, f"give one orientation, not {' and '.join(orientation)}")
+    xyz = reader.get(data, "xyz", path, "vector3", np.zeros(3))
+    try:
+        if "rpy" in data:
+            return Transform.from_rpy(reader.get(data, "rpy", path, "vector3"), xyz)
+        if "rotation" in data:
+            return Transform(reader.get(data, "rotation", path, "matrix3"), xyz)
+        if "quaternion" in data:
+            from ..spatial import quat_to_rotation
+            quat = reader.get(data, "quaternion", path, "vector")
+            if quat.shape != (4,) or np.linalg.norm(quat) == 0:
+                reader.fail(_join(path, "quaternion"), f"expected 4 numbers (w, x, y, z), not all zero, got {quat.tolist()}")
+            return Transform(quat_to_rotation(quat / np.linalg.norm(quat)), xyz)
+        if "axis_angle" in data:
+            aa = reader.get(data, "axis_angle", path, "vector")
+            if aa.shape != (4,):
+                reader.fail(_join(path, "axis_angle"), f"expected 4 numbers (axis x, y, z, angle [rad]), got {aa.tolist()}")
+            return Transform(rotation_about(aa[:3], aa[3]), xyz)
+    except ModelError as exc:
+        if str(exc).startswith(reader.source):
+            raise
+        reader.fail(path, str(exc))
+    return Transform(translation=xyz)
+
+
+def _inertia(reader, value, path):
+    if isinstance(value, dict):
+        reader.mapping(value, path, ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))
+        i = {k: reader.get(value, k, path, "number", 0.0 if k in ("ixy", "ixz", "iyz") else _REQUIRED)
+             for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
+        return np.array([[i["ixx"], i["ixy"], i["ixz"]], [i["ixy"], i["iyy"], i["iyz"]], [i["ixz"], i["iyz"], i["izz"]]])
+    if isinstance(value, list) and len(value) == 3 and not any(isinstance(x, list) for x in value):
+        return np.diag(reader.convert(value, path, "vector3"))
+    return reader.convert(value, path, "matrix3")
+
+
+def _joint(reader, value, path):
+    if isinstance(value, str):
+        value = {"type": value}
+    reader.mapping(value, path, ("type", "axis", "name"))
+    kind = reader.get(value, "type", path, "string")
+    if kind not in JOINT_TYPES:
+        reader.fail(_join(path, "type"), f"unknown joint type '{kind}' (known: {', '.join(JOINT_TYPES)})")
+    cls = JOINT_TYPES[kind]
+    name = reader.get(value, "name", path, "string", None)
+    if cls in _AXIAL:
+        try:
+            return cls(reader.get(value, "axis", path, "vector3", (0.0, 0.0, 1.0)), name=name)
+        except ModelError as exc:
+            reader.fail(_join(path, "axis"), str(exc))
+    if "axis" in value:
+        reader.fail(_join(path, "axis"), f"a {kind} joint has no axis")
+    return cls(name=name)
+
+
+def _add_body(reader, model, data, path):
+    reader.mapping(data, path, BODY_KEYS)
+    name = reader.get(data, "name", path, "string")
+    parent = reader.get(data, "parent", path, "string", "world")
+    joint = _joint(reader, data["joint"], _join(path, "joint")) if "joint" in data else reader.get(data, "joint", path, "string")
+    placement = _placement(reader, data.get("placement"), _join(path, "placement"))
+    try:
+        body = Body(name, mass=reader.get(data, "mass", path, "number"), com=reader.get(data, "com", path, "vector3", np.zeros(3)),
+                    inertia=_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
+                    else reader.get(data, "inertia", path, "matrix3"))
+        model.add(body, parent=parent, joint=joint, placement=placement)
+    except ModelError as exc:
+        if str(exc).startswith(reader.source):
+            raise
+        field_name = "parent" if "parent" in str(exc) else None
+        reader.fail(_join(path, field_name) if field_name else path, str(exc))
+
+
+def _construct(reader, cls, data, path, skip=("type",)):
+    """cls(**data) with unknown and missing keyword arguments reported by field path."""
+    parameters = inspect.signature(cls).parameters
+    reader.mapping(data, path, tuple(skip) + tuple(parameters))
+    missing = [name for name, p in parameters.items() if p.default is inspect.Parameter.empty and name not in data]
+    if missing:
+        reader.fail(_join(path, missing[0]), "missing required field")
+    try:
+        return cls(**{key: value for key, value in data.items() if key not in skip})
+    except (ModelError, ValueError, TypeError) as exc:
+        reader.fail(path, str(exc))
+
+
+def _constraint_class(reader, kind, path):
+    import multibody
+    name = "".join(part.capitalize() for part in str(kind).split("_"))
+    cls = getattr(multibody, name, None)
+    if not isinstance(cls, type):
+        reader.fail(_join(path, "type"), f"unknown constraint type '{kind}' (multibody.{name} is not available)")
+    return cls
+
+
+def model_from_dict(data, source="<dict>"):
+    """Build a :class:`Model` from the dictionary form of a model file (initial state and settings ignored)."""
+    reader = _Reader(source)
+    reader.mapping(data, "", TOP_LEVEL)
+    name = reader.get(data, "name", "", "string", Path(source).stem if source != "<dict>" else "model")
+    gravity = reader.get(data, "gravity", "", "vector3", (0.0, 0.0, -9.81))
+    if "bodies" not in data and "dh" not in data:
+        reader.fail("bodies", "missing required field (give bodies, a dh table, or both)")
+    if "dh" in data:
+        rows = reader.get(data, "dh", "", "list")
+        try:
+            model = Model.from_dh(rows, gravity=gravity, name=name)
+        except ModelError as exc:
+            reader.fail("dh", str(exc))
+    else:
+        model = Model(name, gravity=gravity)
+    for i, body in enumerate(reader.get(data, "bodies", "", "list", [])):
+        _add_body(reader, model, body, f"bodies[{i}]")
+    for i, frame in enumerate(reader.get(data, "frames", "", "list", [])):
+        path = f"frames[{i}]"
+        reader.mapping(frame, path, ("name", "body", "placement"))
+        try:
+            model.add_frame(reader.get(frame, "name", path, "string"), reader.get(frame, "body", path, "string"),
+                            _placement(reader, frame.get("placement"), _join(path, "placement")))
+        except ModelError as exc:
+            reader.fail(path, str(exc))
+    for i, element in enumerate(reader.get(data, "forces", "", "list", [])):
+        path = f"forces[{i}]"
+        if not isinstance(element, dict):
+            reader.fail(path, f"expected a mapping with a type, got {_show(element)}")
+        kind = reader.get(element, "type", path, "string")
+        if kind not in FORCE_TYPES:
+            reader.fail(_join(path, "type"), f"unknown force element '{kind}' (known: {', '.join(FORCE_TYPES)})")
+        try:
+            model.add_force(_construct(reader, FORCE_TYPES[kind], element, path))
+        except ModelError as exc:
+            if str(exc).startswith(reader.source):
+                raise
+            reader.fail(path, str(exc))
+    for i, item in enumerate(reader.get(data, "constraints", "", "list", [])):
+        path = f"constraints[{i}]"
+        if not isinstance(item, dict):
+            reader.fail(path, f"expected a mapping with a type, got {_show(item)}")
+        cls = _constraint_class(reader, reader.get(item, "type", path, "string"), path)
+        try:
+            model.add_constraint(_construct(reader, cls, item, path))
+        except ModelError as exc:
+            if str(exc).startswith(reader.source):
+                raise
+            reader.fail(path, str(exc))
+    return model
+
+
+def _state(reader, model, value, path, default, sizes):
+    """An initial q or v: a full list, or {joint name: value or list} on top of ``default``."""
+    size, slicer = sizes
+    if value is None:
+        return default
+    if isinstance(value, dict):
+        state = default.copy()
+        for joint, entry in value.items():
+            try:
+                s = slicer(joint)
+            except ModelError:
+                reader.fail(_join(path, joint), f"unknown joint (joints: {', '.join(j.name for j in model.joints)})")
+            x = np.atleast_1d(reader.convert(entry, _join(path, joint), "vector" if isinstance(entry, list) else "number"))
+            if x.shape != (s.stop - s.start,):
+                reader.fail(_join(path, joint), f"expected {s.stop - s.start} number(s), got {_show(entry)}")
+            state[s] = x
+        return state
+    x = reader.convert(value, path, "vector")
+    if x.shape != (size,):
+        reader.fail(path, f"expected {size} numbers, got {x.shape[0]}")
+    return x
+
+
+def file_from_dict(data, source="<dict>"):
+    """A :class:`ModelFile` from the dictionary form (model, initial state, simulation settings)."""
+    reader = _Reader(source)
+    model = model_from_dict(data, source)
+    initial = data.get("initial") or {}
+    reader.mapping(initial, "initial", ("q", "v"))
+    q0 = _state(reader, model, initial.get("q"), "initial.q", model.neutral(), (model.nq, model.q_slice))
+    v0 = _state(reader, model, initial.get("v"), "initial.v", np.zeros(model.nv), (model.nv, model.v_slice))
+    settings = data.get("simulation") or {}
+    reader.mapping(settings, "simulation", tuple(SIMULATION_KEYS))
+    simulation = {}
+    for key, kind in SIMULATION_KEYS.items():
+        if key in settings:
+            text = {float: "number", int: "int", str: "string"}[kind]
+            simulation[key] = reader.get(settings, key, "simulation", text)
+    return ModelFile(model, q0, v0, simulation, source)
+
+
+def read_model_file(path):
+    """Read a YAML model file (or a URDF file, by its .urdf suffix) into a :class:`ModelFile`."""
+    import yaml
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such model file")
+    if path.suffix.lower() == ".urdf":
+        from .urdf import model_from_urdf
+        model = model_from_urdf(path)
+        return ModelFile(model, model.neutral(), np.zeros(model.nv), {}, str(path))
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise ModelError(f"{path}: {where}invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if data is None:
+        raise ModelError(f"{path}: the file is empty")
+    return file_from_dict(data, str(path))
+
+
+def load(path):
+    """The :class:`Model` described by a YAML model file (or a URDF file). Its initial state and simulation
+    settings are available through :func:`read_model_file`."""
+    return read_model_file(path).model
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing
+# ----------------------------------------------------------------------------------------------
+def _joint_type(joint):
+    return next(name for name, cls in JOINT_TYPES.items() if type(joint) is cls)
+
+
+def model_to_dict(model):
+    """The dictionary form of ``model`` (YAML-ready; floats written exactly, rotations as matrices)."""
+    bodies = []
+    for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
+        joint_data = {"type": _joint_type(joint), "name": joint.name}
+        if isinstance(joint, _AXIAL):
+            joint_data["axis"] = joint.axis.tolist()
+        bodies.append({"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
+                       "joint": joint_data,
+                       "placement": {"xyz": placement.translation.tolist(), "rotation": placement.rotation.tolist()},
+                       "mass": float(body.mass), "com": body.com.tolist(), "inertia": body.inertia.tolist()})
+    data = {"name": model.name, "gravity": np.asarray(model.gravity, dtype=float).tolist(), "bodies": bodies}
+    if model.frames:
+        data["frames"] = [{"name": name, "body": model.bodies[index].name,
+                           "placement": {"xyz": pl.translation.tolist(), "rotation": pl.rotation.tolist()}}
+                          for name, (index, pl) in model.frames.items()]
+    if getattr(model, "forces", None):
+        data["forces"] = [element.to_dict() for element in model.forces]
+    if getattr(model, "constraints", None):
+        data["constraints"] = [c.to_dict() for c in model.constraints]
+    return data

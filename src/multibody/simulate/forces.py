@@ -1,0 +1,152 @@
+"""Force elements: springs and dampers that act in every simulation of the model they are added to.
+
+Each element maps the state to generalized forces by the principle of virtual power (Kane's F_r = Σ v_r · R,
+source document 000 eq. 4): a force f applied at a point P gives Q = J_Pᵀ f, with J_P the point's linear
+Jacobian (3 × nv, world axes). Elements also report their elastic potential energy, so that
+kinetic + gravitational + elastic energy is conserved when there is no damping.
+
+Add them with :meth:`multibody.Model.add_force`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dynamics import body_pose, jacobian
+from ..errors import ModelError
+from ..model.joints import PRISMATIC, REVOLUTE
+from ..spatial import _as_vector3
+
+
+def _nonnegative(value, field):
+    try:
+        x = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{field} must be a number, got {value!r}") from exc
+    if not np.isfinite(x) or x < 0.0:
+        raise ModelError(f"{field} must be finite and non-negative, got {value!r}")
+    return x
+
+
+class Spring:
+    """A linear spring-damper between point ``point_a`` of body ``a`` and point ``point_b`` of body ``b``.
+
+    Tension T = k (L − L₀) + c L̇ along the line of the points, L = |p_b − p_a|; it pulls the points together
+    when positive. Points are given in their body's frame [m]; a body may be "world" (point in world axes).
+
+    Parameters
+    ----------
+    stiffness : k [N/m]; rest_length : L₀ [m]; damping : c [N·s/m] (a pure damper has k = 0).
+    """
+
+    kind = "spring"
+
+    def __init__(self, a, point_a, b, point_b, stiffness, rest_length=0.0, damping=0.0, name=None):
+        self.a, self.b = a, b
+        self.point_a = _as_vector3(point_a, "spring point_a")
+        self.point_b = _as_vector3(point_b, "spring point_b")
+        self.name = name or f"spring {a}-{b}"
+        self.stiffness = _nonnegative(stiffness, f"{self.name}: stiffness")
+        self.rest_length = _nonnegative(rest_length, f"{self.name}: rest_length")
+        self.damping = _nonnegative(damping, f"{self.name}: damping")
+
+    def check(self, model):
+        """Raise ModelError if a body name is unknown to ``model``."""
+        for body in (self.a, self.b):
+            if body != "world":
+                model.body_index(body)
+
+    def _point(self, model, q, body, point):
+        """World position (3,) and linear Jacobian (3, nv) of a point fixed in ``body``."""
+        if body == "world":
+            return point, np.zeros((3, model.nv))
+        R, p = body_pose(model, q, body)
+        return p + R @ point, jacobian(model, q, body, point)[3:]
+
+    def _geometry(self, model, q):
+        pa, Ja = self._point(model, q, self.a, self.point_a)
+        pb, Jb = self._point(model, q, self.b, self.point_b)
+        return pb - pa, Jb - Ja
+
+    def generalized_force(self, model, q, v):
+        """Q (nv,) = −T (J_b − J_a)ᵀ u, u the unit vector from a to b."""
+        d, J = self._geometry(model, q)
+        length = np.linalg.norm(d)
+        if length == 0.0:
+            if self.rest_length > 0.0:
+                raise ValueError(f"{self.name}: the two points coincide, so the spring direction is undefined")
+            return -(self.stiffness * d + self.damping * (J @ v)) @ J
+        u = d / length
+        tension = self.stiffness * (length - self.rest_length) + self.damping * (u @ (J @ v))
+        return -tension * (u @ J)
+
+    def potential_energy(self, model, q):
+        """½ k (L − L₀)² [J]."""
+        d, _ = self._geometry(model, q)
+        return 0.5 * self.stiffness * (np.linalg.norm(d) - self.rest_length) ** 2
+
+    def to_dict(self):
+        return {"type": self.kind, "name": self.name, "a": self.a, "point_a": self.point_a.tolist(),
+                "b": self.b, "point_b": self.point_b.tolist(), "stiffness": self.stiffness,
+                "rest_length": self.rest_length, "damping": self.damping}
+
+
+class JointSpring:
+    """A torsional or linear spring-damper on a revolute or prismatic joint: Q = −k (q − q₀) − c q̇.
+
+    Parameters
+    ----------
+    joint : joint (or child body) name; stiffness : k [N·m/rad or N/m]; rest : q₀ [rad or m];
+    damping : c [N·m·s/rad or N·s/m].
+    """
+
+    kind = "joint_spring"
+
+    def __init__(self, joint, stiffness, rest=0.0, damping=0.0, name=None):
+        self.joint = joint
+        self.name = name or f"joint spring {joint}"
+        self.stiffness = _nonnegative(stiffness, f"{self.name}: stiffness")
+        self.damping = _nonnegative(damping, f"{self.name}: damping")
+        try:
+            self.rest = float(rest)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{self.name}: rest must be a number, got {rest!r}") from exc
+
+    def check(self, model):
+        """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
+        s = model.q_slice(self.joint)
+        index = model._joint_index.get(self.joint, None)
+        joint = model.joints[model.body_index(self.joint) if index is None else index]
+        if joint.code not in (REVOLUTE, PRISMATIC):
+            raise ModelError(f"{self.name}: joint '{joint.name}' is {type(joint).__name__}; joint springs act on "
+                             f"revolute or prismatic joints")
+        return s
+
+    def generalized_force(self, model, q, v):
+        Q = np.zeros(model.nv)
+        iq, iv = model.q_slice(self.joint).start, model.v_slice(self.joint).start
+        Q[iv] = -self.stiffness * (q[iq] - self.rest) - self.damping * v[iv]
+        return Q
+
+    def potential_energy(self, model, q):
+        """½ k (q − q₀)² [J]."""
+        return 0.5 * self.stiffness * (q[model.q_slice(self.joint).start] - self.rest) ** 2
+
+    def to_dict(self):
+        return {"type": self.kind, "name": self.name, "joint": self.joint, "stiffness": self.stiffness,
+                "rest": self.rest, "damping": self.damping}
+
+
+FORCE_TYPES = {Spring.kind: Spring, JointSpring.kind: JointSpring}
+
+
+def elements_force(model, q, v):
+    """Σ Q of the model's force elements (nv,)."""
+    Q = np.zeros(model.nv)
+    for element in getattr(model, "forces", ()):
+        Q += element.generalized_force(model, q, v)
+    return Q
+
+
+def elastic_energy(model, q):
+    """Σ potential energy of the model's force elements [J]."""
+    return float(sum(element.potential_energy(model, q) for element in getattr(model, "forces", ())))

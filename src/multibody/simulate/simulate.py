@@ -1,0 +1,253 @@
+"""Time integration of the equations of motion M(q) v̇ + c(q, v) = τ with scipy's Runge–Kutta and implicit solvers.
+
+The state is x = [q; v]: q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints) and
+v̇ = dynamics(t, q, v, τ), by default the articulated-body algorithm (or ``multibody.forward_dynamics`` when the
+model has constraints). τ sums the applied joint torques, the body forces mapped to the joints and the model's
+force elements (springs, dampers).
+
+The solver is stepped by hand (scipy.integrate.OdeSolver) so that a failure keeps the trajectory computed so
+far, events can reset the state and restart (impacts), and a progress bar can follow the simulated time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import integrate, optimize
+
+from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
+from ..dynamics._inputs import as_state, external_forces
+from ..errors import ModelError, SimulationError
+from ..model.joints import FREE, SPHERICAL
+from .forces import elements_force
+from .progress import Progress
+from .trajectory import Trajectory
+
+METHODS = {"RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
+           "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
+
+
+@dataclass
+class Event:
+    """A zero crossing g(t, q, v) = 0 to locate during a simulation.
+
+    ``direction`` > 0 (< 0) catches only rising (falling) crossings, 0 both. ``terminal`` stops the run.
+    ``action(t, q, v) -> (q, v)``, if given, replaces the state at the event and the run continues
+    (impact laws, mode switches).
+    """
+
+    function: Callable
+    name: str | None = None
+    terminal: bool = False
+    direction: float = 0.0
+    action: Callable | None = None
+
+    def __post_init__(self):
+        self.name = self.name or getattr(self.function, "__name__", "event")
+
+
+def _as_event(event):
+    if isinstance(event, Event):
+        return event
+    if not callable(event):
+        raise ValueError(f"simulate: events must be callables g(t, q, v) or multibody.Event, got {event!r}")
+    return Event(event, getattr(event, "name", None), bool(getattr(event, "terminal", False)),
+                 float(getattr(event, "direction", 0.0)), getattr(event, "action", None))
+
+
+def _applied(model, value, what, shape_check):
+    """A function (t, q, v) -> value from a constant, None, or a callable."""
+    if value is None:
+        return None
+    if callable(value):
+        return lambda t, q, v: shape_check(value(t, q, v))
+    constant = shape_check(value)
+    return lambda t, q, v: constant
+
+
+def default_dynamics(model):
+    """v̇ = dynamics(t, q, v, τ): the ABA for a tree, ``multibody.forward_dynamics`` with constraints."""
+    if getattr(model, "constraints", None):
+        import multibody
+        forward = getattr(multibody, "forward_dynamics", None)
+        if forward is None:
+            raise ModelError(f"model '{model.name}': has constraints but multibody.forward_dynamics is not available")
+        return lambda t, q, v, tau: forward(model, q, v, tau)
+    return lambda t, q, v, tau: aba(model, q, v, tau)
+
+
+def generalized_forces(model, torque=None, f_ext=None):
+    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements.
+
+    A body force set f (rows [moment; force], body axes, about the body origin) maps to
+    Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
+    """
+    nv = model.nv
+    torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
+    f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
+    zero = np.zeros(nv)
+
+    def tau(t, q, v):
+        total = elements_force(model, q, v)
+        if torque is not None:
+            total = total + torque(t, q, v)
+        if f_ext is not None:
+            total = total + generalized_gravity(model, q) - rnea(model, q, zero, zero, f_ext(t, q, v))
+        return total
+    return tau
+
+
+def _quaternion_slices(model):
+    slices = []
+    for joint in model.joints:
+        if joint.code in (SPHERICAL, FREE):
+            s = model.q_slice(joint.name)
+            slices.append(slice(s.stop - 4, s.stop))
+    return slices
+
+
+def _normalizer(model):
+    slices = _quaternion_slices(model)
+
+    def normalized(q):
+        if not slices:
+            return q
+        q = q.copy()
+        for s in slices:
+            q[..., s] /= np.linalg.norm(q[..., s], axis=-1, keepdims=True)
+        return q
+    return normalized
+
+
+def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853", rtol=1e-8, atol=1e-10,
+             max_step=np.inf, t_eval=None, samples=None, torque=None, f_ext=None, events=(), dynamics=None,
+             progress=None):
+    """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
+
+    Parameters
+    ----------
+    q0 : (nq,) initial configuration (default ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
+    method : a scipy solver, "DOP853" (default), "RK45", "RK23", "Radau", "BDF" or "LSODA".
+    rtol, atol, max_step : the solver's tolerances and largest step [s].
+    t_eval : output times (increasing, within the span); default ``samples`` evenly spaced times
+        (default 100 per second of simulated time, at least 101).
+    torque : (nv,) generalized forces, or a callable (t, q, v) -> (nv,).
+    f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
+        callable (t, q, v) returning them.
+    events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
+        :class:`Event` objects; crossings are recorded in ``Trajectory.events``.
+    dynamics : callable (t, q, v, τ) -> v̇ replacing the default forward dynamics (for generated symbolic
+        equations or custom constraint handling).
+    progress : show a progress bar (None: only on a terminal, for runs longer than a second).
+
+    Returns
+    -------
+    Trajectory at the output times. Raises :class:`SimulationError` (with ``time`` and the partial
+    ``trajectory``) if the solver fails or the state becomes non-finite.
+    """
+    nq, nv = model.nq, model.nv
+    q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
+    v0 = np.zeros(nv) if v0 is None else as_state(v0, nv, "v0")
+    if q0.ndim != 1 or v0.ndim != 1:
+        raise ValueError(f"simulate: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+        raise ValueError("simulate: q0 and v0 must be finite")
+    t_start, t_end = float(t_start), float(t_end)
+    if not t_end > t_start:
+        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
+    if method not in METHODS:
+        raise ValueError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    t_eval = _output_times(t_start, t_end, t_eval, samples)
+    normalized = _normalizer(model)
+    tau = generalized_forces(model, torque, f_ext)
+    accel = dynamics or default_dynamics(model)
+    events = [_as_event(e) for e in events]
+
+    def rhs(t, x):
+        q, v = normalized(x[:nq]), x[nq:]
+        return np.concatenate([configuration_rate(model, q, v), accel(t, q, v, tau(t, q, v))])
+
+    def finish(ts, xs, log, info):
+        xs = np.array(xs).reshape(len(ts), nq + nv)
+        q, v = normalized(xs[:, :nq]), xs[:, nq:]
+        taus = np.array([tau(t, qi, vi) for t, qi, vi in zip(ts, q, v)]).reshape(len(ts), nv)
+        a = np.array([accel(t, qi, vi, ti) for t, qi, vi, ti in zip(ts, q, v, taus)]).reshape(len(ts), nv)
+        return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info)
+
+    ts, xs, log = [], [], []
+    x = np.concatenate([normalized(q0), v0])
+    t = t_start
+    info = {"method": method, "rtol": rtol, "atol": atol, "nfev": 0, "steps": 0}
+    with Progress(t_end - t_start, f"simulating {model.name}", progress) as bar:
+        while True:
+            try:
+                t, x, stop = _run_segment(METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step),
+                                          t_eval, events, ts, xs, log, info, bar, nq, normalized)
+            except SimulationError as exc:
+                raise SimulationError(str(exc), time=exc.time, trajectory=finish(ts, xs, log, info)) from exc
+            if stop or t >= t_end:
+                break
+    return finish(ts, xs, log, info)
+
+
+def _output_times(t_start, t_end, t_eval, samples):
+    if t_eval is None:
+        count = samples or max(101, int(round(100 * (t_end - t_start))) + 1)
+        return np.linspace(t_start, t_end, int(count))
+    t_eval = np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1 or np.any(np.diff(t_eval) < 0) or t_eval[0] < t_start or t_eval[-1] > t_end:
+        raise ValueError(f"simulate: t_eval must be increasing times within [{t_start}, {t_end}]")
+    return t_eval
+
+
+def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized):
+    """Step ``solver`` to its end or to the first terminal/action event; append outputs and events.
+
+    Returns (time, state, stopped): the state after an event's action when the run should restart.
+    """
+    def g(event, t, x):
+        return float(event.function(t, normalized(x[:nq]), x[nq:]))
+
+    if not ts and t_eval[0] == solver.t:
+        ts.append(solver.t)
+        xs.append(solver.y.copy())
+    values = [g(e, solver.t, solver.y) for e in events]
+    nfev = 0
+    while solver.status == "running":
+        t_old = solver.t
+        try:
+            message = solver.step()
+        except (ValueError, FloatingPointError, ArithmeticError) as exc:
+            raise SimulationError(f"integration failed at t = {t_old:.6g} s: {exc}", time=t_old) from exc
+        info["steps"] += 1
+        info["nfev"] += solver.nfev - nfev
+        nfev = solver.nfev
+        if solver.status == "failed":
+            raise SimulationError(f"integration failed at t = {t_old:.6g} s: {message}", time=t_old)
+        if not np.all(np.isfinite(solver.y)):
+            raise SimulationError(f"state became non-finite at t = {solver.t:.6g} s", time=t_old)
+        dense = solver.dense_output()
+        crossings = []
+        for k, event in enumerate(events):
+            new = g(event, solver.t, solver.y)
+            rising, falling = values[k] < 0 <= new, values[k] > 0 >= new
+            if (rising and event.direction >= 0) or (falling and event.direction <= 0):
+                root = optimize.brentq(lambda s: g(event, s, dense(s)), t_old, solver.t, xtol=1e-12, rtol=1e-15)
+                crossings.append((root, k))
+            values[k] = new
+        crossings.sort()
+        stopping = [(tc, k) for tc, k in crossings if events[k].terminal or events[k].action is not None]
+        t_stop = stopping[0][0] if stopping else solver.t
+        log.extend((events[k].name, tc) for tc, k in crossings if tc <= t_stop)
+        for t_out in t_eval[(t_eval > t_old) & (t_eval <= t_stop)]:
+            ts.append(float(t_out))
+            xs.append(dense(t_out))
+        bar.update(t_stop - t_eval[0])
+        if stopping:
+            event, x = events[stopping[0][1]], dense(t_stop)
+            if event.action is None:
+                return t_stop, x, True
+            q, v = event.action(t_stop, normalized(x[:nq]), x[nq:])
+            return t_stop, np.concatenate([normalized(np.asarray(q, float)), np.asarray(v, float)]), event.terminal
+    return solver.t, solver.y, False
