@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
+from . import _configuration, _core
+from ._spatial_kernels import all_finite, local_poses, world_poses
 from ._inputs import as_state, batch_of, raise_nonfinite
 
 
@@ -29,9 +30,9 @@ def body_poses(model, q):
         return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1)
     n = model.nbodies
     R, p, R0, p0 = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3))
-    _core.local_poses(cm.topology, cm.params, q, R, p)
-    _core.world_poses(cm.topology, R, p, R0, p0)
-    if not _core.all_finite(p0):
+    local_poses(cm.topology, cm.params, q, R, p)
+    world_poses(cm.topology, R, p, R0, p0)
+    if not all_finite(p0):
         raise_nonfinite(model, "body_poses", q=q)
     return R0, p0
 
@@ -61,7 +62,7 @@ def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
         return _batched(lambda qq: jacobian(model, qq, name, point, axes), [(q, "q")], 1)
     J = np.empty((6, cm.nv))
     _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
-    if not _core.all_finite(J):
+    if not all_finite(J):
         raise_nonfinite(model, "jacobian", q=q)
     if axes == "local":
         Rw = body_pose(model, q, name)[0]
@@ -98,7 +99,7 @@ def _momentum_data(model, q, v):
         return _batched(lambda qq, vv: _momentum_data(model, qq, vv), [(q, "q"), (v, "v")], 1)
     out = np.empty(9)
     _core.momentum(cm.topology, cm.params, q, v, out)
-    if not _core.all_finite(out):
+    if not all_finite(out):
         raise_nonfinite(model, "momentum", q=q, v=v)
     return out
 
@@ -110,7 +111,7 @@ def configuration_rate(model, q, v):
     if q.ndim > 1 or v.ndim > 1:
         return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1)
     qdot = np.empty(cm.nq)
-    _core.configuration_rate(cm.topology, q, v, qdot)
+    _configuration.configuration_rate(cm.topology, q, v, qdot)
     return qdot
 
 
@@ -128,8 +129,8 @@ def integrate(model, q, v, dt=1.0):
     if not np.isfinite(dt):
         raise ValueError(f"integrate: dt must be finite, got {dt}")
     q_out = np.empty(cm.nq)
-    _core.integrate(cm.topology, q, v, dt, q_out)
-    if not _core.all_finite(q_out):
+    _configuration.integrate(cm.topology, q, v, dt, q_out)
+    if not all_finite(q_out):
         raise_nonfinite(model, "integrate", q=q, v=v)
     return q_out
 

@@ -63,6 +63,8 @@ class Model:
         self._joint_index: dict[str, int] = {}
         self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, pose in the body frame)
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
+        self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
+        self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
         self._compiled = None
 
     # ----------------------------------------------------------------------------------------
@@ -114,6 +116,32 @@ class Model:
         if not isinstance(placement, Transform):
             raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
         self.frames[name] = (self.body_index(body), placement)
+
+    def add_constraint(self, constraint):
+        """Add a constraint (``mb.Connect``, ``mb.Weld``, ``mb.Align``, ``mb.PointOnPlane``, ``mb.RollingDisk``,
+        ``mb.RollingSphere``, ``mb.KnifeEdge``, ``mb.Holonomic``, ``mb.Nonholonomic``); its body names must exist.
+        Returns the constraint."""
+        from ..constraints.types import Constraint
+        if not isinstance(constraint, Constraint):
+            raise ModelError(f"model '{self.name}': add_constraint() expects a multibody constraint (mb.Connect, "
+                             f"mb.Weld, ...), got {constraint!r}")
+        constraint.check(self)
+        self.constraints.append(constraint)
+        self._compiled = None
+        return constraint
+
+    def add_geometry(self, body, shape, friction=0.5, restitution=0.0, placement=None, name=None):
+        """Attach a contact shape (``mb.Sphere``, ``mb.Box``, ``mb.Capsule``, ``mb.Plane``) to ``body`` (or
+        "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
+        ``restitution`` in [0, 1]. Returns the :class:`~multibody.constraints.geometry.Geometry`."""
+        from ..constraints.geometry import Geometry
+        if body != "world":
+            self.body_index(body)
+        geometry = Geometry(body, shape, friction=friction, restitution=restitution, placement=placement,
+                            name=name or f"{body}_geom{len(self.geometries)}")
+        self.geometries.append(geometry)
+        self._compiled = None
+        return geometry
 
     def add_force(self, element):
         """Add a force element (:class:`multibody.Spring`, :class:`multibody.JointSpring`); it acts in every
@@ -236,7 +264,7 @@ class Model:
         """The flat numeric form used by the compiled core (cached until the model changes)."""
         if self._compiled is not None:
             return self._compiled
-        from ..dynamics import _core as core
+        from ..dynamics import _spatial_kernels as core
         if self.symbolic:
             raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
         if not self.bodies:
@@ -258,10 +286,8 @@ class Model:
             params[i, core.F_S:core.F_S + 36] = S.ravel()
             params[i, core.F_MASS] = body.mass
             params[i, core.F_COM:core.F_COM + 3] = body.com
-        for arr in (topology, params):
-            arr.setflags(write=False)
+        # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
         gravity = np.array(self.gravity, dtype=float)
-        gravity.setflags(write=False)
         self._compiled = CompiledModel(topology, params, gravity, iq, iv)
         return self._compiled
 

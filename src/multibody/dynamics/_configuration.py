@@ -1,0 +1,110 @@
+"""Compiled motion on the configuration manifold: q̇ from v, and q ⊕ v dt joint by joint."""
+import numpy as np
+from numba import njit
+
+from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ._spatial_kernels import IQ, IV, JTYPE, NQJ, inline, quat_to_rot
+
+
+@inline
+def _quat_product(a0, a1, a2, a3, b0, b1, b2, b3, out, off):
+    """out[off:off+4] = a ⊗ b (Hamilton product, (w, x, y, z))."""
+    out[off] = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+    out[off + 1] = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+    out[off + 2] = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+    out[off + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
+
+
+@njit(cache=True)
+def configuration_rate(topology, q, v, qdot):
+    """q̇ from v joint by joint: q̇ = v for scalar joints; quaternion rate ½ q ⊗ (0, ω) with ω in child axes;
+    free-joint position rate R(q) v_origin; planar (ẋ, ẏ) = Rz(θ)(vx, vy)."""
+    for i in range(topology.shape[0]):
+        jt, iq, iv = topology[i, JTYPE], topology[i, IQ], topology[i, IV]
+        if jt == REVOLUTE or jt == PRISMATIC or jt == CYLINDRICAL:
+            for k in range(topology[i, NQJ]):
+                qdot[iq + k] = v[iv + k]
+        elif jt == SPHERICAL or jt == FREE:
+            o = iq + 3 if jt == FREE else iq
+            _quat_product(q[o], q[o + 1], q[o + 2], q[o + 3], 0.0, v[iv], v[iv + 1], v[iv + 2], qdot, o)
+            for k in range(4):
+                qdot[o + k] *= 0.5
+            if jt == FREE:
+                Rq = np.empty((3, 3))
+                quat_to_rot(q, o, Rq)
+                for r in range(3):
+                    qdot[iq + r] = Rq[r, 0] * v[iv + 3] + Rq[r, 1] * v[iv + 4] + Rq[r, 2] * v[iv + 5]
+        elif jt == PLANAR:
+            c, s = np.cos(q[iq + 2]), np.sin(q[iq + 2])
+            qdot[iq] = c * v[iv] - s * v[iv + 1]
+            qdot[iq + 1] = s * v[iv] + c * v[iv + 1]
+            qdot[iq + 2] = v[iv + 2]
+
+
+@inline
+def _so3_exp_quat(wx, wy, wz, out, off):
+    """Quaternion of the rotation vector φ = (wx, wy, wz): (cos |φ|/2, sin(|φ|/2) φ/|φ|)."""
+    theta = np.sqrt(wx * wx + wy * wy + wz * wz)
+    half = 0.5 * theta
+    k = 0.5 - theta * theta / 48.0 if theta < 1e-6 else np.sin(half) / theta
+    out[off] = np.cos(half)
+    out[off + 1] = k * wx
+    out[off + 2] = k * wy
+    out[off + 3] = k * wz
+
+
+@njit(cache=True)
+def integrate(topology, q, v, dt, q_out):
+    """q_out = q ⊕ v dt: the configuration reached moving at constant velocity v for dt [s].
+
+    Exact on each joint manifold: R⁺ = R exp([ω dt]) for rotations (quaternions renormalized), and for the
+    free and planar joints the body-frame twist is integrated on SE(3) / SE(2):
+    p⁺ = p + R V(ω dt) v dt with V(φ) = I + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×².
+    """
+    dq = np.empty(4)
+    for i in range(topology.shape[0]):
+        jt, iq, iv = topology[i, JTYPE], topology[i, IQ], topology[i, IV]
+        if jt == REVOLUTE or jt == PRISMATIC or jt == CYLINDRICAL:
+            for k in range(topology[i, NQJ]):
+                q_out[iq + k] = q[iq + k] + v[iv + k] * dt
+        elif jt == SPHERICAL or jt == FREE:
+            o = iq + 3 if jt == FREE else iq
+            w = iv  # ω comes first in v for both (FREE: v = [ω; v_origin])
+            phx, phy, phz = v[w] * dt, v[w + 1] * dt, v[w + 2] * dt
+            if jt == FREE:
+                Rq = np.empty((3, 3))
+                quat_to_rot(q, o, Rq)
+                theta2 = phx * phx + phy * phy + phz * phz
+                theta = np.sqrt(theta2)
+                if theta < 1e-6:
+                    a_coef, b_coef = 0.5 - theta2 / 24.0, 1.0 / 6.0 - theta2 / 120.0
+                else:
+                    a_coef = (1.0 - np.cos(theta)) / theta2
+                    b_coef = (theta - np.sin(theta)) / (theta2 * theta)
+                lx, ly, lz = v[iv + 3] * dt, v[iv + 4] * dt, v[iv + 5] * dt
+                # c1 = φ × l, c2 = φ × c1
+                c1x, c1y, c1z = phy * lz - phz * ly, phz * lx - phx * lz, phx * ly - phy * lx
+                c2x, c2y, c2z = phy * c1z - phz * c1y, phz * c1x - phx * c1z, phx * c1y - phy * c1x
+                dx = lx + a_coef * c1x + b_coef * c2x
+                dy = ly + a_coef * c1y + b_coef * c2y
+                dz = lz + a_coef * c1z + b_coef * c2z
+                for r in range(3):
+                    q_out[iq + r] = q[iq + r] + Rq[r, 0] * dx + Rq[r, 1] * dy + Rq[r, 2] * dz
+            _so3_exp_quat(phx, phy, phz, dq, 0)
+            _quat_product(q[o], q[o + 1], q[o + 2], q[o + 3], dq[0], dq[1], dq[2], dq[3], q_out, o)
+            norm = np.sqrt(q_out[o] ** 2 + q_out[o + 1] ** 2 + q_out[o + 2] ** 2 + q_out[o + 3] ** 2)
+            for k in range(4):
+                q_out[o + k] /= norm
+        elif jt == PLANAR:
+            th = v[iv + 2] * dt
+            lx, ly = v[iv] * dt, v[iv + 1] * dt
+            if abs(th) < 1e-6:
+                s_coef, c_coef = 1.0 - th * th / 6.0, th / 2.0
+            else:
+                s_coef, c_coef = np.sin(th) / th, (1.0 - np.cos(th)) / th
+            dx = s_coef * lx - c_coef * ly
+            dy = c_coef * lx + s_coef * ly
+            c, s = np.cos(q[iq + 2]), np.sin(q[iq + 2])
+            q_out[iq] = q[iq] + c * dx - s * dy
+            q_out[iq + 1] = q[iq + 1] + s * dx + c * dy
+            q_out[iq + 2] = q[iq + 2] + th
