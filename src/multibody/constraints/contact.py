@@ -1,0 +1,178 @@
+"""Unilateral contact with Coulomb friction as Gauss's principle with inequality constraints (an LCP).
+
+Gauss's principle holds for unilateral constraints too (source document 003): the true acceleration minimizes
+G = ½ (a − a_free)ᵀ M (a − a_free) over the accelerations the contacts admit. For a touching contact i with
+normal n (from B to A) and relative acceleration of the contact points, the normal part obeys the Signorini
+condition and the tangential part Coulomb's law with a polyhedral cone of k edge directions d_j (a pyramid,
+Stewart & Trinkle 1996):
+
+    a_n,i = N_i a − γ_n,i ≥ 0  ⟂  λ_n,i ≥ 0
+    D_i a − γ_D,i + e s_i ≥ 0  ⟂  β_i ≥ 0       (sticking contacts)
+    μ_i λ_n,i − eᵀ β_i ≥ 0     ⟂  s_i ≥ 0
+
+with M a = τ − c + Nᵀλ_n + Dᵀβ + (equality-constraint forces). A contact already sliding with tangential velocity
+v_t gets the force (n − μ v̂_t) λ_n instead (kinetic friction opposes sliding). With a = a_eq + K F λ (K the
+compliance of the equality-constrained system from :class:`~multibody.constraints.gauss.GaussSolver`), this is an
+LCP in (λ_n, β, s), solved by Lemke's method. The same problem at the velocity level (a = (v⁺ − v)/h, γ from the
+target velocities) gives the Stewart–Trinkle time step of :mod:`.integrate`.
+
+A small diagonal ``regularization`` (relative to the mean diagonal, default 1e-10) makes redundant contact sets
+(four box corners on a plane) well posed; it perturbs the forces by that relative amount.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import SimulationError
+from ._kinematics import cross
+from .geometry import collide
+from .lcp import LCPError, lemke
+from .types import _perpendicular_pair
+
+
+class Contact(NamedTuple):
+    """A contact between geometries ``a`` and ``b`` (model.geometries entries) with body indices (−1 = world)."""
+
+    a: object
+    b: object
+    body_a: int
+    body_b: int
+    geometry: object  # ContactPoint
+    friction: float
+    restitution: float
+
+
+class ContactRows(NamedTuple):
+    """World-frame rows of one contact: N (nv,) normal, T (2, nv) tangential (basis t1, t2), relative normal and
+    tangential velocity, the normal's bias acceleration and the tangential bias accelerations (2,)."""
+
+    N: np.ndarray
+    T: np.ndarray
+    tangents: np.ndarray  # (2, 3)
+    vn: float
+    vt: np.ndarray
+    bias_n: float
+    bias_t: np.ndarray
+
+
+def _pose(model, snapshot, geometry):
+    """(index, R, p): the geometry frame's world pose and its body index (−1 for the world)."""
+    if geometry.body == "world":
+        return -1, geometry.placement.rotation, geometry.placement.translation
+    index, origin, rotation = model.locate(geometry.body, geometry.placement.translation)
+    R = snapshot.rotation(index) @ rotation @ geometry.placement.rotation
+    return index, R, snapshot.point(index, origin)
+
+
+def detect(model, snapshot, margin=0.0):
+    """All contacts (list of :class:`Contact`) between geometries of different bodies with gap ≤ ``margin`` [m].
+    Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape test."""
+    posed = [_pose(model, snapshot, g) for g in model.geometries]
+    contacts = []
+    for i, ga in enumerate(model.geometries):
+        for j in range(i + 1, len(model.geometries)):
+            gb = model.geometries[j]
+            (ia, Ra, pa), (ib, Rb, pb) = posed[i], posed[j]
+            if ia == ib:
+                continue
+            reach = ga.shape.bounding_radius + gb.shape.bounding_radius + margin
+            if np.linalg.norm(pa - pb) > reach:
+                continue
+            mu = np.sqrt(ga.friction * gb.friction)
+            e = max(ga.restitution, gb.restitution)
+            contacts += [Contact(ga, gb, ia, ib, c, mu, e)
+                         for c in collide(ga.shape, (Ra, pa), gb.shape, (Rb, pb), margin)]
+    return contacts
+
+
+def contact_rows(snapshot, contact):
+    """:class:`ContactRows` of a contact. The normal bias treats n as fixed in body B (exact for planes and box
+    faces): g̈ = n·(a⁰_A − a⁰_B) + 2 ṅ·(v_A − v_B) + n̈·(r_A − r_B), ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ, evaluated at
+    the anchors; the tangential rows use the material points at the contact point."""
+    s, c = snapshot, contact.geometry
+    n = c.normal
+    rows = {}
+    for side, body, anchor in (("a", contact.body_a, c.anchor_a), ("b", contact.body_b, c.anchor_b)):
+        r_anchor, r_point = s.body_coordinates(body, anchor), s.body_coordinates(body, c.point)
+        rows[side] = (s.motion(body, r_anchor), s.motion(body, r_point), s.jacobian(body, r_point)[3:])
+    (_, va_n, _, aa_n), (_, va_p, _, aa_p), Ja = rows["a"]
+    (wb, vb_n, ab, ab_n), (_, vb_p, _, ab_p), Jb = rows["b"]
+    dn = cross(wb, n)
+    ddn = cross(ab, n) + cross(wb, dn)
+    bias_n = n @ (aa_n - ab_n) + 2 * dn @ (va_n - vb_n) + ddn @ (c.anchor_a - c.anchor_b)
+    tangents = np.array(_perpendicular_pair(n))
+    J = Ja - Jb
+    v_rel = va_p - vb_p
+    return ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n, tangents @ (aa_p - ab_p))
+
+
+class ContactSolution(NamedTuple):
+    """a (nv,); generalized contact force Q (nv,); forces (list of (3,) world forces on A at each contact point,
+    the opposite acting on B); status ("stick", "slip", "separate") per contact."""
+
+    a: np.ndarray
+    Q: np.ndarray
+    forces: list
+    status: list
+
+
+def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edges=8, regularization=1e-10):
+    """Solve the contact LCP around the equality-constrained acceleration ``a_eq``.
+
+    ``gamma_n`` (nc,) and ``gamma_t`` (nc, 2) are the right-hand sides (N a ≥ γ_n, tangential target T a = γ_t);
+    ``sliding`` (nc,) bool marks contacts that slide (kinetic friction along −v̂_t); the others get a pyramid of
+    ``edges`` directions. Returns a :class:`ContactSolution`.
+    """
+    nc = len(contacts)
+    K = solver.compliance()
+    angles = 2 * np.pi * np.arange(edges) / edges
+    cone = np.column_stack([np.cos(angles), np.sin(angles)])  # (edges, 2) in the (t1, t2) basis
+    N = np.array([r.N for r in rows])
+    Fn = N.T.copy()  # (nv, nc) normal force columns, with kinetic friction folded in for sliding contacts
+    D_rows, gamma_d, owner = [], [], []
+    for i, (r, mu) in enumerate(zip(rows, (c.friction for c in contacts))):
+        if sliding[i]:
+            Fn[:, i] -= mu * (r.vt / np.linalg.norm(r.vt)) @ r.T
+        elif mu > 0:
+            D_rows.append(cone @ r.T)
+            gamma_d.append(cone @ gamma_t[i])
+            owner.append(i)
+    ns = len(owner)
+    D = np.vstack(D_rows) if D_rows else np.zeros((0, N.shape[1]))
+    gamma_d = np.concatenate(gamma_d) if gamma_d else np.zeros(0)
+    E = np.kron(np.eye(ns), np.ones((edges, 1)))  # (edges·ns, ns)
+    Mu = np.zeros((ns, nc))
+    Mu[np.arange(ns), owner] = [contacts[i].friction for i in owner]
+    rows_nd = np.vstack([N, D])
+    forces_nd = np.hstack([Fn, D.T])
+    A = rows_nd @ K @ forces_nd
+    A += regularization * max(np.mean(np.abs(np.diag(A))), 1e-300) * np.eye(A.shape[0])
+    lcp = np.block([[A, np.vstack([np.zeros((nc, ns)), E])],
+                    [np.hstack([Mu, -E.T]), np.zeros((ns, ns))]])
+    rhs = np.concatenate([rows_nd @ a_eq - np.concatenate([gamma_n, gamma_d]), np.zeros(ns)])
+    try:
+        z = lemke(lcp, rhs)
+    except LCPError as exc:
+        raise SimulationError(f"contact problem has no solution ({exc}); contacts: "
+                              f"{[(c.a.name, c.b.name) for c in contacts]}") from None
+    lam_n, beta = z[:nc], z[nc:nc + edges * ns]
+    Q = forces_nd @ z[:nc + edges * ns]
+    forces, status = [], []
+    beta_of = dict(zip(owner, beta.reshape(ns, edges)))
+    for i, (r, c) in enumerate(zip(rows, contacts)):
+        f = lam_n[i] * c.geometry.normal
+        if sliding[i]:
+            f = f - c.friction * lam_n[i] * (r.vt / np.linalg.norm(r.vt)) @ r.tangents
+        elif i in beta_of:
+            f = f + (beta_of[i] @ cone) @ r.tangents
+        forces.append(f)
+        status.append("separate" if lam_n[i] <= 0 else "slip" if sliding[i] or _at_cone_edge(z, nc, ns, edges, owner, i)
+                      else "stick")
+    return ContactSolution(a_eq + K @ Q, Q, forces, status)
+
+
+def _at_cone_edge(z, nc, ns, edges, owner, i):
+    """True if the sticking contact i's friction saturates (its slack s_i > 0 means tangential sliding starts)."""
+    return i in owner and z[nc + edges * ns + owner.index(i)] > 0

@@ -1,0 +1,113 @@
+"""Forward dynamics that honours the model's constraints and contacts (public: mb.forward_dynamics,
+mb.constraint_forces).
+
+Pipeline at a state (q, v): free acceleration a_free = ABA(q, v, τ) → constraint rows J a = γ (with optional
+Baumgarte terms, γ − 2α (J v − b) − β² φ) → Gauss's principle (:mod:`.gauss`) or Udwadia–Kalaba
+(:mod:`.udwadia_kalaba`) → touching contacts as an LCP around that solution (:mod:`.contact`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..dynamics import aba, crba
+from ..dynamics._inputs import as_state
+from ._kinematics import Snapshot
+from .contact import contact_rows, detect, solve_contacts
+from .gauss import GaussSolver
+from .types import stack
+from .udwadia_kalaba import udwadia_kalaba
+
+METHODS = ("gauss", "udwadia_kalaba")
+
+
+@dataclass
+class ConstrainedDynamics:
+    """Result of :func:`constraint_forces`.
+
+    a : (nv,) accelerations.
+    multipliers : one array per model constraint (in ``model.constraints`` order): its rows' multipliers λ
+        (for Connect/Weld/rolling: the force [N] and moment [N·m] on body A, world axes; minimum-norm for
+        redundant rows).
+    generalized_force : (nv,) total constraint and contact force M (a − a_free) [N, N·m].
+    contacts : list of dicts with keys a, b (geometry names), point (3,), normal (3,), distance, force (3,) on A
+        [N, world], status ("stick", "slip", "separate").
+    rank : number of independent equality-constraint rows.
+    """
+
+    a: np.ndarray
+    multipliers: list
+    generalized_force: np.ndarray
+    contacts: list = field(default_factory=list)
+    rank: int = 0
+
+
+def _check_stabilization(stabilization):
+    alpha, beta = (0.0, 0.0) if stabilization is None else stabilization
+    if not (np.isfinite(alpha) and np.isfinite(beta)) or alpha < 0 or beta < 0:
+        raise ValueError(f"stabilization must be (alpha, beta) ≥ 0 [1/s], got {stabilization!r}")
+    return float(alpha), float(beta)
+
+
+def constraint_forces(model, q, v, tau=None, f_ext=None, method="gauss", stabilization=None, slip_velocity=1e-6,
+                      contact_tolerance=1e-6, rcond=1e-10):
+    """Constrained forward dynamics with the constraint and contact forces (a :class:`ConstrainedDynamics`).
+
+    Parameters
+    ----------
+    q (nq,), v (nv,), tau (nv,) [N, N·m] (default 0), f_ext as in :func:`multibody.aba`.
+    method : "gauss" (default) or "udwadia_kalaba" (equality constraints only).
+    stabilization : (α, β) Baumgarte gains [1/s]: J a = γ − 2α (J v − b) − β² φ. Default none.
+    slip_velocity : tangential speed [m/s] above which a contact counts as sliding (kinetic friction).
+    contact_tolerance : contacts with gap ≤ this [m] and normal speed ≤ ``slip_velocity`` are active; contacts
+        that approach faster need an impulse first (they are treated as persistent here).
+    rcond : relative singular-value cutoff for redundant constraints.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    alpha, beta = _check_stabilization(stabilization)
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if q.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"constraint_forces: expected single states q ({cm.nq},) and v ({cm.nv},), got {q.shape}, "
+                         f"{v.shape}")
+    tau = np.zeros(cm.nv) if tau is None else as_state(tau, cm.nv, "tau")
+    a_free = aba(model, q, v, tau, f_ext)
+    if not model.constraints and not model.geometries:
+        return ConstrainedDynamics(a_free, [], np.zeros(cm.nv))
+    s = Snapshot(model, q, v)
+    rows, slices = stack(model, s)
+    gamma = rows.gamma - 2 * alpha * (rows.J @ v - rows.b) - beta**2 * rows.phi
+    M = crba(model, q)
+    contacts = detect(model, s, contact_tolerance)
+    if method == "udwadia_kalaba":
+        if contacts:
+            raise ValueError("method='udwadia_kalaba' handles equality constraints only; the model has active "
+                             "contacts (use method='gauss')")
+        a, Q = udwadia_kalaba(M, a_free, rows.J, gamma, rcond)
+        lam = np.linalg.lstsq(rows.J.T, Q, rcond=rcond)[0]
+        return ConstrainedDynamics(a, [lam[sl] for sl in slices], Q, [], int(np.linalg.matrix_rank(rows.J)))
+    solver = GaussSolver(M, rows.J, rcond)
+    a, lam = solver.solve(a_free, gamma)
+    report = []
+    c_rows = [contact_rows(s, c) for c in contacts]
+    active = [i for i, r in enumerate(c_rows) if r.vn <= slip_velocity]
+    if active:
+        contacts, c_rows = [contacts[i] for i in active], [c_rows[i] for i in active]
+        sliding = np.array([np.linalg.norm(r.vt) > slip_velocity for r in c_rows])
+        gamma_n = np.array([-r.bias_n for r in c_rows])
+        gamma_t = np.array([-r.bias_t for r in c_rows])
+        sol = solve_contacts(solver, a, contacts, c_rows, gamma_n, gamma_t, sliding)
+        a = sol.a
+        lam = solver.multipliers(a, a_free, sol.Q)
+        report = [dict(a=c.a.name, b=c.b.name, point=c.geometry.point, normal=c.geometry.normal,
+                       distance=c.geometry.distance, force=f, status=st)
+                  for c, f, st in zip(contacts, sol.forces, sol.status)]
+    return ConstrainedDynamics(a, [lam[sl] for sl in slices], M @ (a - a_free), report, solver.rank)
+
+
+def forward_dynamics(model, q, v, tau=None, f_ext=None, **options):
+    """Accelerations (nv,) honouring the model's constraints and contacts (Gauss's principle); without any, the
+    articulated-body algorithm. ``options`` as for :func:`constraint_forces`."""
+    return constraint_forces(model, q, v, tau, f_ext, **options).a

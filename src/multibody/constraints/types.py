@@ -1,0 +1,384 @@
+"""Constraint types: loop closures, point-on-plane, rolling, knife edge, and user callables.
+
+Every constraint contributes m rows at a state (q, v), all in world axes (see :class:`Rows`):
+
+    position level    φ(q) = 0                (holonomic rows only; nonholonomic rows report 0)
+    velocity level    J(q) v = b(q)
+    acceleration      J(q) v̇ = γ(q, v)         with γ = ḃ − J̇ v
+
+Body names may be bodies, named frames (``Model.add_frame``) or ``"world"``. Points and axes are given in the
+coordinates of that body or frame [m]. Equations follow source document 004 (B(q) q̇ + b = 0 in matrix form) and
+the derivative identities ṙ = ω × r for vectors fixed in a body.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial import Transform, _as_vector3, rotation_to_quat
+from ._kinematics import cross
+
+
+class Rows(NamedTuple):
+    """Constraint rows at one state: φ (m,), J (m, nv), b (m,), γ (m,), holonomic (m,) bool."""
+
+    phi: np.ndarray
+    J: np.ndarray
+    b: np.ndarray
+    gamma: np.ndarray
+    holonomic: np.ndarray
+
+
+def _unit(vector, field):
+    v = _as_vector3(vector, field)
+    norm = np.linalg.norm(v)
+    if norm < 1e-12:
+        raise ModelError(f"{field} must be a non-zero vector, got {v.tolist()}")
+    return v / norm
+
+
+def _perpendicular_pair(n):
+    """Two unit vectors completing n to a right-handed orthonormal basis (t1, t2, n)."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    t1 = cross(helper, n)
+    t1 /= np.linalg.norm(t1)
+    return t1, cross(n, t1)
+
+
+class Constraint:
+    """Base class. Subclasses set ``size`` and implement ``rows(snapshot, located)``."""
+
+    size = 0
+
+    def __init__(self, bodies, name=None):
+        self.bodies = tuple(bodies)
+        self.name = name
+
+    def check(self, model):
+        """Raise ModelError if a body or frame name is unknown in ``model``."""
+        for body in self.bodies:
+            if body != "world":
+                try:
+                    model.body_index(body) if body not in model.frames else None
+                except ModelError as exc:
+                    raise ModelError(f"{self!r}: {exc}") from None
+
+    def locate(self, model, body, point=(0.0, 0.0, 0.0), axis=None):
+        """(body index or −1, point and axis in body coordinates) for a point and direction given in ``body``."""
+        if body == "world":
+            return -1, np.asarray(point, dtype=float), axis
+        index, r, rotation = model.locate(body, point)
+        return index, r, None if axis is None else rotation @ axis
+
+    def evaluate(self, snapshot):
+        """The constraint's :class:`Rows` at the snapshot's state."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"{type(self).__name__}{label}({', '.join(map(repr, self.bodies))})"
+
+
+def _relative(s, ia, ra, ib, rb):
+    """Positions, velocities, bias accelerations and Jacobians of points A (on body a) and B (on body b)."""
+    return (s.point(ia, ra), s.point(ib, rb), s.motion(ia, ra), s.motion(ib, rb), s.jacobian(ia, ra),
+            s.jacobian(ib, rb))
+
+
+class Connect(Constraint):
+    """Point ``point_a`` of ``body_a`` coincides with point ``point_b`` of ``body_b`` (a spherical loop joint).
+
+    φ = p_A − p_B,  J = J_A,lin − J_B,lin,  γ = −(a⁰_A − a⁰_B)   (3 rows, world axes).
+    """
+
+    size = 3
+
+    def __init__(self, body_a, point_a, body_b="world", point_b=(0.0, 0.0, 0.0), name=None):
+        super().__init__((body_a, body_b), name)
+        self.point_a = _as_vector3(point_a, "Connect point_a")
+        self.point_b = _as_vector3(point_b, "Connect point_b")
+
+    def evaluate(self, s):
+        ia, ra, _ = self.locate(s.model, self.bodies[0], self.point_a)
+        ib, rb, _ = self.locate(s.model, self.bodies[1], self.point_b)
+        pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
+        return Rows(pa - pb, Ja[3:] - Jb[3:], np.zeros(3), -(ma[3] - mb_[3]), np.ones(3, bool))
+
+
+class Weld(Constraint):
+    """Full 6-DOF loop closure: the frame of ``body_b`` keeps the pose ``relative`` (a Transform, default identity)
+    in the frame of ``body_a``.
+
+    Rows [angular; linear]: ω_a − ω_b = 0 with φ_rot the rotation vector of R_a R_rel R_bᵀ, and the point
+    coincidence of Connect(body_a, relative.translation, body_b, 0).
+    """
+
+    size = 6
+
+    def __init__(self, body_a, body_b="world", relative=None, name=None):
+        super().__init__((body_a, body_b), name)
+        self.relative = Transform() if relative is None else relative
+        if not isinstance(self.relative, Transform):
+            raise ModelError(f"Weld relative must be a multibody.Transform, got {relative!r}")
+
+    def evaluate(self, s):
+        ia, ra, _ = self.locate(s.model, self.bodies[0], self.relative.translation)
+        ib, rb, _ = self.locate(s.model, self.bodies[1])
+        pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
+        rot_a = s.rotation(ia) @ self.locate(s.model, self.bodies[0], axis=np.eye(3))[2]
+        rot_b = s.rotation(ib) @ self.locate(s.model, self.bodies[1], axis=np.eye(3))[2]
+        phi_rot = rotation_vector(rot_a @ self.relative.rotation @ rot_b.T)
+        J = np.vstack([Ja[:3] - Jb[:3], Ja[3:] - Jb[3:]])
+        gamma = -np.concatenate([ma[2] - mb_[2], ma[3] - mb_[3]])
+        return Rows(np.concatenate([phi_rot, pa - pb]), J, np.zeros(6), gamma, np.ones(6, bool))
+
+
+def rotation_vector(R):
+    """The rotation vector θ·u (3,) of a rotation matrix (the inverse of Rodrigues' formula)."""
+    w, *xyz = rotation_to_quat(R)
+    xyz = np.asarray(xyz)
+    s = np.linalg.norm(xyz)
+    return 2.0 * np.arctan2(s, w) * xyz / s if s > 1e-12 else 2.0 * xyz
+
+
+class Align(Constraint):
+    """Axis ``axis_b`` of ``body_b`` stays parallel to axis ``axis_a`` of ``body_a`` (2 rows). With
+    :class:`Connect` on the axis this closes a loop with a revolute joint.
+
+    With u₁, u₂ ⟂ axis_a fixed in a and n = axis_b fixed in b: φ_k = u_k · n,
+    φ̇_k = (ω_a − ω_b) · (u_k × n),  φ̈_k = (α_a − α_b) · (u_k × n) + (ω_a − ω_b) · ((ω_a × u_k) × n + u_k × (ω_b × n)).
+    """
+
+    size = 2
+
+    def __init__(self, body_a, axis_a, body_b="world", axis_b=None, name=None):
+        super().__init__((body_a, body_b), name)
+        self.axis_a = _unit(axis_a, "Align axis_a")
+        self.axis_b = self.axis_a if axis_b is None else _unit(axis_b, "Align axis_b")
+
+    def evaluate(self, s):
+        ia, _, axis_a = self.locate(s.model, self.bodies[0], axis=self.axis_a)
+        ib, _, axis_b = self.locate(s.model, self.bodies[1], axis=self.axis_b)
+        wa, _, aa, _ = s.motion(ia, np.zeros(3))
+        wb, _, ab, _ = s.motion(ib, np.zeros(3))
+        Jw = s.jacobian(ia, np.zeros(3))[:3] - s.jacobian(ib, np.zeros(3))[:3]
+        n = s.rotation(ib) @ axis_b
+        rows = []
+        for u_body in _perpendicular_pair(axis_a):
+            u = s.rotation(ia) @ u_body
+            c = cross(u, n)
+            dc = cross(cross(wa, u), n) + cross(u, cross(wb, n))
+            rows.append((u @ n, c @ Jw, -((aa - ab) @ c + (wa - wb) @ dc)))
+        phi, J, gamma = (np.array(x) for x in zip(*rows))
+        return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
+
+
+class PointOnPlane(Constraint):
+    """Point ``point`` of ``body`` stays on the plane through ``origin`` with ``normal``, both fixed in
+    ``plane_body`` (a prismatic/planar loop closure; 1 row).
+
+    φ = n · (p − o),  φ̇ = n · (v_p − v_o) + ω_b · (n × (p − o)),  φ̈ = n̈ · (p − o) + 2 ṅ · (v_p − v_o) + n · (a_p − a_o)
+    with ṅ = ω_b × n and n̈ = α_b × n + ω_b × ṅ.
+    """
+
+    size = 1
+
+    def __init__(self, body, point, plane_body="world", origin=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
+        super().__init__((body, plane_body), name)
+        self.point = _as_vector3(point, "PointOnPlane point")
+        self.origin = _as_vector3(origin, "PointOnPlane origin")
+        self.normal = _unit(normal, "PointOnPlane normal")
+
+    def evaluate(self, s):
+        ia, ra, _ = self.locate(s.model, self.bodies[0], self.point)
+        ib, ro, nb = self.locate(s.model, self.bodies[1], self.origin, self.normal)
+        p, o, (_, vp, _, ap), (wb, vo, ab, ao), Jp, Jo = _relative(s, ia, ra, ib, ro)
+        n = s.rotation(ib) @ nb
+        dn = cross(wb, n)
+        ddn = cross(ab, n) + cross(wb, dn)
+        J = n @ (Jp[3:] - Jo[3:]) + cross(n, p - o) @ Jo[:3]
+        gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
+        return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
+
+
+class RollingDisk(Constraint):
+    """A disk (``radius``, ``center`` and ``axis`` in ``body``) rolls without slipping on the world plane
+    n · x = ``height`` (3 rows, nonholonomic).
+
+    Contact point P = c + d, d = r u, u = unit(−n + (n·a) a) (the lowest rim point). The material point of the
+    body at P has zero velocity: J = J_lin(P). Rows are (t₁, t₂, n) in world axes; the normal row is holonomic
+    with φ = n · P − height. γ = −(a⁰_c + α⁰ × d + ω × ḋ) with ḋ = r u̇, u̇ = (I − u uᵀ)(n·ȧ a + (n·a) ȧ)/|u_raw|,
+    ȧ = ω × a. ``axis=None`` gives a rolling sphere (d = −r n, ḋ = 0).
+    """
+
+    size = 3
+
+    def __init__(self, body, radius, axis=(0.0, 0.0, 1.0), center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0),
+                 height=0.0, name=None):
+        super().__init__((body,), name)
+        self.radius = float(radius)
+        if not np.isfinite(self.radius) or self.radius <= 0:
+            raise ModelError(f"{type(self).__name__} radius must be finite and positive, got {radius!r}")
+        self.axis = None if axis is None else _unit(axis, f"{type(self).__name__} axis")
+        self.center = _as_vector3(center, f"{type(self).__name__} center")
+        self.normal = _unit(normal, f"{type(self).__name__} normal")
+        self.height = float(height)
+
+    def contact_offset(self, s, i, w):
+        """(d, ḋ): contact point relative to the center and its rate, world axes."""
+        n, r = self.normal, self.radius
+        if self.axis is None:
+            return -r * n, np.zeros(3)
+        _, _, axis = self.locate(s.model, self.bodies[0], axis=self.axis)
+        a = s.rotation(i) @ axis
+        u_raw = -n + (n @ a) * a
+        length = np.linalg.norm(u_raw)
+        if length < 1e-9:
+            raise ModelError(f"{self!r}: the disk lies flat on the plane (axis parallel to the normal); the "
+                             "contact point is undefined")
+        u = u_raw / length
+        da = cross(w, a)
+        du_raw = (n @ da) * a + (n @ a) * da
+        du = (du_raw - u * (u @ du_raw)) / length
+        return r * u, r * du
+
+    def evaluate(self, s):
+        i, rc, _ = self.locate(s.model, self.bodies[0], self.center)
+        w, _, al, ac = s.motion(i, rc)
+        c = s.point(i, rc)
+        d, dd = self.contact_offset(s, i, w)
+        basis = np.array([*_perpendicular_pair(self.normal), self.normal])
+        J = basis @ s.jacobian(i, s.body_coordinates(i, c + d))[3:]
+        gamma = -basis @ (ac + cross(al, d) + cross(w, dd))
+        phi = np.array([0.0, 0.0, self.normal @ (c + d) - self.height])
+        return Rows(phi, J, np.zeros(3), gamma, np.array([False, False, True]))
+
+
+class RollingSphere(RollingDisk):
+    """A sphere (``radius``, ``center`` in ``body``) rolls without slipping on the world plane n · x = height."""
+
+    def __init__(self, body, radius, center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), height=0.0, name=None):
+        super().__init__(body, radius, axis=None, center=center, normal=normal, height=height, name=name)
+
+
+class KnifeEdge(Constraint):
+    """Knife edge (Chaplygin sleigh): point ``point`` of ``body`` has no velocity across the blade ``direction``
+    (in body axes) within the world plane of ``normal`` (1 nonholonomic row).
+
+    With e the blade direction in world axes and w = n × e:  w · v_P = 0,  γ = −(ẇ · v_P + w · a⁰_P), ẇ = n × (ω × e).
+    """
+
+    size = 1
+
+    def __init__(self, body, point=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
+        super().__init__((body,), name)
+        self.point = _as_vector3(point, "KnifeEdge point")
+        self.direction = _unit(direction, "KnifeEdge direction")
+        self.normal = _unit(normal, "KnifeEdge normal")
+
+    def evaluate(self, s):
+        i, r, e_body = self.locate(s.model, self.bodies[0], self.point, self.direction)
+        w, vp, _, ap = s.motion(i, r)
+        e = s.rotation(i) @ e_body
+        across = cross(self.normal, e)
+        J = across @ s.jacobian(i, r)[3:]
+        gamma = -(cross(self.normal, cross(w, e)) @ vp + across @ ap)
+        return Rows(np.zeros(1), J[None, :], np.zeros(1), np.array([gamma]), np.zeros(1, bool))
+
+
+def _directional(f, model, q, v, h):
+    """Central difference (f(q ⊕ h v) − f(q ⊖ h v)) / 2h along the constant-velocity motion (error O(h²))."""
+    from ..dynamics import integrate
+    return (np.asarray(f(integrate(model, q, v, h))) - np.asarray(f(integrate(model, q, v, -h)))) / (2 * h)
+
+
+def _call(function, q, size, label):
+    value = np.atleast_1d(np.asarray(function(q), dtype=float))
+    if value.shape[0] != size or not np.all(np.isfinite(value)):
+        raise ModelError(f"{label} returned {value!r}: expected {size} finite values")
+    return value
+
+
+class Holonomic(Constraint):
+    """User holonomic constraint φ(q) = 0 given by a callable ``phi(q) -> (size,)``.
+
+    J (size × nv) is ``jacobian(q)`` if given, else the central difference of φ along q ⊕ ±h e_k (h = ``step``,
+    error O(h²)). γ = −J̇ v is the central difference of J v along q ⊕ ±h v when ``jacobian`` is given (error
+    ~1e-10), else the second difference −(φ(q ⊕ h v) − 2φ(q) + φ(q ⊖ h v))/h² with h = 100 √step (error ~1e-8,
+    relative). Autonomous constraints only.
+    """
+
+    def __init__(self, phi, size, jacobian=None, step=1e-6, name=None):
+        super().__init__((), name or getattr(phi, "__name__", "phi"))
+        if not callable(phi) or (jacobian is not None and not callable(jacobian)):
+            raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
+        self.phi, self._jacobian, self.size, self.step = phi, jacobian, int(size), float(step)
+
+    def jacobian(self, model, q):
+        if self._jacobian is not None:
+            J = np.atleast_2d(np.asarray(self._jacobian(q), dtype=float))
+            if J.shape != (self.size, model.nv) or not np.all(np.isfinite(J)):
+                raise ModelError(f"Holonomic '{self.name}': jacobian returned shape {J.shape}, expected "
+                                 f"({self.size}, {model.nv}) finite values")
+            return J
+        f = lambda x: _call(self.phi, x, self.size, f"Holonomic '{self.name}': phi")
+        return np.column_stack([_directional(f, model, q, e, self.step) for e in np.eye(model.nv)])
+
+    def evaluate(self, s):
+        m, q, v = s.model, s.q, s.v
+        phi = _call(self.phi, q, self.size, f"Holonomic '{self.name}': phi")
+        if not np.any(v):
+            gamma = np.zeros(self.size)
+        elif self._jacobian is not None:
+            gamma = -_directional(lambda x: self.jacobian(m, x) @ v, m, q, v, self.step)
+        else:
+            # γ = −d²/dh² φ(q ⊕ h v) at h = 0, second central difference with h = 100 √step
+            from ..dynamics import integrate
+            h = 100 * np.sqrt(self.step)
+            f = lambda x: _call(self.phi, x, self.size, f"Holonomic '{self.name}': phi")
+            gamma = -(f(integrate(m, q, v, h)) - 2 * phi + f(integrate(m, q, v, -h))) / h**2
+        return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))
+
+
+class Nonholonomic(Constraint):
+    """User nonholonomic constraint A(q) v = b(q) given by callables ``A(q) -> (size, nv)`` and optional
+    ``b(q) -> (size,)`` (default 0). γ = ḃ − Ȧ v by central differences along q ⊕ ±h v (error O(h²))."""
+
+    def __init__(self, A, size, b=None, step=1e-6, name=None):
+        super().__init__((), name or getattr(A, "__name__", "A"))
+        if not callable(A) or (b is not None and not callable(b)):
+            raise ModelError(f"Nonholonomic '{self.name}': A and b must be callables, got {A!r}, {b!r}")
+        self.A, self.b, self.size, self.step = A, b, int(size), float(step)
+
+    def matrix(self, model, q):
+        A = np.atleast_2d(np.asarray(self.A(q), dtype=float))
+        if A.shape != (self.size, model.nv) or not np.all(np.isfinite(A)):
+            raise ModelError(f"Nonholonomic '{self.name}': A returned shape {A.shape}, expected ({self.size}, "
+                             f"{model.nv}) finite values")
+        return A
+
+    def rhs(self, q):
+        return np.zeros(self.size) if self.b is None else _call(self.b, q, self.size, f"Nonholonomic '{self.name}': b")
+
+    def evaluate(self, s):
+        m, q, v = s.model, s.q, s.v
+        rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
+        gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
+        return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
+
+
+def stack(model, snapshot, constraints=None):
+    """All rows of ``constraints`` (default: the model's) stacked, and the row slice of each constraint."""
+    constraints = model.constraints if constraints is None else constraints
+    parts, slices, start = [], [], 0
+    for c in constraints:
+        rows = c.evaluate(snapshot)
+        parts.append(rows)
+        slices.append(slice(start, start + rows.J.shape[0]))
+        start += rows.J.shape[0]
+    if not parts:
+        nv = snapshot.nv
+        return Rows(np.zeros(0), np.zeros((0, nv)), np.zeros(0), np.zeros(0), np.zeros(0, bool)), slices
+    return Rows(*(np.concatenate(x) for x in zip(*parts))), slices
