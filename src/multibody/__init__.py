@@ -15,5 +15,7 @@ from .simulate import (Event, JointSpring, Spring, Trajectory, inverse_dynamics,
                        natural_frequencies, simulate, static_equilibrium)
 from .io import load, read_model_file
 from .sweep import sweep
+from .constraints import (Align, Box, Capsule, Connect, Holonomic, KnifeEdge, Nonholonomic, Plane, PointOnPlane,
+                          RollingDisk, RollingSphere, Sphere, Weld, assemble, constraint_forces, forward_dynamics)
 
 __version__ = "0.1.0"
