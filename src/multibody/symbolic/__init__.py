@@ -7,6 +7,7 @@
 
 From a tree :class:`multibody.Model`: ``sym.equations_of_motion(model)``.
 """
+from .dh import lagrange_dh
 from .eom import EquationsOfMotion
 from .gauss import gauss, transfer
 from .kane import Gyrostat, kane
@@ -15,4 +16,4 @@ from .numeric import NumericEquations
 from .tree import equations_of_motion, symbolic_chain
 
 __all__ = ["EquationsOfMotion", "NumericEquations", "Gyrostat", "Hamiltonian", "kane", "lagrange", "hamilton",
-           "gauss", "transfer", "equations_of_motion", "symbolic_chain"]
+           "gauss", "transfer", "lagrange_dh", "equations_of_motion", "symbolic_chain"]

@@ -48,8 +48,16 @@ def inertia_terms(motions, n):
     X, Y = sp.zeros(n, n), sp.zeros(n, 1)
     for b in motions:
         X += b.mass * (b.V.T * b.V) + b.W.T * b.inertia * b.W
-        Y -= b.V.T * (b.mass * b.a_t) + b.W.T * (b.inertia * b.alpha_t + cross(b.omega, b.inertia * b.omega))
+        Y -= b.mass * (b.V.T * b.a_t) + b.W.T * (b.inertia * b.alpha_t + gyroscopic(b.inertia, b.omega))
     return X, Y
+
+
+def gyroscopic(I, w):
+    """ω × I ω; for principal axes written (I₃ − I₂) ω₂ ω₃, ... (Euler's equations) to keep it short."""
+    if I.is_diagonal():
+        return sp.Matrix([(I[2, 2] - I[1, 1]) * w[1] * w[2], (I[0, 0] - I[2, 2]) * w[2] * w[0],
+                          (I[1, 1] - I[0, 0]) * w[0] * w[1]])
+    return cross(w, I * w)
 
 
 def solve_linear(equations, unknowns, what, simplify):

@@ -55,23 +55,22 @@ def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
     # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
     F = sum((b.V.T * (b.mass * g) for b, g in zip(motions, gravity_terms)), sp.zeros(model.nv, 1)) + tau
     udot = sp.Matrix([ui.diff(TIME) for ui in u])
+    # the records' a* include −g, so the inertia terms already carry gravity: Y = τ + Y*(with gravity)
     if method == "kane":
-        X, Ystar = inertia_terms(motions, model.nv)
+        X, Y = inertia_terms(motions, model.nv)
+        Y += tau
     elif method == "gauss":
         from .gauss import gauss_function, minimized
-        G = gauss_function(motions, F, udot)
-        X, Y = minimized(G, udot)
-        Ystar = Y - F
+        X, Y = minimized(gauss_function(motions, tau, udot), udot)
     else:
         from .lagrange import lagrange_equations
         if qdot != sp.Matrix(u):
             raise ModelError("equations_of_motion: method='lagrange' needs u = q̇ (speeds='qdot', no quaternion joints)")
         T = sum((_kinetic_energy(b, u) for b in motions), sp.Integer(0))
         X, Y = lagrange_equations(T, q, u, F, dict(zip([qi.diff(TIME) for qi in q], u)))
-        Ystar = Y - F
     return EquationsOfMotion(
-        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=F + Ystar, qdot=qdot,
-        generalized_active_forces=F, generalized_inertia_forces=Ystar - X * udot,
+        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
+        generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
         partial_velocities={b.name: (b.W, b.V) for b in motions}, inputs=tuple(tau) if torques else ())
 
 
@@ -83,14 +82,15 @@ def _kinetic_energy(b, u):
 
 def _exact(x):
     """A model number as a sympy number: integers exactly, other floats as Floats, symbols unchanged."""
-    if isinstance(x, sp.Basic):
+    if isinstance(x, sp.Basic) and not x.is_Float:
         return x
     value = float(x)
     return sp.Integer(int(value)) if value.is_integer() else sp.Float(value)
 
 
 def _matrix(array):
-    return sp.Matrix(np.asarray(array, dtype=object).tolist()).applyfunc(_exact)
+    array = np.asarray(array, dtype=object)
+    return sp.Matrix(array.shape[0], array.size // array.shape[0], [_exact(x) for x in array.ravel()])
 
 
 def _rodrigues(axis, angle):
@@ -166,7 +166,8 @@ def _recursive_kinematics(model, q, u, speeds):
         R, r = R_pl * R_J, _matrix(placement.translation) + R_pl * t_J
         Rt = R.T
         if parent < 0:
-            w_p, W_p, al_p, V_p, a_p, g = sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), gravity
+            # the base accelerates at −g: gravity enters every a* as the inertial field (RBDA §5.3)
+            w_p, W_p, al_p, V_p, a_p, g = sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), sp.zeros(3, n), -gravity, gravity
         else:
             w_p, W_p, al_p, V_p, a_p, g = frames[parent]
         rates = dict(zip([qk.diff(TIME) for qk in qj], qdot_j))
