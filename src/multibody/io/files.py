@@ -27,6 +27,7 @@ BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia")
 SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
                    "max_step": float, "samples": int}
 _REQUIRED = object()
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"  # model files shipped with the package
 
 
 @dataclass
@@ -332,6 +333,16 @@ def read_model_file(path):
     if data is None:
         raise ModelError(f"{path}: the file is empty")
     return file_from_dict(data, str(path))
+
+
+def example_path(name):
+    """Path of a bundled example model file by name ("double_pendulum", "humanoid", ...)."""
+    for suffix in ("", ".yaml", ".urdf"):
+        path = EXAMPLES / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    known = sorted(p.stem for p in EXAMPLES.glob("*") if p.suffix in (".yaml", ".urdf"))
+    raise ModelError(f"{name}: no such model file or bundled example (examples: {', '.join(known)})")
 
 
 def load(path):

@@ -55,15 +55,12 @@ class Trajectory:
                 "total": kinetic + gravity + elastic}[kind]
 
     def constraint_errors(self):
-        """Position-level constraint violation (T, m) of the model's constraints (m = 0 without any).
-
-        Each constraint contributes ``constraint.position_error(model, q)``.
-        """
-        constraints = getattr(self.model, "constraints", None) or []
-        if not constraints:
+        """Constraint violation (T, 2) per sample: max|φ(q)| (positions) and max|J v − b| (velocities), from
+        :func:`multibody.constraints.assembly.constraint_drift`; shape (T, 0) for a model without constraints."""
+        if not getattr(self.model, "constraints", None):
             return np.zeros((len(self), 0))
-        return np.array([np.concatenate([np.atleast_1d(c.position_error(self.model, q)) for c in constraints])
-                         for q in self.q]).reshape(len(self), -1)
+        from ..constraints.assembly import constraint_drift
+        return np.array([constraint_drift(self.model, q, v) for q, v in zip(self.q, self.v)]).reshape(len(self), 2)
 
     def columns(self):
         """Column names of :meth:`to_dataframe`: t, q[i] and v[i] labelled by joint, a[i], tau[i], energies."""

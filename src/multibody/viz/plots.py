@@ -49,6 +49,9 @@ def _draw(ax, trajectory, panel, t):
         ax.legend(fontsize=7, loc="upper right", title=f"max drift {drift:.1e} (relative)", title_fontsize=7)
     else:
         errors = trajectory.constraint_errors()
-        norm = np.linalg.norm(errors, axis=1) if errors.shape[1] else np.zeros(len(t))
-        ax.semilogy(t, np.maximum(norm, 1e-300), lw=1.2, label="|position error|")
-        ax.legend(fontsize=7, loc="upper right")
+        if errors.shape[1]:
+            ax.semilogy(t, np.maximum(errors[:, 0], 1e-300), lw=1.2, label="max |φ(q)| (position)")
+            ax.semilogy(t, np.maximum(errors[:, 1], 1e-300), lw=1.2, label="max |J v − b| (velocity)")
+            ax.legend(fontsize=7, loc="upper right")
+        else:
+            ax.text(0.5, 0.5, "no constraints", ha="center", va="center", transform=ax.transAxes)

@@ -1,0 +1,128 @@
+"""mb.simulate: conservation laws, analytic solutions, applied forces, events and failures."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.io.files import example_path
+
+from sim_models import G, point_pendulum
+
+
+def test_double_pendulum_conserves_energy_to_1e_8(double_pendulum):
+    setup = double_pendulum
+    traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=10.0, rtol=1e-10, atol=1e-12)
+    energy = traj.energy()
+    scale = np.abs(traj.energy("kinetic")).max()
+    assert traj.t[-1] == 10.0 and len(traj) == 1001
+    assert np.abs(energy - energy[0]).max() / scale < 1e-8
+    assert np.ptp(traj.q[:, 1]) > 1.0  # it really moved
+
+
+def test_joint_spring_oscillator_matches_cosine():
+    # mass on a prismatic joint with a spring: x(t) = x0 cos(ωt), ω = √(k/m)
+    model = mb.Model("oscillator", gravity=(0, 0, 0))
+    model.add(mb.Body("mass", mass=2.0, inertia=np.eye(3) * 0.01), joint=mb.Prismatic((1, 0, 0), name="x"))
+    model.add_force(mb.JointSpring("x", stiffness=8.0, rest=0.0))
+    traj = mb.simulate(model, [0.3], [0.0], t_end=5.0, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(traj.q[:, 0], 0.3 * np.cos(2.0 * traj.t), atol=1e-9)
+    np.testing.assert_allclose(traj.a[:, 0], -4.0 * traj.q[:, 0], atol=1e-9)
+    np.testing.assert_allclose(traj.energy(), 0.5 * 8.0 * 0.3**2, rtol=1e-9)
+
+
+def test_point_spring_equals_joint_spring_along_its_line():
+    # a spring from a world point to the slider, along the slide axis, is the same joint spring
+    def slider(element):
+        model = mb.Model("slider", gravity=(0, 0, 0))
+        model.add(mb.Body("mass", mass=1.5, inertia=np.eye(3) * 0.01), joint=mb.Prismatic((1, 0, 0), name="x"))
+        model.add_force(element)
+        return model
+    spring = slider(mb.Spring("world", (-1.0, 0, 0), "mass", (0, 0, 0), stiffness=5.0, rest_length=0.6, damping=0.3))
+    joint = slider(mb.JointSpring("x", stiffness=5.0, rest=-0.4, damping=0.3))
+    a = mb.simulate(spring, [0.2], [0.1], t_end=3.0)
+    b = mb.simulate(joint, [0.2], [0.1], t_end=3.0)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-9)
+    assert a.energy()[-1] < a.energy()[0] - 0.1  # damping dissipates
+
+
+def test_body_force_equals_the_equivalent_joint_torque():
+    model = point_pendulum()
+    force = np.array([0, 0, 0, 2.0, 0, 0])  # 2 N along body x at the body origin ...
+    moved = mb.simulate(model, [0.3], [0.0], t_end=1.0,
+                        f_ext=lambda t, q, v: {"bob0": [0, 0, 0, 2.0, 0, 0.0]})
+    assert force[3] == 2.0
+    # ... at the hinge: no torque. Apply it at the bob instead: moment r × f about the origin.
+    r, f = np.array([0, 0, -1.0]), np.array([2.0, 0, 0])
+    at_bob = mb.simulate(model, [0.3], [0.0], t_end=1.0, f_ext={"bob0": np.concatenate([np.cross(r, f), f])})
+    torque = mb.simulate(model, [0.3], [0.0], t_end=1.0, torque=[-2.0])  # τ = (r × f)·y = −2 N·m
+    free = mb.simulate(model, [0.3], [0.0], t_end=1.0)
+    np.testing.assert_allclose(moved.q, free.q, atol=1e-12)
+    np.testing.assert_allclose(at_bob.q, torque.q, atol=1e-9)
+    assert np.abs(torque.q - free.q).max() > 0.1
+
+
+def test_gyrostat_conserves_momentum_and_unit_quaternion():
+    setup = mb.read_model_file(example_path("satellite_rotor"))
+    traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=20.0, rtol=1e-10, atol=1e-12)
+    h = np.array([mb.momentum(setup.model, q, v)[0] for q, v in zip(traj.q, traj.v)])
+    assert np.abs(h - h[0]).max() < 1e-8 * np.linalg.norm(h[0])
+    np.testing.assert_allclose(np.linalg.norm(traj.q[:, 3:7], axis=1), 1.0, atol=1e-14)
+    assert np.ptp(traj.q[:, 3:7]) > 0.1  # the carrier tumbles
+
+
+def test_terminal_event_and_bounce_action_at_analytic_times():
+    # a ball on a vertical slider dropped from h: hits z = 0 at √(2h/g); an elastic bounce returns it to h
+    model = mb.Model("ball", gravity=(0, 0, -G))
+    model.add(mb.Body("ball", mass=1.0, inertia=np.eye(3) * 1e-3), joint=mb.Prismatic((0, 0, 1)))
+    hit = mb.Event(lambda t, q, v: q[0], name="floor", direction=-1, action=lambda t, q, v: (q, -v))
+    traj = mb.simulate(model, [1.0], [0.0], t_end=2.0, events=[hit], rtol=1e-10, atol=1e-12)
+    t_hit = np.sqrt(2.0 / G)
+    assert [name for name, _ in traj.events] == ["floor", "floor"]
+    np.testing.assert_allclose([t for _, t in traj.events], [t_hit, 3 * t_hit], rtol=1e-9)
+    assert traj.q.min() > -1e-9 and abs(traj.q[:, 0].max() - 1.0) < 1e-9
+
+    def stop(t, q, v):
+        return q[0] - 0.5
+    stop.terminal = True
+    stopped = mb.simulate(model, [1.0], [0.0], t_end=2.0, events=[stop])
+    assert stopped.events[0][0] == "stop" and stopped.t[-1] <= stopped.events[0][1] < 0.33
+
+
+def test_failure_raises_with_time_and_partial_trajectory():
+    model = point_pendulum()
+
+    def torque(t, q, v):
+        return [np.nan] if t > 0.5 else [0.0]
+    with pytest.raises(mb.SimulationError) as info:
+        mb.simulate(model, [0.3], [0.0], t_end=2.0, torque=torque)
+    error = info.value
+    assert 0.3 < error.time <= 0.5 and "t = " in str(error)
+    assert isinstance(error.trajectory, mb.Trajectory) and 0.2 < error.trajectory.t[-1] <= 0.5
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(t_end=-1.0), "t_end"), (dict(method="Euler"), "unknown method"), (dict(q0=[0.0, 1.0]), "q0"),
+    (dict(torque=[1.0, 2.0]), "torque"), (dict(t_eval=[0.5, 0.2]), "t_eval")])
+def test_bad_arguments_name_the_culprit(bad, match):
+    arguments = dict(q0=[0.1], v0=[0.0], t_end=1.0) | bad
+    with pytest.raises(ValueError, match=match):
+        mb.simulate(point_pendulum(), **arguments)
+
+
+def test_symbolic_equations_plug_in_as_dynamics(double_pendulum):
+    sym = pytest.importorskip("multibody.symbolic")
+    model = double_pendulum.model
+    numeric = sym.equations_of_motion(model).to_numeric(backend="numpy")
+    reference = mb.simulate(model, double_pendulum.q0, double_pendulum.v0, t_end=2.0)
+    generated = mb.simulate(model, double_pendulum.q0, double_pendulum.v0, t_end=2.0,
+                            dynamics=lambda t, q, v, tau: numeric.udot(q, v, t))
+    np.testing.assert_allclose(generated.q, reference.q, atol=1e-7)
+
+
+def test_constrained_four_bar_stays_closed():
+    if not hasattr(mb, "forward_dynamics"):
+        pytest.skip("constrained dynamics (issue 4) not available")
+    setup = mb.read_model_file(example_path("four_bar"))
+    traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=2.0)
+    errors = traj.constraint_errors()
+    assert errors.shape == (len(traj), 2) and errors.max() < 1e-6
+    assert np.ptp(traj.q[:, 0]) > 0.5
