@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,10 @@ class ModelFile:
     source: str = "<dict>"
 
 
+class _FileError(ModelError):
+    """A model-file error already located as ``source: path: problem``."""
+
+
 class _Reader:
     """Typed access to nested YAML data that reports errors as ``source: path: problem``."""
 
@@ -48,7 +53,17 @@ class _Reader:
         self.source = source
 
     def fail(self, path, problem):
-        raise ModelError(f"{self.source}: {path}: {problem}" if path else f"{self.source}: {problem}")
+        raise _FileError(f"{self.source}: {path}: {problem}" if path else f"{self.source}: {problem}")
+
+    @contextmanager
+    def at(self, path, errors=(ModelError,)):
+        """Report errors of the model-building calls inside the block at ``path``."""
+        try:
+            yield
+        except _FileError:
+            raise
+        except errors as exc:
+            self.fail(path, str(exc))
 
     def mapping(self, value, path, allowed):
         if not isinstance(value, dict):
@@ -127,7 +142,7 @@ def _placement(reader, data, path):
     if len(orientation) > 1:
         reader.fail(path, f"give one orientation, not {' and '.join(orientation)}")
     xyz = reader.get(data, "xyz", path, "vector3", np.zeros(3))
-    try:
+    with reader.at(path):
         if "rpy" in data:
             return Transform.from_rpy(reader.get(data, "rpy", path, "vector3"), xyz)
         if "rotation" in data:
@@ -143,10 +158,6 @@ def _placement(reader, data, path):
             if aa.shape != (4,):
                 reader.fail(_join(path, "axis_angle"), f"expected 4 numbers (axis x, y, z, angle [rad]), got {aa.tolist()}")
             return Transform(rotation_about(aa[:3], aa[3]), xyz)
-    except ModelError as exc:
-        if str(exc).startswith(reader.source):
-            raise
-        reader.fail(path, str(exc))
     return Transform(translation=xyz)
 
 
@@ -171,10 +182,8 @@ def _joint(reader, value, path):
     cls = JOINT_TYPES[kind]
     name = reader.get(value, "name", path, "string", None)
     if cls in _AXIAL:
-        try:
+        with reader.at(_join(path, "axis")):
             return cls(reader.get(value, "axis", path, "vector3", (0.0, 0.0, 1.0)), name=name)
-        except ModelError as exc:
-            reader.fail(_join(path, "axis"), str(exc))
     if "axis" in value:
         reader.fail(_join(path, "axis"), f"a {kind} joint has no axis")
     return cls(name=name)
@@ -186,16 +195,14 @@ def _add_body(reader, model, data, path):
     parent = reader.get(data, "parent", path, "string", "world")
     joint = _joint(reader, data["joint"], _join(path, "joint")) if "joint" in data else reader.get(data, "joint", path, "string")
     placement = _placement(reader, data.get("placement"), _join(path, "placement"))
-    try:
-        body = Body(name, mass=reader.get(data, "mass", path, "number"), com=reader.get(data, "com", path, "vector3", np.zeros(3)),
-                    inertia=_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
-                    else reader.get(data, "inertia", path, "matrix3"))
+    mass = reader.get(data, "mass", path, "number")
+    com = reader.get(data, "com", path, "vector3", np.zeros(3))
+    inertia = (_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
+               else reader.get(data, "inertia", path, "matrix3"))
+    with reader.at(path):
+        body = Body(name, mass=mass, com=com, inertia=inertia)
+    with reader.at(_join(path, "parent") if parent not in model._index and parent != "world" else path):
         model.add(body, parent=parent, joint=joint, placement=placement)
-    except ModelError as exc:
-        if str(exc).startswith(reader.source):
-            raise
-        field_name = "parent" if "parent" in str(exc) else None
-        reader.fail(_join(path, field_name) if field_name else path, str(exc))
 
 
 def _construct(reader, cls, data, path, skip=("type",)):
@@ -205,10 +212,8 @@ def _construct(reader, cls, data, path, skip=("type",)):
     missing = [name for name, p in parameters.items() if p.default is inspect.Parameter.empty and name not in data]
     if missing:
         reader.fail(_join(path, missing[0]), "missing required field")
-    try:
+    with reader.at(path, (ModelError, ValueError, TypeError)):
         return cls(**{key: value for key, value in data.items() if key not in skip})
-    except (ModelError, ValueError, TypeError) as exc:
-        reader.fail(path, str(exc))
 
 
 def _constraint_class(reader, kind, path):
@@ -230,10 +235,8 @@ def model_from_dict(data, source="<dict>"):
         reader.fail("bodies", "missing required field (give bodies, a dh table, or both)")
     if "dh" in data:
         rows = reader.get(data, "dh", "", "list")
-        try:
+        with reader.at("dh"):
             model = Model.from_dh(rows, gravity=gravity, name=name)
-        except ModelError as exc:
-            reader.fail("dh", str(exc))
     else:
         model = Model(name, gravity=gravity)
     for i, body in enumerate(reader.get(data, "bodies", "", "list", [])):
@@ -241,11 +244,9 @@ def model_from_dict(data, source="<dict>"):
     for i, frame in enumerate(reader.get(data, "frames", "", "list", [])):
         path = f"frames[{i}]"
         reader.mapping(frame, path, ("name", "body", "placement"))
-        try:
+        with reader.at(path):
             model.add_frame(reader.get(frame, "name", path, "string"), reader.get(frame, "body", path, "string"),
                             _placement(reader, frame.get("placement"), _join(path, "placement")))
-        except ModelError as exc:
-            reader.fail(path, str(exc))
     for i, element in enumerate(reader.get(data, "forces", "", "list", [])):
         path = f"forces[{i}]"
         if not isinstance(element, dict):
@@ -253,23 +254,15 @@ def model_from_dict(data, source="<dict>"):
         kind = reader.get(element, "type", path, "string")
         if kind not in FORCE_TYPES:
             reader.fail(_join(path, "type"), f"unknown force element '{kind}' (known: {', '.join(FORCE_TYPES)})")
-        try:
+        with reader.at(path):
             model.add_force(_construct(reader, FORCE_TYPES[kind], element, path))
-        except ModelError as exc:
-            if str(exc).startswith(reader.source):
-                raise
-            reader.fail(path, str(exc))
     for i, item in enumerate(reader.get(data, "constraints", "", "list", [])):
         path = f"constraints[{i}]"
         if not isinstance(item, dict):
             reader.fail(path, f"expected a mapping with a type, got {_show(item)}")
         cls = _constraint_class(reader, reader.get(item, "type", path, "string"), path)
-        try:
+        with reader.at(path):
             model.add_constraint(_construct(reader, cls, item, path))
-        except ModelError as exc:
-            if str(exc).startswith(reader.source):
-                raise
-            reader.fail(path, str(exc))
     return model
 
 
