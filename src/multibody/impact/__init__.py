@@ -2,3 +2,5 @@
 by Gauss's principle, and event-driven simulation of collisions with restitution and friction."""
 from .dh_matrix import dh_impulse_response, dh_mass_matrix
 from .impulse import ImpulseResponse, apply_impulse, impulse_response
+from .constraints_impulse import Contact, FixPoint, ImpactResult, LockJoint, resolve_impact
+from .events import Collisions, ImpactRecord, simulate_impacts

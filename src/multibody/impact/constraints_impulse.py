@@ -1,0 +1,306 @@
+"""Impulsive constraints by Gauss's principle in impulse form: a joint suddenly locked, a point suddenly fixed,
+contacts that collide, with restitution (Newton's or Poisson's law) and Coulomb friction.
+
+Gauss's principle (document 003, eq. 5) carried over from accelerations to velocity jumps: among all velocities
+v⁺ compatible with the impulsive constraints, the true one minimizes
+
+    Z(v⁺) = ½ (v⁺ − v_free)ᵀ M (v⁺ − v_free),     v_free = v⁻ + M⁻¹ B  (the response to given impulses B),
+
+the kinetic energy of the velocity change the constraints impose. With constraint rows G (k × nv) the
+minimizer is v⁺ = v_free + M⁻¹ Gᵀ λ, λ the constraint impulses, and in contact space u = G v⁺ reads
+
+    u = G v_free + W λ,     W = G M⁻¹ Gᵀ   (the Delassus matrix).
+
+Constraints on u, with Newton's coefficient e (velocity law, the default):
+- bilateral (LockJoint, FixPoint): u = −e G v⁻ (e = 0: the joint or point stops dead);
+- contact normal: u_n ≥ −e u_n⁻, λ_n ≥ 0, one of them tight (λ_n (u_n + e u_n⁻) = 0);
+- contact tangent: Coulomb, ‖λ_t‖ ≤ μ λ_n, and λ_t opposes the sliding u_t when ‖λ_t‖ = μ λ_n.
+Poisson's law (``law="poisson"``) instead splits the impact: a compression phase with e = 0 gives λ_c, the
+restitution phase adds e λ_c along each normal, then a last e = 0 pass removes any approach this left. For one
+frictionless contact both laws give the same result; they differ with friction or several contacts.
+
+Simultaneous contacts (``method="simultaneous"``) are solved together by projected Gauss–Seidel on W (Moreau,
+Jean). ``method="sequential"`` resolves them pairwise, always the fastest-approaching one first, each with its
+own current approach velocity, until none approaches: this is the propagation model that reproduces Newton's
+cradle (the impulse travels through the row of balls), whereas the simultaneous law spreads it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dynamics._inputs import as_state
+from ..dynamics.algorithms import crba
+from ..dynamics.kinematics import jacobian
+from ..constraints.types import _perpendicular_pair
+from ..errors import ModelError, SimulationError
+from .impulse import as_impulse_list, generalized_impulse, solve_mass
+
+LAWS = ("newton", "poisson")
+METHODS = ("simultaneous", "sequential")
+
+
+def check_restitution(e, owner):
+    """e as a float in [0, 1]; ModelError naming ``owner`` otherwise."""
+    try:
+        e = float(e)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: restitution must be a number in [0, 1], got {e!r}") from None
+    if not 0.0 <= e <= 1.0:
+        raise ModelError(f"{owner}: restitution must be in [0, 1] (0 plastic, 1 elastic), got {e!r}")
+    return e
+
+
+def check_friction(mu, owner):
+    try:
+        mu = float(mu)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: friction coefficient must be a number ≥ 0, got {mu!r}") from None
+    if not (np.isfinite(mu) and mu >= 0.0):
+        raise ModelError(f"{owner}: friction coefficient must be finite and ≥ 0, got {mu!r}")
+    return mu
+
+
+@dataclass(frozen=True)
+class LockJoint:
+    """A joint (by joint or child-body name) suddenly locked: its velocities jump to −e times their value."""
+
+    joint: str
+    restitution: float = 0.0
+
+
+@dataclass(frozen=True)
+class FixPoint:
+    """A point of ``body`` (coordinates in the body or named frame) suddenly fixed in the world, as when a
+    falling linkage hits a pin: its velocity jumps to −e times its value."""
+
+    body: str
+    point: tuple = (0.0, 0.0, 0.0)
+    restitution: float = 0.0
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A unilateral point contact between ``body`` and ``other`` (a body, or None for the fixed world).
+
+    ``point`` and ``other_point`` are the contact points in their bodies' (or frames') coordinates [m] (for the
+    world, ``other_point`` is in world coordinates and does not matter); ``normal`` (world axes) points from
+    ``other`` towards ``body``, so u_n = n · (v_P − v_P') < 0 means approaching.
+    """
+
+    body: str
+    point: tuple
+    normal: tuple
+    other: str | None = None
+    other_point: tuple = (0.0, 0.0, 0.0)
+    restitution: float = 0.0
+    friction: float = 0.0
+
+
+@dataclass(frozen=True)
+class ImpactResult:
+    """Velocity after an impulsive constraint or collision.
+
+    v : (nv,) velocity after; impulses : list of per-constraint impulse arrays (contact: (λ_n, λ_t1, λ_t2) [N·s]
+    along the normal and two world tangents; FixPoint: (3,) world-axes impulse on the point [N·s]; LockJoint:
+    (joint nv,) generalized impulse); kinetic_energy_before, kinetic_energy_after [J]; iterations of the solver.
+    """
+
+    v: np.ndarray
+    impulses: list
+    kinetic_energy_before: float
+    kinetic_energy_after: float
+    iterations: int
+
+    @property
+    def kinetic_energy_change(self):
+        return self.kinetic_energy_after - self.kinetic_energy_before
+
+
+def contact_basis(n):
+    """Rows (n, t1, t2) (3 × 3): the unit normal and two world tangents of a contact; contact impulses
+    (λ_n, λ_t1, λ_t2) map to the world impulse λ @ contact_basis(n)."""
+    return np.vstack([n, *_perpendicular_pair(n)])
+
+
+def _unit_normal(normal, owner):
+    n = np.asarray(normal, dtype=np.float64)
+    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-12:
+        raise ModelError(f"{owner}: normal must be a finite non-zero 3-vector, got {normal!r}")
+    return n / np.linalg.norm(n)
+
+
+def constraint_rows(model, q, constraint):
+    """(G (k × nv), kind, e, μ) of one constraint at q: kind 'bilateral' or 'contact' (rows n, t1, t2)."""
+    label = f"{type(constraint).__name__} {constraint!r}"
+    if isinstance(constraint, LockJoint):
+        s = model.v_slice(constraint.joint)
+        G = np.eye(model.nv)[s]
+        return G, "bilateral", check_restitution(constraint.restitution, label), 0.0
+    if isinstance(constraint, FixPoint):
+        G = jacobian(model, q, constraint.body, constraint.point)[3:]
+        return G, "bilateral", check_restitution(constraint.restitution, label), 0.0
+    if isinstance(constraint, Contact):
+        n = _unit_normal(constraint.normal, label)
+        Jrel = jacobian(model, q, constraint.body, constraint.point)[3:]
+        if constraint.other not in (None, "world"):
+            Jrel = Jrel - jacobian(model, q, constraint.other, constraint.other_point)[3:]
+        return (contact_basis(n) @ Jrel, "contact", check_restitution(constraint.restitution, label),
+                check_friction(constraint.friction, label))
+    raise ModelError(f"impulsive constraint must be a LockJoint, FixPoint or Contact, got {constraint!r}")
+
+
+class _Problem:
+    """The constraint rows stacked: G (k × nv), block slices, kinds, e, μ; and W = G M⁻¹ Gᵀ."""
+
+    def __init__(self, model, q, constraints, M, rest_velocity=0.0):
+        self.rest_velocity = rest_velocity
+        rows = [constraint_rows(model, q, c) for c in constraints]
+        self.blocks, start = [], 0
+        for G, kind, e, mu in rows:
+            self.blocks.append((slice(start, start + G.shape[0]), kind, e, mu))
+            start += G.shape[0]
+        self.G = np.vstack([r[0] for r in rows]) if rows else np.zeros((0, model.nv))
+        self.MinvGT = solve_mass(M, self.G.T)
+        self.W = self.G @ self.MinvGT
+        # per block: pseudo-inverse of its diagonal block (rank-deficient for a FixPoint on a planar mechanism),
+        # for a contact of its tangential 2×2 block
+        self.Winv = [np.linalg.pinv(self.W[s, s] if kind == "bilateral" else self.W[s.start + 1:s.stop, s.start + 1:s.stop],
+                                    rcond=1e-12) for s, kind, _, _ in self.blocks]
+
+
+def _gauss_seidel(problem, u0, targets, active, tol, max_iter):
+    """Projected Gauss–Seidel on u = u0 + W λ: bilateral blocks hit their targets, contact normals obey
+    λ_n ≥ 0 ⟂ u_n ≥ target_n, tangents obey Coulomb's disk ‖λ_t‖ ≤ μ λ_n. Returns (λ, iterations)."""
+    W, lam = problem.W, np.zeros(len(u0))
+    scale = max(1.0, np.abs(u0).max(initial=0.0), np.abs(targets).max(initial=0.0))
+    for it in range(1, max_iter + 1):
+        change = 0.0
+        for b in active:
+            s, kind, _, mu = problem.blocks[b]
+            u = u0[s] + W[s] @ lam
+            old = lam[s].copy()
+            if kind == "bilateral":
+                lam[s] += problem.Winv[b] @ (targets[s] - u)
+            else:
+                i = s.start
+                # normal: λ_n ← max(0, λ_n + (target − u_n) / W_nn)  (a contact that cannot move takes none)
+                if W[i, i] > 1e-14 * np.abs(W).max():
+                    lam[i] = max(0.0, lam[i] + (targets[i] - u[0]) / W[i, i])
+                # tangent: stop sliding (u_t = 0), then project onto the friction disk ‖λ_t‖ ≤ μ λ_n
+                ut = u0[i + 1:i + 3] + W[i + 1:i + 3] @ lam
+                lt = lam[i + 1:i + 3] - problem.Winv[b] @ ut
+                limit, norm = mu * lam[i], np.linalg.norm(lt)
+                lam[i + 1:i + 3] = lt if norm <= limit else lt * (limit / norm)
+            change = max(change, np.abs(lam[s] - old).max() * np.abs(W[s, s]).max())
+        if change <= tol * scale:
+            return lam, it
+    raise SimulationError(f"impact solver: projected Gauss–Seidel did not converge in {max_iter} iterations "
+                          f"(last change {change:.3g}); constraints may be inconsistent")
+
+
+def _restitution(problem, b, u_n):
+    """The block's e, or 0 for a contact that would rebound slower than ``rest_velocity`` (e |u_n⁻| below it):
+    it stops instead of bouncing ever smaller."""
+    e = problem.blocks[b][2]
+    return e if problem.blocks[b][1] == "bilateral" or -e * u_n >= problem.rest_velocity else 0.0
+
+
+def _targets(problem, u_minus, blocks, law):
+    """Velocity targets of Newton's law: bilateral u⁺ = −e u⁻; contact u_n⁺ ≥ −e u_n⁻ for an approaching contact.
+    For Poisson's compression phase contact targets are 0 (bilateral ones keep Newton's)."""
+    targets = np.zeros(len(u_minus))
+    for b in blocks:
+        s, kind, _, _ = problem.blocks[b]
+        e = _restitution(problem, b, u_minus[s.start])
+        if kind == "bilateral":
+            targets[s] = -e * u_minus[s]
+        elif law == "newton":
+            targets[s.start] = -e * min(u_minus[s.start], 0.0)
+    return targets
+
+
+def _solve(problem, u0, u_minus, blocks, law, tol, max_iter):
+    """Impulses λ on ``blocks`` from contact-space velocity u0 (before these impulses) by the chosen law."""
+    targets = _targets(problem, u_minus, blocks, law)
+    lam, its = _gauss_seidel(problem, u0, targets, blocks, tol, max_iter)
+    if law == "newton":
+        return lam, its
+    # Poisson: after compression λ_c, restitution adds e λ_c,n along each contact normal; a last pass with
+    # zero targets removes any approach this leaves between several contacts.
+    for b in blocks:
+        s, kind, _, _ = problem.blocks[b]
+        if kind == "contact":
+            lam[s.start] *= 1.0 + _restitution(problem, b, u_minus[s.start])
+    fix, its_fix = _gauss_seidel(problem, u0 + problem.W @ lam, targets, blocks, tol, max_iter)
+    return lam + fix, its + its_fix
+
+
+def _sequential(problem, u0, u_minus, law, tol, max_iter):
+    """Pairwise propagation: the fastest-approaching contact is resolved (with the bilateral constraints, kept at
+    their targets) using its current approach velocity, until no contact approaches."""
+    bilateral = [b for b, (_, kind, _, _) in enumerate(problem.blocks) if kind == "bilateral"]
+    contacts = [b for b, (_, kind, _, _) in enumerate(problem.blocks) if kind == "contact"]
+    lam, total = np.zeros(len(u0)), 0
+    threshold = tol * max(1.0, np.abs(u0).max(initial=0.0))
+    for _ in range(max_iter):
+        u = u0 + problem.W @ lam
+        approach = [u[problem.blocks[b][0].start] for b in contacts]
+        if not contacts or min(approach) >= -threshold:
+            if bilateral and total == 0:
+                step, its = _solve(problem, u, u_minus, bilateral, law, tol, max_iter)
+                lam, total = lam + step, total + its
+            return lam, total
+        b = contacts[int(np.argmin(approach))]
+        current = u_minus.copy()
+        s = problem.blocks[b][0]
+        current[s] = u[s]
+        step, its = _solve(problem, u, current, bilateral + [b], law, tol, max_iter)
+        lam, total = lam + step, total + its
+    raise SimulationError(f"impact solver: sequential impacts did not settle in {max_iter} pairwise impacts")
+
+
+def resolve_impact(model, q, v, constraints, impulses=None, law="newton", method="simultaneous",
+                   rest_velocity=0.0, tol=1e-13, max_iter=10000):
+    """Velocity just after impulsive constraints (and optional external impulses) by Gauss's principle.
+
+    Parameters
+    ----------
+    q : (nq,) configuration (frozen); v : (nv,) velocity just before.
+    constraints : list of :class:`LockJoint`, :class:`FixPoint`, :class:`Contact`.
+    impulses : optional external point impulses, as for :func:`multibody.apply_impulse` (list of triples).
+    law : "newton" (velocity restitution, default) or "poisson" (impulse restitution).
+    method : "simultaneous" (all constraints at once) or "sequential" (pairwise propagation, see module doc).
+    rest_velocity : contacts that would rebound slower than this (e |u_n⁻| < rest_velocity) [m/s] get e = 0:
+        they come to rest instead of bouncing ever smaller (the threshold that keeps event-driven simulation out
+        of Zeno behaviour).
+    tol, max_iter : convergence of the projected Gauss–Seidel solver (relative to the largest velocity).
+
+    Returns
+    -------
+    ImpactResult
+    """
+    if law not in LAWS:
+        raise ValueError(f"resolve_impact: law must be one of {LAWS}, got {law!r}")
+    if method not in METHODS:
+        raise ValueError(f"resolve_impact: method must be one of {METHODS}, got {method!r}")
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if q.ndim != 1 or v.ndim != 1 or not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+        raise ValueError(f"resolve_impact: q and v must be single finite states, got shapes {q.shape}, {v.shape}")
+    M = crba(model, q)
+    v_free = v.copy()
+    if impulses:
+        v_free += solve_mass(M, generalized_impulse(model, q, as_impulse_list(model, impulses)))
+    if not (np.isfinite(rest_velocity) and rest_velocity >= 0):
+        raise ValueError(f"resolve_impact: rest_velocity must be finite and ≥ 0 [m/s], got {rest_velocity!r}")
+    problem = _Problem(model, q, list(constraints), M, float(rest_velocity))
+    u0, u_minus = problem.G @ v_free, problem.G @ v
+    if method == "simultaneous":
+        lam, its = _solve(problem, u0, u_minus, range(len(problem.blocks)), law, tol, max_iter)
+    else:
+        lam, its = _sequential(problem, u0, u_minus, law, tol, max_iter)
+    v_plus = v_free + problem.MinvGT @ lam
+    per = [lam[s] for s, *_ in problem.blocks]
+    return ImpactResult(v_plus, per, 0.5 * v @ M @ v, 0.5 * v_plus @ M @ v_plus, its)

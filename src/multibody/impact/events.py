@@ -1,0 +1,186 @@
+"""Event-driven simulation of collisions: the gap between two shapes crossing zero stops the integration, an
+impact law jumps the velocity, and the integration continues.
+
+Between impacts the motion is smooth (:func:`multibody.simulate`). For every pair of contact shapes on
+different bodies (``Model.add_geometry``) an event function g(q) = signed distance [m] is watched for a falling
+zero crossing. At a crossing all pairs within ``contact_tolerance`` of touching are resolved together by
+:func:`~multibody.impact.resolve_impact` (Newton or Poisson restitution, Coulomb friction, simultaneous or
+sequential), the impact is recorded, and the run restarts from the new velocity.
+
+Resting contact and Zeno behaviour: a ball with e < 1 bounces infinitely often before a finite time
+t∞ = t₀ + (2 v₀ / g) e / (1 − e). Two rules stop this: a contact that would rebound slower than
+``rest_velocity`` [m/s] (default 1e-3) takes e = 0, and a pair that leaves an impact touching with normal speed below
+``rest_velocity`` is flagged *resting*: its event function becomes g + ``release_distance`` (it no longer
+triggers on the contact it sits on), and the dynamics switches to the contact-aware forward dynamics
+(:func:`multibody.constraints.forward.forward_dynamics`: Gauss's principle with a Signorini/Coulomb LCP)
+while any pair rests. A resting pair is released when its gap exceeds ``release_distance``. The ball then
+comes to rest less than 2 rest_velocity / (g (1 − e)) before t∞.
+
+Pair properties follow the contact module: friction μ = √(μ_A μ_B), restitution e = max(e_A, e_B).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constraints.forward import forward_dynamics
+from ..constraints.geometry import collide
+from ..dynamics.algorithms import aba
+from ..dynamics.kinematics import body_poses
+from ..errors import ModelError
+from ..simulate.simulate import Event, simulate
+from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
+
+
+@dataclass(frozen=True)
+class ImpactRecord:
+    """One impact: ``time`` [s]; per contact: ``pairs`` (geometry names A, B), ``bodies`` (body names, None for
+    the world), ``points`` (3,) world contact points [m], ``normals`` (3,) unit from B to A, ``impulses`` (3,)
+    world impulse on A [N·s] (−impulse on B), ``approach`` normal velocity before [m/s] (< 0 approaching);
+    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact."""
+
+    time: float
+    pairs: list
+    bodies: list
+    points: list
+    normals: list
+    impulses: list
+    approach: list
+    kinetic_energy_before: float
+    kinetic_energy_after: float
+    resting: list
+
+
+class Collisions:
+    """The collision events of a model and the impact log (one per simulation run).
+
+    Parameters as for :func:`simulate_impacts`.
+    """
+
+    def __init__(self, model, law="newton", method="sequential", rest_velocity=1e-3, contact_tolerance=1e-9,
+                 release_distance=1e-6, stabilization=(20.0, 20.0)):
+        if not getattr(model, "geometries", None):
+            raise ModelError(f"model '{model.name}': has no contact shapes; add them with model.add_geometry()")
+        for name, value in (("rest_velocity", rest_velocity), ("contact_tolerance", contact_tolerance),
+                            ("release_distance", release_distance)):
+            if not (np.isfinite(value) and value >= 0):
+                raise ValueError(f"simulate_impacts: {name} must be finite and ≥ 0, got {value!r}")
+        self.model, self.law, self.method = model, law, method
+        self.rest_velocity, self.tolerance = float(rest_velocity), float(contact_tolerance)
+        self.release, self.stabilization = float(release_distance), stabilization
+        geoms = model.geometries
+        self.pairs = [(i, j) for i in range(len(geoms)) for j in range(i + 1, len(geoms))
+                      if geoms[i].body != geoms[j].body]
+        if not self.pairs:
+            raise ModelError(f"model '{model.name}': no two contact shapes are on different bodies")
+        self.resting = set()  # pairs in resting contact
+        self.fired = set()  # pairs that took part in the last impact and have not separated yet
+        self.records = []
+
+    def _posed(self, poses, geometry):
+        """(body name or None, R, p): world pose of a geometry's frame."""
+        if geometry.body == "world":
+            return None, geometry.placement.rotation, geometry.placement.translation
+        R0, p0 = poses
+        index, origin, rotation = self.model.locate(geometry.body, geometry.placement.translation)
+        return self.model.bodies[index].name, R0[index] @ rotation @ geometry.placement.rotation, p0[index] + R0[index] @ origin
+
+    def _contacts(self, poses, pair, margin):
+        """(body A, body B, ContactPoint) of a pair with gap ≤ margin (normals from B to A)."""
+        ga, gb = (self.model.geometries[k] for k in pair)
+        (na, Ra, pa), (nb, Rb, pb) = self._posed(poses, ga), self._posed(poses, gb)
+        return [(na, nb, c) for c in collide(ga.shape, (Ra, pa), gb.shape, (Rb, pb), margin)]
+
+    def gap(self, q, pair):
+        """Signed distance [m] of a pair (the smallest over its contact points)."""
+        return min(c.distance for _, _, c in self._contacts(body_poses(self.model, q), pair, np.inf))
+
+    def events(self):
+        """One :class:`multibody.simulate.Event` per shape pair: falling gap crossings trigger :meth:`impact`."""
+        def watcher(pair):
+            def g(t, q, v):
+                gap = self.gap(q, pair)
+                if pair in self.resting and gap > self.release:
+                    self.resting.discard(pair)  # lifted off: watch the contact again
+                if pair in self.fired and gap > 0.0:
+                    self.fired.discard(pair)
+                # The root is g = 0, so a pair leaving an impact restarts at g = 0. Its offset then grows from
+                # tolerance/2 to tolerance (g > 0 again) until it separates, so its next touchdown is a clean
+                # falling crossing even if one solver step spans the whole flight.
+                if pair in self.resting:
+                    return gap + self.release
+                return gap + (self.tolerance if pair in self.fired else 0.5 * self.tolerance)
+            names = "–".join(self.model.geometries[k].name for k in pair)
+            return Event(g, name=f"impact {names}", direction=-1.0, action=self.impact)
+        return [watcher(pair) for pair in self.pairs]
+
+    def _constraint(self, poses, pair, body_a, body_b, contact):
+        """A :class:`Contact` constraint for a touching ContactPoint (points in the bodies' coordinates)."""
+        ga, gb = (self.model.geometries[k] for k in pair)
+        R0, p0 = poses
+
+        def local(body):
+            if body is None:
+                return contact.point
+            k = self.model.body_index(body)
+            return R0[k].T @ (contact.point - p0[k])
+        e = check_restitution(max(ga.restitution, gb.restitution), f"shapes {ga.name}, {gb.name}")
+        return Contact(body_a, local(body_a), contact.normal, body_b, local(body_b), e,
+                       float(np.sqrt(ga.friction * gb.friction)))
+
+    def impact(self, t, q, v):
+        """Event action: resolve every touching pair at once, record the impact, return (q, v⁺)."""
+        poses = body_poses(self.model, q)
+        touching = [(pair, a, b, c) for pair in self.pairs for a, b, c in self._contacts(poses, pair, self.tolerance)]
+        constraints = [self._constraint(poses, pair, a, b, c) for pair, a, b, c in touching]
+        rows = [constraint_rows(self.model, q, c)[0] for c in constraints]
+        result = resolve_impact(self.model, q, v, constraints, law=self.law, method=self.method,
+                                rest_velocity=self.rest_velocity)
+        for (pair, *_), G in zip(touching, rows):
+            self.fired.add(pair)
+            if G[0] @ result.v < self.rest_velocity:
+                self.resting.add(pair)
+        impulses = [lam @ G_basis for lam, G_basis in zip(result.impulses, (contact_basis(c.normal) for c in constraints))]
+        self.records.append(ImpactRecord(
+            float(t), [tuple(self.model.geometries[k].name for k in pair) for pair, *_ in touching],
+            [(a, b) for _, a, b, _ in touching], [c.point for *_, c in touching], [c.normal for *_, c in touching],
+            impulses, [float(G[0] @ v) for G in rows], result.kinetic_energy_before, result.kinetic_energy_after,
+            sorted({tuple(self.model.geometries[k].name for k in pair) for pair in self.resting})))
+        return q, result.v
+
+    def dynamics(self, t, q, v, tau):
+        """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a pair rests."""
+        if not self.resting:
+            return aba(self.model, q, v, tau)
+        return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization,
+                                contact_tolerance=self.release, slip_velocity=self.rest_velocity)
+
+
+def simulate_impacts(model, q0=None, v0=None, t_end=1.0, *, law="newton", method="sequential", rest_velocity=1e-3,
+                     contact_tolerance=1e-9, release_distance=1e-6, stabilization=(20.0, 20.0), rtol=1e-10,
+                     atol=1e-12, **options):
+    """Simulate with collisions between the model's contact shapes (event-driven, impulsive impacts).
+
+    Parameters
+    ----------
+    q0, v0, t_end : as for :func:`multibody.simulate`; ``options`` (method, max_step, t_eval, samples, torque,
+        f_ext, events, progress) are passed on to it.
+    law : "newton" or "poisson" restitution; method : "sequential" (default: pairwise propagation, Newton's
+        cradle) or "simultaneous" (see :func:`~multibody.impact.resolve_impact`).
+    rest_velocity : [m/s] approach speed below which an impact is plastic and a touching pair rests.
+    contact_tolerance : [m] pairs this close at an impact take part in it (simultaneous impacts).
+    release_distance : [m] a resting pair is watched again once its gap exceeds this.
+    stabilization : Baumgarte gains (α, β) [1/s] for resting contacts.
+
+    Returns
+    -------
+    Trajectory, with ``trajectory.impacts`` the list of :class:`ImpactRecord` (and the impact events in
+    ``trajectory.events``).
+    """
+    collisions = Collisions(model, law, method, rest_velocity, contact_tolerance, release_distance, stabilization)
+    events = [*collisions.events(), *options.pop("events", ())]
+    trajectory = simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, events=events, dynamics=collisions.dynamics,
+                          **options)
+    trajectory.impacts = collisions.records
+    return trajectory
