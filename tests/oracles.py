@@ -151,6 +151,7 @@ class PinocchioTwin:
         return np.asarray(v)[self.v_perm]
 
     def v_back(self, v_pin):
+        v_pin = np.atleast_1d(v_pin)
         out = np.empty_like(v_pin)
         out[self.v_perm] = v_pin
         return out
@@ -162,7 +163,7 @@ class PinocchioTwin:
         return self.v_back(self.pin.aba(self.pm, self.data, self.q(q), self.v(v), self.v(tau)))
 
     def crba(self, q):
-        M = self.pin.crba(self.pm, self.data, self.q(q))
+        M = np.asarray(self.pin.crba(self.pm, self.data, self.q(q))).reshape(self.pm.nv, self.pm.nv)
         M = np.triu(M) + np.triu(M, 1).T
         out = np.empty_like(M)
         out[np.ix_(self.v_perm, self.v_perm)] = M
@@ -178,6 +179,7 @@ class PinocchioTwin:
         fid = pm.addFrame(frame)
         data = pm.createData()
         J = pin.computeFrameJacobian(pm, data, self.q(q), fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        J = np.asarray(J).reshape(6, -1)  # eigenpy returns a 6×1 matrix as a flat array
         J = np.vstack([J[3:], J[:3]])
         out = np.empty_like(J)
         out[:, self.v_perm] = J
