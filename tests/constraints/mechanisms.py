@@ -78,6 +78,10 @@ def four_bar_reduced(theta, rate):
     return rhs / lhs
 
 
+SC_CRANK, SC_ROD = 0.2, 0.6  # slider-crank lengths [m]
+SC_MASSES = (1.0, 2.0, 3.0)  # crank, rod, piston
+
+
 def slider_crank(speed):
     """Crank at the origin, rod, piston on a prismatic x joint, gravity −y; the crank driven at ``speed`` [rad/s]
     by the constraint q̇_crank = speed (its multiplier is the driving torque)."""
@@ -88,7 +92,7 @@ def slider_crank(speed):
     model.add(mb.Body("piston", mass=SC_MASSES[2], inertia=np.diag([0.01, 0.01, 0.01])), "world",
               mb.Prismatic((1, 0, 0)))
     model.add_constraint(mb.Connect("rod", (SC_ROD, 0, 0), "piston", (0, 0, 0)))
-    drive = np.array([[1.0, 0.0, 0.0, 0.0]])
+    drive = np.array([[1.0, 0.0, 0.0]])
     model.add_constraint(mb.Nonholonomic(lambda q: drive, size=1, b=lambda q: np.array([speed]), name="drive"))
     return model
 
