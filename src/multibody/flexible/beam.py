@@ -1,0 +1,342 @@
+"""Euler–Bernoulli beams in a floating frame of reference, with the full rigid–elastic coupling and geometric
+(centrifugal) stiffening.
+
+Frames and symbols
+------------------
+B      the floating (body) frame, to which the beam root is clamped. The undeformed beam lies on B's x axis,
+       from x = ``root`` (a hub radius) to x = ``root + length``; B's origin is the hub centre or joint point.
+s      arc length along the undeformed beam from the root [m].
+e      elastic coordinates (n,): nodal stretches, deflections and slopes of cubic Hermite / linear finite
+       elements, or the amplitudes of the beam's lowest clamped modes (``discretize(..., modes=k)``).
+u, v, w  displacement components along B's x, y, z axes (axial stretch and the two bending deflections).
+
+A material point sits, in B axes, at (Kane, Ryan & Banerjee, J. Guidance 10(2), 1987, eqs. 1–4: the axial
+variable is the *stretch*, and the foreshortening of a bent beam is kept)
+
+    r(s, e) = r0(s) + Φ(s) e − ½ (eᵀ G(s) e) b_x,      G(s) = ∫₀ˢ (Φ'_vᵀ Φ'_v + Φ'_wᵀ Φ'_w) dσ.
+
+The foreshortening term couples bending to the axial (centrifugal) inertia load: it is the geometric
+stiffening that linear floating-frame theory (G = 0, ``stiffening=False``) misses. The equations of motion are
+Kane's equations (source document 000, eq. 14) for the beam's mass, sampled at Gauss points: with generalized
+speeds u = (ω, v, ė) — B's angular velocity and origin velocity in B axes, and the elastic rates —
+
+    M(e) u̇ = f(e, ė, ω, v) + [N; F; 0],
+
+where each mass element's acceleration is the covariant second derivative of source document 001, eq. 3
+(Euler ω̇ × r, Coriolis 2 ω × ṙ, centrifugal ω × (ω × r)), and [N; F] is the wrench on the beam about B's
+origin in B axes (from its hub or joint). The angular rows are the generalized Euler equation of document 001,
+eq. 19: I Ω̇ + Ω × I Ω + İ Ω + J̇ + Ω × J = N.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import ModelError
+
+# Gauss–Legendre rule on [0, 1]: 4 points integrate the consistent mass (degree 6) exactly.
+_XI, _WEIGHT = np.polynomial.legendre.leggauss(4)
+_XI, _WEIGHT = 0.5 * (_XI + 1.0), 0.5 * _WEIGHT
+
+# nodal degree-of-freedom kinds: axial stretch, y deflection and slope, z deflection and slope
+_KINDS = ("u", "v", "v'", "w", "w'")
+_COMPONENT_KINDS = {"u": (0,), "v": (1, 2), "w": (3, 4)}
+
+
+@dataclass(frozen=True)
+class Beam:
+    """A uniform, straight Euler–Bernoulli beam (physical data only; see :func:`discretize`).
+
+    Parameters
+    ----------
+    length : float — L [m].
+    mass_per_length : float — ρA [kg/m].
+    EA : float — axial stiffness [N].
+    EIv : float — bending stiffness for deflection v along B's y axis (E·I about z) [N·m²].
+    EIw : float, optional — bending stiffness for deflection w along B's z axis (E·I about y) [N·m²];
+        defaults to ``EIv``.
+    root : float — distance of the clamped root from B's origin along x (hub radius) [m], ≥ 0.
+    polar_inertia : float — ρJ, the cross-sections' moment of inertia per length about the beam axis [kg·m]
+        (≥ 0). Torsion is not modelled: the cross-sections turn with B about x, adding the rigid inertia
+        ρJ·L about B's x axis (without it a slender beam has none, and free rotation about its axis is singular).
+    """
+
+    length: float
+    mass_per_length: float
+    EA: float
+    EIv: float
+    EIw: float | None = None
+    root: float = 0.0
+    polar_inertia: float = 0.0
+
+    def __post_init__(self):
+        if self.EIw is None:
+            object.__setattr__(self, "EIw", self.EIv)
+        for field in ("length", "mass_per_length", "EA", "EIv", "EIw"):
+            _check_positive(field, getattr(self, field))
+        for field in ("root", "polar_inertia"):
+            value = getattr(self, field)
+            try:
+                number = float(value)
+            except (TypeError, ValueError) as exc:
+                raise ModelError(f"Beam: {field} must be a number ≥ 0, got {value!r}") from exc
+            if not np.isfinite(number) or number < 0:
+                raise ModelError(f"Beam: {field} must be finite and ≥ 0, got {value!r}")
+            object.__setattr__(self, field, number)
+
+
+def _check_positive(field, value):
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"Beam: {field} must be a positive number, got {value!r}") from exc
+    if not np.isfinite(number) or number <= 0:
+        raise ModelError(f"Beam: {field} must be finite and positive, got {value!r}")
+
+
+class FlexibleBeam:
+    """A discretized :class:`Beam`: the constant arrays of its finite elements (or modes) at Gauss points.
+
+    Attributes
+    ----------
+    beam : Beam; components : str ("u", "v", "w" present); boundary : "clamped" | "free".
+    n : number of elastic coordinates.
+    s : (N,) arc length of the Gauss points from the root [m]; mass : (N,) their masses ρA·ds [kg].
+    r0 : (N, 3) undeformed positions in B [m].
+    Phi, dPhi : (N, 3, n) displacement shape rows Φ and their arc-length derivatives Φ' [1, 1/m].
+    M, K : (n, n) elastic mass [kg] and stiffness [N/m] matrices (in the elastic coordinates).
+    tip : (3, n) displacement rows Φ at the free end.
+    basis : (nfe, n) finite-element → elastic coordinates (identity, or mass-normalized clamped modes).
+    """
+
+    def __init__(self, beam, elements, boundary, components, basis_modes):
+        self.beam, self.elements, self.boundary, self.components = beam, elements, boundary, components
+        h = beam.length / elements
+        dofs = _number_dofs(elements, boundary, components)
+        nfe = int(dofs.max()) + 1
+        rows = [_shape_rows(dofs, nfe, h, el, xi) for el in range(elements) for xi in _XI]
+        Phi, dPhi, ddPhi = (np.array([r[k] for r in rows]) for k in range(3))
+        self.s = np.array([(el + xi) * h for el in range(elements) for xi in _XI])
+        ds = np.tile(_WEIGHT * h, elements)
+        self.mass = beam.mass_per_length * ds
+        # K = ∫ (EA u'² + EIv v''² + EIw w''²) ds — strain energy ½ eᵀ K e
+        stiffness = np.array([beam.EA, beam.EIv, beam.EIw])
+        K = np.einsum("g,gai,a,gaj->ij", ds, np.concatenate([dPhi[:, :1], ddPhi[:, 1:]], axis=1), stiffness,
+                      np.concatenate([dPhi[:, :1], ddPhi[:, 1:]], axis=1))
+        M = np.einsum("g,gai,gaj->ij", self.mass, Phi, Phi)
+        basis = np.eye(nfe) if basis_modes is None else _clamped_modes(K, M, dofs, components, basis_modes)
+        self.basis = basis
+        self.Phi, self.dPhi = Phi @ basis, dPhi @ basis
+        self.M, self.K = basis.T @ M @ basis, basis.T @ K @ basis
+        self.tip = _shape_rows(dofs, nfe, h, elements - 1, 1.0)[0] @ basis
+        self.r0 = np.zeros((self.s.size, 3))
+        self.r0[:, 0] = beam.root + self.s
+        self._dofs, self._h = dofs, h
+
+    @property
+    def n(self):
+        return self.K.shape[0]
+
+    @cached_property
+    def G(self):
+        """(N, n, n) foreshortening matrices G(s_g) = ∫₀^{s_g} (Φ'_vᵀΦ'_v + Φ'_wᵀΦ'_w) dσ at the Gauss points."""
+        nfe = self.basis.shape[0]
+        element_integral = np.zeros((self.elements + 1, self.n, self.n))  # ∫ over the elements before each one
+        G = np.empty((self.s.size, self.n, self.n))
+        for el in range(self.elements):
+            for k, xi in enumerate(_XI):
+                G[len(_XI) * el + k] = element_integral[el] + _slope_integral(self, nfe, el, xi)
+            element_integral[el + 1] = element_integral[el] + _slope_integral(self, nfe, el, 1.0)
+        return G
+
+    def displacement(self, e, s=None):
+        """Displacement (3,) [m] in B axes of the point at arc length ``s`` (default: the tip), linear part Φ e."""
+        if s is None:
+            return self.tip @ e
+        el = min(int(s / self._h), self.elements - 1)
+        return _shape_rows(self._dofs, self.basis.shape[0], self._h, el, s / self._h - el)[0] @ self.basis @ e
+
+    def __repr__(self):
+        return (f"FlexibleBeam(L={self.beam.length} m, {self.elements} elements, components='{self.components}', "
+                f"{self.boundary}, n={self.n})")
+
+
+def discretize(beam, elements=10, boundary="clamped", components="uvw", modes=None):
+    """Finite-element model of ``beam``: linear axial and cubic Hermite bending elements.
+
+    Parameters
+    ----------
+    elements : int — number of equal elements.
+    boundary : "clamped" (root clamped in B: the floating-frame reference condition) or "free".
+    components : str — which displacements to model: any of "u" (axial), "v" (y bending), "w" (z bending);
+        "u" alone is a rod, "uv" a beam moving in B's x–y plane.
+    modes : int, optional — keep only the ``modes`` lowest clamped modes of each component (assumed-modes
+        discretization; the modes come from the finite elements).
+    """
+    if not isinstance(elements, (int, np.integer)) or elements < 1:
+        raise ModelError(f"discretize: elements must be a positive integer, got {elements!r}")
+    if boundary not in ("clamped", "free"):
+        raise ModelError(f"discretize: boundary must be 'clamped' or 'free', got {boundary!r}")
+    if not components or set(components) - set("uvw") or len(set(components)) != len(components):
+        raise ModelError(f"discretize: components must be distinct letters of 'uvw', got {components!r}")
+    if modes is not None:
+        if boundary != "clamped":
+            raise ModelError("discretize: modes (assumed modes) need boundary='clamped'")
+        per_node = {"u": 1, "v": 2, "w": 2}
+        if not isinstance(modes, (int, np.integer)) or not 1 <= modes <= min(per_node[c] * elements for c in components):
+            raise ModelError(f"discretize: modes must be an integer from 1 to the number of element dofs of a "
+                             f"component, got {modes!r}")
+    return FlexibleBeam(beam, int(elements), boundary, "".join(c for c in "uvw" if c in components), modes)
+
+
+def _number_dofs(elements, boundary, components):
+    """(nodes, 5) index of each nodal dof kind (−1 if absent); the clamped root node has none."""
+    dofs = -np.ones((elements + 1, len(_KINDS)), dtype=int)
+    active = sorted(k for c in components for k in _COMPONENT_KINDS[c])
+    first = 1 if boundary == "clamped" else 0
+    dofs[first:, active] = np.arange((elements + 1 - first) * len(active)).reshape(-1, len(active))
+    return dofs
+
+
+def _shape_rows(dofs, nfe, h, el, xi):
+    """Φ, Φ', Φ'' (each (3, nfe)) at local coordinate xi ∈ [0, 1] of element ``el`` of length h:
+    linear axial and cubic Hermite bending shape functions, derivatives with respect to arc length."""
+    rows = np.zeros((3, 3, nfe))
+    linear = [(1 - xi, -1 / h, 0.0), (xi, 1 / h, 0.0)]
+    hermite = [(1 - 3 * xi**2 + 2 * xi**3, (-6 * xi + 6 * xi**2) / h, (-6 + 12 * xi) / h**2),
+               (h * (xi - 2 * xi**2 + xi**3), 1 - 4 * xi + 3 * xi**2, (-4 + 6 * xi) / h),
+               (3 * xi**2 - 2 * xi**3, (6 * xi - 6 * xi**2) / h, (6 - 12 * xi) / h**2),
+               (h * (-xi**2 + xi**3), -2 * xi + 3 * xi**2, (-2 + 6 * xi) / h)]
+    for node, values in zip((el, el + 1), linear):
+        if dofs[node, 0] >= 0:
+            rows[:, 0, dofs[node, 0]] = values
+    for component, (value_kind, slope_kind) in ((1, (1, 2)), (2, (3, 4))):
+        for k, (node, kind) in enumerate(((el, value_kind), (el, slope_kind), (el + 1, value_kind), (el + 1, slope_kind))):
+            if dofs[node, kind] >= 0:
+                rows[:, component, dofs[node, kind]] = hermite[k]
+    return rows[0], rows[1], rows[2]
+
+
+def _slope_integral(fb, nfe, el, xi):
+    """∫ (Φ'_vᵀΦ'_v + Φ'_wᵀΦ'_w) ds over element ``el`` from its start to local coordinate xi (Gauss rule)."""
+    total = np.zeros((fb.n, fb.n))
+    for x, wt in zip(xi * _XI, xi * _WEIGHT):
+        slope = _shape_rows(fb._dofs, nfe, fb._h, el, x)[1][1:] @ fb.basis
+        total += wt * fb._h * slope.T @ slope
+    return total
+
+
+def _clamped_modes(K, M, dofs, components, count):
+    """(nfe, k) mass-normalized lowest ``count`` modes of each component (they decouple when not rotating)."""
+    from scipy.linalg import eigh
+    columns = []
+    for c in components:
+        idx = np.sort(dofs[:, list(_COMPONENT_KINDS[c])].ravel())
+        idx = idx[idx >= 0]
+        _, vectors = eigh(K[np.ix_(idx, idx)], M[np.ix_(idx, idx)], subset_by_index=[0, count - 1])
+        block = np.zeros((K.shape[0], count))
+        block[idx] = vectors
+        columns.append(block)
+    return np.hstack(columns)
+
+
+def _skew_rows(r):
+    """(N, 3, 3) matrices [r]× of the rows of r (N, 3)."""
+    S = np.zeros(r.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -r[..., 2], r[..., 1], -r[..., 0]
+    S[..., 1, 0], S[..., 2, 0], S[..., 2, 1] = r[..., 2], -r[..., 1], r[..., 0]
+    return S
+
+
+def deformed_kinematics(fb, e, e_dot, stiffening=True):
+    """Positions and relative motion of the Gauss-point masses in B.
+
+    Returns r (N, 3) [m], the partial velocities Ψ = ∂r/∂e (N, 3, n), the relative velocity ṙ = Ψ ė (N, 3)
+    [m/s] and the velocity-product part of the relative acceleration Ψ̇ ė (N, 3) [m/s²], so r̈ = Ψ ë + Ψ̇ ė.
+    """
+    e, e_dot = _elastic(fb, e, "e"), _elastic(fb, e_dot, "e_dot")
+    r = fb.r0 + fb.Phi @ e
+    Psi = fb.Phi.copy()
+    Psi_dot_e_dot = np.zeros_like(r)
+    if stiffening:
+        # foreshortening: r_x −= ½ eᵀG e, so ∂r_x/∂e −= (G e)ᵀ and r̈_x gains −ėᵀ G ė
+        Ge = fb.G @ e
+        r[:, 0] -= 0.5 * Ge @ e
+        Psi[:, 0, :] -= Ge
+        Psi_dot_e_dot[:, 0] = -(fb.G @ e_dot) @ e_dot
+    return r, Psi, Psi @ e_dot, Psi_dot_e_dot
+
+
+def floating_frame_equations(fb, e, e_dot, omega, velocity=(0.0, 0.0, 0.0), gravity=(0.0, 0.0, 0.0),
+                             stiffening=True):
+    """Kane's equations of the beam in its floating frame B: M(e) u̇ = f + [N; F; 0], u = (ω, v, ė).
+
+    Parameters
+    ----------
+    e, e_dot : (n,) elastic coordinates and rates.
+    omega : (3,) angular velocity of B in B axes [rad/s]; velocity : (3,) velocity of B's origin, B axes [m/s].
+    gravity : (3,) uniform field (gravitational acceleration) in B axes [m/s²].
+    stiffening : keep the foreshortening (geometric stiffening); False gives linear floating-frame theory.
+
+    Returns
+    -------
+    M : (6 + n, 6 + n) symmetric mass matrix, rows [angular; linear; elastic].
+    f : (6 + n,) generalized forces: gravity, minus the velocity-product inertia terms, minus K e.
+    [N; F] : the wrench on the beam about B's origin, B axes, to be added to f[:6] by the caller.
+    """
+    w = _vector3(omega, "omega")
+    vel, g = _vector3(velocity, "velocity"), _vector3(gravity, "gravity")
+    r, Psi, r_dot, Psi_dot_e_dot = deformed_kinematics(fb, e, e_dot, stiffening)
+    n = fb.n
+    # partial velocities of each mass (doc 000 eqs. 2–3): V = v + ω × r + Ψ ė  →  P = [−[r]×, 1, Ψ]
+    P = np.empty((r.shape[0], 3, 6 + n))
+    P[:, :, :3] = -_skew_rows(r)
+    P[:, :, 3:6] = np.eye(3)
+    P[:, :, 6:] = Psi
+    # velocity-product acceleration (doc 001 eq. 3): ω × v + ω × (ω × r) + 2 ω × ṙ + Ψ̇ ė, with ω × x = [ω]× x
+    W = _skew_rows(w)
+    bias = W @ vel + (r @ W.T) @ W.T + 2.0 * r_dot @ W.T + Psi_dot_e_dot
+    # F_r* + F_r = 0 (doc 000 eq. 14): Σ m Pᵀ (P u̇ + bias) = Σ m Pᵀ g − K e
+    mP = fb.mass[:, None, None] * P
+    M = np.tensordot(mP, P, axes=([0, 1], [0, 1]))
+    f = np.tensordot(mP, g - bias, axes=([0, 1], [0, 1]))
+    f[6:] -= fb.K @ _elastic(fb, e, "e")
+    # cross-sections turning rigidly with B about x: inertia Jx = ρJ·L, Euler term −ω × (Jx ω_x b_x)
+    Jx = fb.beam.polar_inertia * fb.beam.length
+    M[0, 0] += Jx
+    f[:3] -= W @ [Jx * w[0], 0.0, 0.0]
+    return M, f
+
+
+def momentum_and_energy(fb, e, e_dot, omega, velocity=(0.0, 0.0, 0.0), stiffening=True):
+    """Linear momentum (3,) [kg·m/s] and angular momentum about B's origin (3,) [kg·m²/s], both in B axes,
+    kinetic energy [J] and elastic energy ½ eᵀ K e [J] of the beam."""
+    w, vel = _vector3(omega, "omega"), _vector3(velocity, "velocity")
+    r, _, r_dot, _ = deformed_kinematics(fb, e, e_dot, stiffening)
+    V = vel + np.cross(w, r) + r_dot
+    Jx = fb.beam.polar_inertia * fb.beam.length
+    linear = fb.mass @ V
+    angular = fb.mass @ np.cross(r, V) + [Jx * w[0], 0.0, 0.0]
+    kinetic = 0.5 * fb.mass @ np.einsum("ga,ga->g", V, V) + 0.5 * Jx * w[0] ** 2
+    e = _elastic(fb, e, "e")
+    return linear, angular, kinetic, 0.5 * e @ fb.K @ e
+
+
+def _elastic(fb, x, name):
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (fb.n,):
+        raise ValueError(f"{name}: expected shape ({fb.n},) (the beam's elastic coordinates), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: must be finite, got non-finite entries at {np.flatnonzero(~np.isfinite(arr)).tolist()}")
+    return arr
+
+
+def _vector3(x, name):
+    arr = np.asarray(x, dtype=float)
+    if arr.shape != (3,):
+        raise ValueError(f"{name}: expected shape (3,), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: must be finite, got {arr.tolist()}")
+    return arr
