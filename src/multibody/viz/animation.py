@@ -43,6 +43,13 @@ def animate(trajectory, path="animation.html", fps=30, max_frames=400, title=Non
     Frames are taken at up to ``fps`` per simulated second (at most ``max_frames``, all samples if fewer).
     """
     import plotly.io
+    figure = animation_figure(trajectory, fps, max_frames, title)
+    plotly.io.write_html(figure, str(path), include_plotlyjs=True, full_html=True, auto_play=False, validate=False)
+    return path
+
+
+def animation_figure(trajectory, fps=30, max_frames=400, title=None):
+    """The plotly figure (a dict: data, layout, frames) of :func:`animate`."""
     model = trajectory.model
     if len(trajectory) == 0:
         raise ValueError("animate: the trajectory has no samples")
@@ -77,11 +84,10 @@ def animate(trajectory, path="animation.html", fps=30, max_frames=400, title=Non
                               args=[[label], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                                   transition=dict(duration=0))]) for label in labels])
     axis = [dict(range=[c - half, c + half], title=name) for c, name in zip(center, ("x [m]", "y [m]", "z [m]"))]
-    figure = dict(data=traces(0), frames=frames, layout=dict(
+    return dict(data=traces(0), frames=frames, layout=dict(
         title=title or f"{model.name}: {len(model.bodies)} bodies, {model.nv} degrees of freedom",
         scene=dict(xaxis=axis[0], yaxis=axis[1], zaxis=axis[2], aspectmode="cube"),
         updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",
                           buttons=[play, pause])],
-        sliders=[slider], showlegend=False, margin=dict(l=0, r=0, t=40, b=0)))
-    plotly.io.write_html(figure, str(path), include_plotlyjs=True, full_html=True, auto_play=False, validate=False)
-    return path
+        sliders=[slider], showlegend=False, height=720, margin=dict(l=0, r=0, t=40, b=0)))
+    return figure
