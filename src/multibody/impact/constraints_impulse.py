@@ -11,13 +11,18 @@ minimizer is v⁺ = v_free + M⁻¹ Gᵀ λ, λ the constraint impulses, and in 
 
     u = G v_free + W λ,     W = G M⁻¹ Gᵀ   (the Delassus matrix).
 
-Constraints on u, with Newton's coefficient e (velocity law, the default):
-- bilateral (LockJoint, FixPoint): u = −e G v⁻ (e = 0: the joint or point stops dead);
-- contact normal: u_n ≥ −e u_n⁻, λ_n ≥ 0, one of them tight (λ_n (u_n + e u_n⁻) = 0);
-- contact tangent: Coulomb, ‖λ_t‖ ≤ μ λ_n, and λ_t opposes the sliding u_t when ‖λ_t‖ = μ λ_n.
-Poisson's law (``law="poisson"``) instead splits the impact: a compression phase with e = 0 gives λ_c, the
-restitution phase adds e λ_c along each normal, then a last e = 0 pass removes any approach this left. For one
-frictionless contact both laws give the same result; they differ with friction or several contacts.
+Constraints on u, with Newton's coefficient e (velocity law, the default), written on Moreau's weighted
+velocity ξ = u⁺ + e u⁻:
+- bilateral (LockJoint, FixPoint): ξ = 0, i.e. u⁺ = −e u⁻ (e = 0: the joint or point stops dead);
+- contact normal: ξ_n ≥ 0, λ_n ≥ 0, ξ_n λ_n = 0 (u_n⁺ ≥ −e u_n⁻, tight while the contact pushes);
+- contact tangent: Coulomb on ξ_t, ‖λ_t‖ ≤ μ λ_n, ξ_t = 0 while sticking, λ_t = −μ λ_n ξ_t/‖ξ_t‖ while sliding.
+  The same e in the tangent (a sticking contact reverses its slip by e) is what makes the law never gain
+  energy: ΔK = λᵀξ/(1 + e) − (1 − e)/(2(1 + e)) λᵀWλ ≤ 0 (Moreau; Glocker's energetic consistency). With e = 0
+  it is the plain velocity-level Coulomb impact.
+Poisson's law (``law="poisson"``) splits the impact instead: a compression phase (ξ = u⁺, e = 0) gives λ_c,
+restitution adds e λ_c (the whole contact impulse, so again ΔK = (1 + e) λ_cᵀu_c − ½(1 − e²) λ_cᵀWλ_c ≤ 0), and a
+last e = 0 pass removes any approach this left between several contacts. For one frictionless contact both laws
+give the same result; they differ with friction or several contacts.
 
 Simultaneous contacts (``method="simultaneous"``) are solved together by projected Gauss–Seidel on W (Moreau,
 Jean). ``method="sequential"`` resolves them pairwise, always the fastest-approaching one first, each with its
@@ -164,15 +169,16 @@ class _Problem:
         self.G = np.vstack([r[0] for r in rows]) if rows else np.zeros((0, model.nv))
         self.MinvGT = solve_mass(M, self.G.T)
         self.W = self.G @ self.MinvGT
-        # per block: pseudo-inverse of its diagonal block (rank-deficient for a FixPoint on a planar mechanism),
-        # for a contact of its tangential 2×2 block
-        self.Winv = [np.linalg.pinv(self.W[s, s] if kind == "bilateral" else self.W[s.start + 1:s.stop, s.start + 1:s.stop],
-                                    rcond=1e-12) for s, kind, _, _ in self.blocks]
+        # per block: the pseudo-inverse of its diagonal block (rank-deficient for a FixPoint on a planar mechanism);
+        # for a contact the tangential step 1/λ_max(W_tt)·I, so that a saturated λ_t exactly opposes ξ_t
+        self.step = [np.linalg.pinv(self.W[s, s], rcond=1e-12) if kind == "bilateral"
+                     else np.eye(2) / max(np.linalg.eigvalsh(self.W[s.start + 1:s.stop, s.start + 1:s.stop])[-1], 1e-300)
+                     for s, kind, _, _ in self.blocks]
 
 
 def _gauss_seidel(problem, u0, targets, active, tol, max_iter):
-    """Projected Gauss–Seidel on u = u0 + W λ: bilateral blocks hit their targets, contact normals obey
-    λ_n ≥ 0 ⟂ u_n ≥ target_n, tangents obey Coulomb's disk ‖λ_t‖ ≤ μ λ_n. Returns (λ, iterations)."""
+    """Projected Gauss–Seidel on u = u0 + W λ with ξ = u − target: bilateral blocks ξ = 0, contact normals
+    λ_n ≥ 0 ⟂ ξ_n ≥ 0, tangents Coulomb's disk ‖λ_t‖ ≤ μ λ_n against ξ_t. Returns (λ, iterations)."""
     W, lam = problem.W, np.zeros(len(u0))
     scale = max(1.0, np.abs(u0).max(initial=0.0), np.abs(targets).max(initial=0.0))
     for it in range(1, max_iter + 1):
@@ -182,22 +188,23 @@ def _gauss_seidel(problem, u0, targets, active, tol, max_iter):
             u = u0[s] + W[s] @ lam
             old = lam[s].copy()
             if kind == "bilateral":
-                lam[s] += problem.Winv[b] @ (targets[s] - u)
+                lam[s] += problem.step[b] @ (targets[s] - u)
             else:
                 i = s.start
                 # normal: λ_n ← max(0, λ_n + (target − u_n) / W_nn)  (a contact that cannot move takes none)
                 if W[i, i] > 1e-14 * np.abs(W).max():
                     lam[i] = max(0.0, lam[i] + (targets[i] - u[0]) / W[i, i])
-                # tangent: stop sliding (u_t = 0), then project onto the friction disk ‖λ_t‖ ≤ μ λ_n
-                ut = u0[i + 1:i + 3] + W[i + 1:i + 3] @ lam
-                lt = lam[i + 1:i + 3] - problem.Winv[b] @ ut
+                # tangent: a step towards ξ_t = 0 (sticking), projected onto the friction disk ‖λ_t‖ ≤ μ λ_n
+                xi_t = u0[i + 1:i + 3] + W[i + 1:i + 3] @ lam - targets[i + 1:i + 3]
+                lt = lam[i + 1:i + 3] - problem.step[b] @ xi_t
                 limit, norm = mu * lam[i], np.linalg.norm(lt)
                 lam[i + 1:i + 3] = lt if norm <= limit else lt * (limit / norm)
             change = max(change, np.abs(lam[s] - old).max() * np.abs(W[s, s]).max())
         if change <= tol * scale:
             return lam, it
     raise SimulationError(f"impact solver: projected Gauss–Seidel did not converge in {max_iter} iterations "
-                          f"(last change {change:.3g}); constraints may be inconsistent")
+                          f"(last change {change:.3g}): the constraints may be inconsistent (Newton's law at several dependent "
+                          f"contacts can ask for the impossible, as for a jammed body; law='poisson' cannot)")
 
 
 def _restitution(problem, b, u_n):
@@ -208,16 +215,16 @@ def _restitution(problem, b, u_n):
 
 
 def _targets(problem, u_minus, blocks, law):
-    """Velocity targets of Newton's law: bilateral u⁺ = −e u⁻; contact u_n⁺ ≥ −e u_n⁻ for an approaching contact.
-    For Poisson's compression phase contact targets are 0 (bilateral ones keep Newton's)."""
+    """Targets −e u⁻ (ξ = u − target) of Newton's law for bilateral blocks and approaching contacts (normal and
+    tangent); Poisson's compression phase has zero contact targets (bilateral ones keep Newton's)."""
     targets = np.zeros(len(u_minus))
     for b in blocks:
         s, kind, _, _ = problem.blocks[b]
         e = _restitution(problem, b, u_minus[s.start])
         if kind == "bilateral":
             targets[s] = -e * u_minus[s]
-        elif law == "newton":
-            targets[s.start] = -e * min(u_minus[s.start], 0.0)
+        elif law == "newton" and u_minus[s.start] < 0.0:
+            targets[s] = -e * u_minus[s]
     return targets
 
 
@@ -227,12 +234,12 @@ def _solve(problem, u0, u_minus, blocks, law, tol, max_iter):
     lam, its = _gauss_seidel(problem, u0, targets, blocks, tol, max_iter)
     if law == "newton":
         return lam, its
-    # Poisson: after compression λ_c, restitution adds e λ_c,n along each contact normal; a last pass with
+    # Poisson: after compression λ_c, restitution adds e λ_c (the contact's whole impulse); a last pass with
     # zero targets removes any approach this leaves between several contacts.
     for b in blocks:
         s, kind, _, _ = problem.blocks[b]
         if kind == "contact":
-            lam[s.start] *= 1.0 + _restitution(problem, b, u_minus[s.start])
+            lam[s] *= 1.0 + _restitution(problem, b, u_minus[s.start])
     fix, its_fix = _gauss_seidel(problem, u0 + problem.W @ lam, targets, blocks, tol, max_iter)
     return lam + fix, its + its_fix
 

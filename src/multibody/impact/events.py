@@ -38,7 +38,8 @@ class ImpactRecord:
     """One impact: ``time`` [s]; per contact: ``pairs`` (geometry names A, B), ``bodies`` (body names, None for
     the world), ``points`` (3,) world contact points [m], ``normals`` (3,) unit from B to A, ``impulses`` (3,)
     world impulse on A [N·s] (−impulse on B), ``approach`` normal velocity before [m/s] (< 0 approaching);
-    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact."""
+    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact;
+    ``q`` (nq,) the configuration at the impact, ``v_before`` and ``v_after`` (nv,) the velocities around it."""
 
     time: float
     pairs: list
@@ -50,6 +51,9 @@ class ImpactRecord:
     kinetic_energy_before: float
     kinetic_energy_after: float
     resting: list
+    q: np.ndarray
+    v_before: np.ndarray
+    v_after: np.ndarray
 
 
 class Collisions:
@@ -146,12 +150,14 @@ class Collisions:
             float(t), [tuple(self.model.geometries[k].name for k in pair) for pair, *_ in touching],
             [(a, b) for _, a, b, _ in touching], [c.point for *_, c in touching], [c.normal for *_, c in touching],
             impulses, [float(G[0] @ v) for G in rows], result.kinetic_energy_before, result.kinetic_energy_after,
-            sorted({tuple(self.model.geometries[k].name for k in pair) for pair in self.resting})))
+            sorted({tuple(self.model.geometries[k].name for k in pair) for pair in self.resting}),
+            q.copy(), v.copy(), result.v.copy()))
         return q, result.v
 
     def dynamics(self, t, q, v, tau):
-        """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a pair rests."""
-        if not self.resting:
+        """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a resting pair
+        touches."""
+        if not any(self.gap(q, pair) <= self.release for pair in self.resting):
             return aba(self.model, q, v, tau)
         return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization,
                                 contact_tolerance=self.release, slip_velocity=self.rest_velocity)

@@ -1,0 +1,160 @@
+"""Event-driven collisions: bouncing ball (apex ratio e², finite rest time), Newton's cradle, a rod landing on
+one end (closed-form planar impact), bad input."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.impact import simulate_impacts
+
+G = 9.81
+
+
+def bouncing_ball(e, height=1.0, radius=0.1):
+    model = mb.Model("ball", gravity=(0, 0, -G))
+    model.add(mb.Body("ball", mass=1.0, inertia=np.eye(3) * 0.004), joint=mb.Free())
+    model.add_geometry("ball", mb.Sphere(radius), restitution=e, friction=0.0)
+    model.add_geometry("world", mb.Plane(), restitution=e, friction=0.0, name="ground")
+    q0 = model.neutral()
+    q0[2] = radius + height
+    return model, q0
+
+
+def apex(t, z):
+    """Vertex of the parabola z = a t² + b t + c through the highest sample and its neighbours (exact in flight)."""
+    k = int(np.argmax(z))
+    a, b, c = np.polyfit(t[k - 1:k + 2] - t[k], z[k - 1:k + 2], 2)
+    return c - b * b / (4 * a)
+
+
+def test_bouncing_ball_apex_ratio_is_e_squared_and_it_comes_to_rest():
+    e, radius = 0.8, 0.1
+    model, q0 = bouncing_ball(e, radius=radius)
+    traj = simulate_impacts(model, q0, np.zeros(6), t_end=4.5, samples=2251)
+    times = [r.time for r in traj.impacts]
+    heights = []
+    for start, stop in zip(times[:4], times[1:5]):
+        inside = (traj.t > start) & (traj.t < stop)
+        heights.append(apex(traj.t[inside], traj.q[inside, 2]) - radius)
+    ratios = np.array(heights[1:]) / np.array(heights[:-1])
+    np.testing.assert_allclose(ratios, e**2, atol=1e-6)
+    assert heights[0] == pytest.approx(e**2 * 1.0, abs=1e-6)
+    # infinitely many bounces would end at t∞ = (v₀/g)(1 + 2e/(1 − e)); the rest threshold stops it just before
+    v0 = np.sqrt(2 * G * 1.0)
+    t_inf = v0 / G * (1 + 2 * e / (1 - e))
+    t_rest = traj.impacts[-1].time
+    assert t_inf - 2 * 1e-3 / (G * (1 - e)) < t_rest <= t_inf
+    assert traj.impacts[-1].resting == [("ball_geom0", "ground")]
+    after = traj.t > t_rest
+    np.testing.assert_allclose(traj.q[after, 2], radius, atol=1e-8)
+    np.testing.assert_allclose(traj.v[after], 0.0, atol=1e-8)
+    for record in traj.impacts:
+        assert record.kinetic_energy_after <= record.kinetic_energy_before
+        if not record.resting:
+            assert record.kinetic_energy_after == pytest.approx(e**2 * record.kinetic_energy_before, rel=1e-9)
+
+
+def cradle(n, length=0.5, radius=0.02):
+    """n pendulum balls hanging in a touching row along x (pivot spacing 2 r), all with e = 1."""
+    model = mb.Model("cradle", gravity=(0, 0, -G))
+    for k in range(n):
+        name = f"ball{k}"
+        model.add(mb.Body(name, mass=0.1, com=(0, 0, -length), inertia=np.eye(3) * 1e-7),
+                  joint=mb.Revolute((0, 1, 0)), placement=mb.Transform(translation=(2 * radius * k, 0, 0)))
+        model.add_geometry(name, mb.Sphere(radius), restitution=1.0, friction=0.0,
+                           placement=mb.Transform(translation=(0, 0, -length)))
+    return model
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_newtons_cradle_passes_momentum_and_energy_to_the_last_ball(n):
+    model = cradle(n)
+    q0 = np.zeros(n)
+    q0[0] = 0.3  # first ball pulled back (away from the row)
+    traj = simulate_impacts(model, q0, np.zeros(n), t_end=1.2, samples=1201)
+    first = traj.impacts[0]
+    i = np.searchsorted(traj.t, first.time)
+    assert first.kinetic_energy_after == pytest.approx(first.kinetic_energy_before, rel=1e-12)
+    # just after the impact the last ball moves with the first ball's velocity and the others are at rest
+    state = traj.v[i]
+    v_hit = np.sqrt(2 * G * 0.5 * (1 - np.cos(0.3))) / 0.5  # angular rate at the bottom
+    np.testing.assert_allclose(state[:-1], 0.0, atol=1e-6)
+    assert state[-1] == pytest.approx(-v_hit, rel=1e-5)
+    # the last ball swings out to the release angle while the others hang still, then the pulse comes back
+    swing = (traj.t > first.time) & (traj.t < traj.impacts[1].time)
+    assert traj.q[swing, -1].min() == pytest.approx(-0.3, abs=1e-5)  # sampled every 1 ms
+    np.testing.assert_allclose(traj.q[swing, :-1], 0.0, atol=1e-8)  # event root at gap = −5e-10 m
+    assert len(traj.impacts) == 2
+    assert traj.q[-1, 0] > 0.1  # ... and the first ball is out again
+    energy = traj.energy()
+    assert np.ptp(energy) < 1e-9 * abs(energy[0])
+
+
+def falling_rod(theta, drop, friction, e, length=1.0, radius=0.01):
+    """A uniform rod (mass 1) in the vertical xy plane (gravity −y), tilted by θ, its lower end ``drop`` above
+    the ground; returns (model, q0, contact lever r (2,) from the mass center)."""
+    model = mb.Model("rod", gravity=(0, -G, 0))
+    model.add(mb.Body("rod", mass=1.0, inertia=np.diag([1e-4, length**2 / 12, length**2 / 12])), joint=mb.Planar())
+    along_x = mb.Transform(mb.rotation_about((0, 1, 0), np.pi / 2))
+    model.add_geometry("rod", mb.Capsule(radius, length / 2), friction=friction, restitution=e, placement=along_x)
+    model.add_geometry("world", mb.Plane(), friction=friction, restitution=e,
+                       placement=mb.Transform(mb.rotation_about((1, 0, 0), -np.pi / 2)))
+    half = length / 2
+    q0 = np.array([0.0, half * np.sin(theta) + radius + drop, theta])
+    return model, q0, np.array([-half * np.cos(theta), -half * np.sin(theta) - radius])
+
+
+@pytest.mark.parametrize("e", [0.0, 0.6])
+def test_rod_landing_on_one_end_matches_the_planar_closed_form(e):
+    theta, drop, length = 0.5, 0.3, 1.0
+    model, q0, r = falling_rod(theta, drop, friction=0.0, e=e)
+    t_hit = np.sqrt(2 * drop / G)
+    traj = simulate_impacts(model, q0, np.zeros(3), t_end=t_hit + 0.01, samples=3)
+    hit = traj.impacts[0]
+    assert hit.time == pytest.approx(t_hit, abs=1e-9)  # event root at gap = −5e-10 m
+    v_minus = -np.sqrt(2 * G * drop)
+    # frictionless end impact: P = (1 + e) m |v⁻| / (1 + 3 cos²θ) (effective mass m / (1 + 3 cos²θ))
+    P = (1 + e) * abs(v_minus) / (1 + 3 * np.cos(theta) ** 2)
+    np.testing.assert_allclose(hit.impulses[0], [0.0, P, 0.0], atol=1e-9)
+    assert hit.approach[0] == pytest.approx(v_minus, rel=1e-9)
+    # the velocity right after
+    I = length**2 / 12
+    q, v = hit.q, hit.v_after
+    com_velocity = mb.point_velocity(model, q, v, "rod")
+    np.testing.assert_allclose(com_velocity[:2], [0.0, v_minus + P], atol=1e-8)
+    assert v[2] == pytest.approx(r[0] * P / I, rel=1e-8)
+
+
+def test_rough_rod_landing_sticks_by_moreaus_law():
+    theta, drop, e = 0.5, 0.3, 0.4
+    model, q0, r = falling_rod(theta, drop, friction=5.0, e=e)
+    t_hit = np.sqrt(2 * drop / G)
+    traj = simulate_impacts(model, q0, np.zeros(3), t_end=t_hit + 0.01, samples=3)
+    hit = traj.impacts[0]
+    # sticking: the contact point's velocity jumps to −e u⁻; Δu = K P with K = 1/m + [−r_y; r_x][−r_y, r_x]/I
+    I = 1.0 / 12
+    arm = np.array([-r[1], r[0]])
+    K = np.eye(2) + np.outer(arm, arm) / I
+    u_minus = np.array([0.0, -np.sqrt(2 * G * drop)])
+    P = np.linalg.solve(K, -(1 + e) * u_minus)
+    assert abs(P[0]) < 5.0 * P[1]
+    np.testing.assert_allclose(hit.impulses[0][:2], P, atol=1e-9)
+    q, v = hit.q, hit.v_after
+    contact = mb.point_velocity(model, q, v, "rod", _body_point(model, q, hit.points[0]))
+    np.testing.assert_allclose(contact[:2], -e * u_minus, atol=1e-8)
+
+
+def _body_point(model, q, world_point):
+    R, p = mb.body_pose(model, q, "rod")
+    return R.T @ (world_point - p)
+
+
+def test_bad_input():
+    model, q0 = bouncing_ball(0.5)
+    with pytest.raises(ValueError, match="rest_velocity"):
+        simulate_impacts(model, q0, np.zeros(6), t_end=0.1, rest_velocity=-1.0)
+    with pytest.raises(mb.ModelError, match=r"restitution must be in \[0, 1\]"):
+        model.add_geometry("ball", mb.Sphere(0.1), restitution=1.2)
+    bare = mb.Model("bare")
+    bare.add(mb.Body("b", inertia=np.eye(3)), joint=mb.Free())
+    with pytest.raises(mb.ModelError, match="no contact shapes"):
+        simulate_impacts(bare, bare.neutral(), np.zeros(6), t_end=0.1)
