@@ -123,7 +123,9 @@ def _as_function(function_or_model, summary):
         return ModelRun(function_or_model, summary)
     if isinstance(function_or_model, (str, os.PathLike)):
         import yaml
-        read_model_file(function_or_model)  # validate once, with the file's name in any error
+        setup = read_model_file(function_or_model)  # validate once, with the file's name in any error
+        if str(function_or_model).lower().endswith(".urdf"):
+            return ModelRun(model_to_dict(setup.model), summary)
         with open(function_or_model) as handle:
             return ModelRun(yaml.safe_load(handle), summary)
     if not callable(function_or_model):

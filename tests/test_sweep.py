@@ -1,0 +1,55 @@
+"""mb.sweep: one table from many runs, the same on local processes, in process, and on a Dask cluster."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.io.files import example_path
+
+
+def pendulum_period(length, amplitude=0.1):
+    """Small-amplitude period of a point pendulum by simulation: the time of the first return to rest."""
+    model = mb.Model("p", gravity=(0, 0, -9.81))
+    model.add(mb.Body("bob", mass=1.0, com=(0, 0, -length), inertia=np.eye(3) * 1e-12), joint=mb.Revolute((0, 1, 0)))
+    event = mb.Event(lambda t, q, v: v[0], name="rest", direction=1, terminal=True)
+    traj = mb.simulate(model, [amplitude], [0.0], t_end=10.0, events=[event], progress=False)
+    return {"period": 2 * traj.events[0][1], "samples": len(traj)}
+
+
+GRID = {"length": [0.25, 0.5, 1.0, 2.0]}
+
+
+def test_function_sweep_gives_one_table_in_grid_order():
+    table = mb.sweep(pendulum_period, GRID, processes=2)
+    assert list(table.columns) == ["length", "period", "samples"] and len(table) == 4
+    np.testing.assert_allclose(table["period"], 2 * np.pi * np.sqrt(table["length"] / 9.81), rtol=2e-3)
+    in_process = mb.sweep(pendulum_period, GRID, processes=0)
+    assert in_process.equals(table)
+    assert len(mb.sweep(pendulum_period, [{"length": 1.0}, {"length": 1.0, "amplitude": 0.5}], processes=0)) == 2
+
+
+@pytest.mark.slow
+def test_model_sweep_over_8_values_is_the_same_locally_and_on_a_dask_cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    grid = {"initial.q.shoulder": np.linspace(0.2, 1.6, 8), "simulation.t_end": [0.5]}
+    path = example_path("double_pendulum")
+    local = mb.sweep(path, grid)
+    assert len(local) == 8 and local["initial.q.shoulder"].tolist() == grid["initial.q.shoulder"].tolist()
+    assert np.ptp(local["q_final[0]"]) > 0.3 and np.abs(local["energy_drift"]).max() < 1e-6
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = mb.sweep(path, grid, client=client)
+    assert remote.equals(local)  # bit for bit
+
+
+def test_model_sweep_changes_the_model_parameter():
+    grid = {"bodies.1.mass": [0.5, 2.0], "simulation.t_end": [0.3]}
+    table = mb.sweep(mb.load(example_path("double_pendulum")), grid, processes=0,
+                     summary=lambda traj: {"mass": traj.model.bodies[1].mass})
+    assert table["mass"].tolist() == [0.5, 2.0]
+
+
+def test_bad_grid_is_refused():
+    with pytest.raises(ValueError, match="parameter_grid"):
+        mb.sweep(pendulum_period, [1.0, 2.0])
+    with pytest.raises(mb.ModelError, match="bodies"):
+        mb.sweep({"name": "x"}, {"simulation.t_end": [1.0]}, processes=0)
