@@ -173,6 +173,7 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     return ContactSolution(a_eq + K @ Q, Q, forces, status)
 
 
-def _at_cone_edge(z, nc, ns, edges, owner, i):
-    """True if the sticking contact i's friction saturates (its slack s_i > 0 means tangential sliding starts)."""
-    return i in owner and z[nc + edges * ns + owner.index(i)] > 0
+def _at_cone_edge(z, nc, ns, edges, owner, i, tol=1e-9):
+    """True if the sticking contact i's friction saturates: its slack s_i (the tangential acceleration or
+    velocity change it would need) exceeds ``tol``, so sliding starts."""
+    return i in owner and z[nc + edges * ns + owner.index(i)] > tol

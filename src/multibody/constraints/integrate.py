@@ -10,7 +10,7 @@ max|φ| and max|J v − b| found *before* each projection is recorded.
 
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
 velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ, with J v⁺ = b − (erp/h) φ for equality constraints and, for every
-contact within ``margin``, the LCP of :mod:`.contact` on the velocity targets
+contact within ``margin`` + h · (a bound on the geometries' speed), the LCP of :mod:`.contact` on the velocity targets
 n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating; ≥ −e v_n⁻ for approaching contacts faster than
 ``bounce_velocity``) and zero tangential velocity inside the friction pyramid. Then q⁺ = q ⊕ h v⁺. Impacts come out
 inelastic (or with Newton restitution e) as a by-product.
@@ -77,6 +77,17 @@ def project(model, q, v):
     return q, assemble_velocities(model, q, v), *drift
 
 
+def _speed_bound(model, s):
+    """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
+    speeds = [0.0]
+    for g in model.geometries:
+        if g.body != "world":
+            i, origin, _ = model.locate(g.body, g.placement.translation)
+            reach = np.linalg.norm(origin) + min(g.shape.bounding_radius, 1e3)
+            speeds.append(np.linalg.norm(s.dp[i]) + np.linalg.norm(s.w[i]) * reach)
+    return max(speeds)
+
+
 def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1):
     """One velocity-level time step with contacts and constraints (see module docstring); returns (q⁺, v⁺)."""
     h = dt
@@ -86,14 +97,14 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     solver = GaussSolver(crba(model, q), rows.J)
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
-    contacts = detect(model, s, margin)
+    contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
     if contacts:
         c_rows = [contact_rows(s, c) for c in contacts]
         gaps = np.array([c.geometry.distance for c in contacts])
         vn = np.array([r.vn for r in c_rows])
         target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
-        bounce = np.array([c.restitution for c in contacts]) * np.where(vn < -bounce_velocity, -vn, 0.0)
-        target = np.maximum(target, bounce)
+        restitution = np.array([c.restitution for c in contacts])
+        target = np.where(vn < -bounce_velocity, np.maximum(target, -restitution * vn), target)
         gamma_t = np.array([-r.vt / h for r in c_rows])
         a = solve_contacts(solver, a, contacts, c_rows, (target - vn) / h, gamma_t,
                            np.zeros(len(contacts), bool)).a

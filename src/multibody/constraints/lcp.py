@@ -16,8 +16,11 @@ class LCPError(RuntimeError):
     """Lemke's method ended on a secondary ray (no solution found) or ran out of pivots."""
 
 
-def lemke(M, q, max_pivots=None, tol=1e-12):
-    """z (n,) solving LCP(M, q): z ≥ 0, w = M z + q ≥ 0, zᵀ w = 0. Raises LCPError on ray termination."""
+def lemke(M, q, max_pivots=None, tol=1e-9):
+    """z (n,) solving LCP(M, q): z ≥ 0, w = M z + q ≥ 0, zᵀ w = 0. Raises LCPError on ray termination.
+
+    ``tol``: pivots smaller than tol · max|column| are refused and ratios within tol are ties (too small a value
+    lets round-off pivots through on the redundant contact problems)."""
     M, q = np.asarray(M, dtype=float), np.asarray(q, dtype=float)
     n = q.shape[0]
     if M.shape != (n, n):

@@ -306,7 +306,7 @@ class Holonomic(Constraint):
 
     J (size × nv) is ``jacobian(q)`` if given, else the central difference of φ along q ⊕ ±h e_k (h = ``step``,
     error O(h²)). γ = −J̇ v is the central difference of J v along q ⊕ ±h v when ``jacobian`` is given (error
-    ~1e-10), else the second difference −(φ(q ⊕ h v) − 2φ(q) + φ(q ⊖ h v))/h² with h = 100 √step (error ~1e-8,
+    ~1e-10), else the second difference −(φ(q ⊕ h v) − 2φ(q) + φ(q ⊖ h v))/h² with h = √step / 10 (error ~1e-8,
     relative). Autonomous constraints only.
     """
 
@@ -334,9 +334,9 @@ class Holonomic(Constraint):
         elif self._jacobian is not None:
             gamma = -_directional(lambda x: self.jacobian(m, x) @ v, m, q, v, self.step)
         else:
-            # γ = −d²/dh² φ(q ⊕ h v) at h = 0, second central difference with h = 100 √step
+            # γ = −d²/dh² φ(q ⊕ h v) at h = 0, second central difference with h = √step / 10
             from ..dynamics import integrate
-            h = 100 * np.sqrt(self.step)
+            h = 0.1 * np.sqrt(self.step)
             f = lambda x: _call(self.phi, x, self.size, f"Holonomic '{self.name}': phi")
             gamma = -(f(integrate(m, q, v, h)) - 2 * phi + f(integrate(m, q, v, -h))) / h**2
         return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))

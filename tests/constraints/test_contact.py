@@ -1,0 +1,126 @@
+"""Unilateral contact with Coulomb friction: block on an incline (stick, slip onset, sliding), a box dropped on
+the ground (time stepping), a resting sphere's contact force."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.constraints.integrate import run
+
+G, MU = 9.81, 0.5
+HALF = np.array([0.2, 0.1, 0.05])
+
+
+def _block_on_incline(theta, mu=MU):
+    """A box resting on a plane tilted by θ about the world x axis (downhill = −y' of the plane)."""
+    model = mb.Model("incline", gravity=(0, 0, -G))
+    model.add(mb.Body("block", mass=2.0, inertia=np.diag([0.01, 0.03, 0.04])), joint=mb.Free())
+    model.add_geometry("block", mb.Box(HALF), friction=mu)
+    R = mb.rotation_about((1, 0, 0), theta)
+    model.add_geometry("world", mb.Plane(), friction=mu, placement=mb.Transform(R))
+    q = np.array([*(R @ [0, 0, HALF[2]]), *mb.rotation_to_quat(R)])
+    downhill = R @ [0, -1, 0] if theta > 0 else R @ [0, 1, 0]
+    return model, q, R, downhill
+
+
+def _acceleration_along(model, q, v, direction):
+    a = mb.forward_dynamics(model, q, v)
+    R = mb.body_pose(model, q, "block")[0]
+    # body-axes v̇ of the origin plus ω × v gives the classical acceleration (here ω = 0)
+    return (R @ a[3:]) @ direction, a
+
+
+@pytest.mark.parametrize("theta", [0.2, 0.4])
+def test_block_sticks_when_tan_theta_below_mu(theta):
+    model, q, R, downhill = _block_on_incline(theta)
+    assert np.tan(theta) < MU
+    acc, a = _acceleration_along(model, q, np.zeros(6), downhill)
+    np.testing.assert_allclose(a, 0, atol=1e-6)
+    res = mb.constraint_forces(model, q, np.zeros(6))
+    total = sum(c["force"] for c in res.contacts)
+    np.testing.assert_allclose(total, [0, 0, 2.0 * G], atol=1e-6)  # the contacts carry the weight
+    assert "slip" not in {c["status"] for c in res.contacts}  # a redundant corner may carry no load
+
+
+@pytest.mark.parametrize("theta", [0.6, 1.0])
+def test_block_starts_sliding_when_tan_theta_above_mu(theta):
+    model, q, R, downhill = _block_on_incline(theta)
+    assert np.tan(theta) > MU
+    acc, a = _acceleration_along(model, q, np.zeros(6), downhill)
+    assert acc == pytest.approx(G * (np.sin(theta) - MU * np.cos(theta)), abs=1e-6)
+    np.testing.assert_allclose(a[:3], 0, atol=1e-4)  # no rotation (to the one-step slip-direction refinement)
+
+
+@pytest.mark.parametrize("theta", [0.2, 0.6])
+def test_sliding_block_has_kinetic_friction(theta):
+    """Sliding downhill at 1 m/s: a = g (sin θ − μ cos θ) (decelerating when tan θ < μ)."""
+    model, q, R, downhill = _block_on_incline(theta)
+    v = np.concatenate([np.zeros(3), R.T @ downhill])
+    acc, _ = _acceleration_along(model, q, v, downhill)
+    assert acc == pytest.approx(G * (np.sin(theta) - MU * np.cos(theta)), abs=1e-6)
+
+
+def test_block_slides_in_time_stepping():
+    """The velocity-level scheme reproduces the sliding acceleration (pyramid edge along the slope)."""
+    theta = 0.6
+    model, q, R, downhill = _block_on_incline(theta)
+    traj = run(model, q, np.zeros(6), 0.2, 1e-3, scheme="contact")
+    speed = np.array([(mb.body_pose(model, qq, "block")[0] @ vv[3:]) @ downhill for qq, vv in zip(traj.q, traj.v)])
+    expected = G * (np.sin(theta) - MU * np.cos(theta))
+    assert speed[-1] / traj.t[-1] == pytest.approx(expected, rel=0.1)
+
+
+def test_box_dropped_on_ground_comes_to_rest():
+    """Dropped tilted from 0.3 m: it lands, settles, penetrates < 1 mm, and rests without jitter."""
+    model = mb.Model("drop", gravity=(0, 0, -G))
+    model.add(mb.Body("box", mass=1.0, inertia=np.diag([0.01, 0.02, 0.025])), joint=mb.Free())
+    model.add_geometry("box", mb.Box(HALF), friction=0.8)
+    model.add_geometry("world", mb.Plane(), friction=0.8)
+    q0 = np.array([0, 0, 0.3, *mb.rotation_to_quat(mb.rotation_about((1, 1, 0), 0.3))])
+    traj = run(model, q0, np.zeros(6), 1.2, 2e-3, scheme="contact")
+    corners = np.array([mb.body_pose(model, qq, "box")[1] + mb.body_pose(model, qq, "box")[0] @ c
+                        for qq in traj.q for c in mb.Box(HALF).corners()])
+    assert corners[:, 2].min() > -1e-3
+    rest = traj.t > 0.9
+    assert np.abs(traj.v[rest]).max() < 1e-6
+    assert np.ptp(traj.q[rest, 2]) < 1e-7
+    assert traj.q[-1, 2] == pytest.approx(HALF[2], abs=1e-3)
+
+
+def test_sphere_resting_on_sphere_carries_its_weight():
+    model = mb.Model("stack", gravity=(0, 0, -G))
+    model.add(mb.Body("ball", mass=3.0, inertia=np.eye(3) * 0.01), joint=mb.Free())
+    model.add_geometry("ball", mb.Sphere(0.1))
+    model.add_geometry("world", mb.Sphere(0.2))
+    q = np.array([0, 0, 0.3, 1, 0, 0, 0.0])
+    res = mb.constraint_forces(model, q, np.zeros(6))
+    np.testing.assert_allclose(res.a, 0, atol=1e-9)
+    np.testing.assert_allclose(res.contacts[0]["force"], [0, 0, 3.0 * G], atol=1e-6)
+
+
+def test_separating_contact_exerts_no_force():
+    model, q, R, _ = _block_on_incline(0.2)
+    v = np.array([0, 0, 0, 0, 0, 1.0])  # moving off the plane
+    np.testing.assert_allclose(mb.forward_dynamics(model, q, v)[3:], R.T @ [0, 0, -G], atol=1e-9)
+
+
+def test_unsupported_pair_is_named():
+    model = mb.Model("boxes", gravity=(0, 0, -G))
+    model.add(mb.Body("a", mass=1.0, inertia=np.eye(3) * 0.01), joint=mb.Free())
+    model.add_geometry("a", mb.Box(HALF))
+    model.add_geometry("world", mb.Box(HALF))
+    with pytest.raises(mb.ModelError, match="Box.*Box.*not supported"):
+        mb.forward_dynamics(model, np.array([0, 0, 0.05, 1, 0, 0, 0.0]), np.zeros(6))
+
+
+def test_bad_geometry_input():
+    model = mb.Model.chain(1)
+    with pytest.raises(mb.ModelError, match="friction"):
+        model.add_geometry("link1", mb.Sphere(0.1), friction=-1)
+    with pytest.raises(mb.ModelError, match="restitution"):
+        model.add_geometry("link1", mb.Sphere(0.1), restitution=1.5)
+    with pytest.raises(mb.ModelError, match="nobody"):
+        model.add_geometry("nobody", mb.Sphere(0.1))
+    with pytest.raises(mb.ModelError, match="shape"):
+        model.add_geometry("link1", "sphere")
+    with pytest.raises(mb.ModelError, match="Sphere radius"):
+        mb.Sphere(0)
