@@ -93,7 +93,7 @@ def test_sphere_resting_on_sphere_carries_its_weight():
     model.add_geometry("world", mb.Sphere(0.2))
     q = np.array([0, 0, 0.3, 1, 0, 0, 0.0])
     res = mb.constraint_forces(model, q, np.zeros(6))
-    np.testing.assert_allclose(res.a, 0, atol=1e-9)
+    np.testing.assert_allclose(res.a, 0, atol=1e-7)  # to the LCP regularization (1e-10 relative)
     np.testing.assert_allclose(res.contacts[0]["force"], [0, 0, 3.0 * G], atol=1e-6)
 
 
