@@ -13,10 +13,10 @@ from typing import NamedTuple
 
 import sympy as sp
 from sympy.physics.mechanics import Particle, RigidBody
-from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
+from .motion import load_velocity
 
 
 def lagrange_equations(T, q, rates, Q, rate_of):
@@ -48,16 +48,7 @@ def generalized_forces(frame, q, loads, potential_energy=None):
     qd = [qi.diff(TIME) for qi in q]
     Q = sp.zeros(len(q), 1)
     for load in loads:
-        if not (isinstance(load, tuple) and len(load) == 2 and isinstance(load[1], Vector)):
-            raise ModelError(f"loads: each load must be (Point, force Vector) or (ReferenceFrame, torque Vector), "
-                             f"got {load!r}")
-        where, vector = load
-        if isinstance(where, Point):
-            velocity = where.vel(frame)
-        elif isinstance(where, ReferenceFrame):
-            velocity = where.ang_vel_in(frame)
-        else:
-            raise ModelError(f"loads: a load must act at a Point or on a ReferenceFrame, got {where!r}")
+        velocity, vector = load_velocity(load, frame)
         Q += sp.Matrix([velocity.diff(r, frame) & vector for r in qd])
     if potential_energy is not None:
         Q -= sp.Matrix([sp.sympify(potential_energy).diff(qr) for qr in q])

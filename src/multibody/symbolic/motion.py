@@ -146,19 +146,23 @@ def active_forces(loads, frame, speeds, potential_energy=None):
     n = len(speeds.u)
     F = sp.zeros(n, 1)
     for load in loads:
-        if not (isinstance(load, tuple) and len(load) == 2 and isinstance(load[1], Vector)):
-            raise ModelError(f"loads: each load must be (Point, force Vector) or (ReferenceFrame, torque Vector), "
-                             f"got {load!r}")
-        where, vector = load
-        if isinstance(where, Point):
-            velocity = _velocity(where, frame, "load").xreplace(speeds.replace)
-        elif isinstance(where, ReferenceFrame):
-            velocity = where.ang_vel_in(frame).xreplace(speeds.replace)
-        else:
-            raise ModelError(f"loads: a load must act at a Point or on a ReferenceFrame, got {where!r}")
-        vector = vector.xreplace(speeds.replace)
+        velocity, vector = load_velocity(load, frame)
+        velocity, vector = velocity.xreplace(speeds.replace), vector.xreplace(speeds.replace)
         F += sp.Matrix([partial & vector for partial in speeds.partials(velocity, frame)])
     if potential_energy is not None:
         W = sp.sympify(potential_energy).xreplace(speeds.replace)
         F -= speeds.qdot.jacobian(speeds.u).T * sp.Matrix([W.diff(qs) for qs in speeds.q])
     return F
+
+
+def load_velocity(load, frame):
+    """(velocity of the load's point, or angular velocity of its frame, in ``frame``; the force or torque)."""
+    if not (isinstance(load, tuple) and len(load) == 2 and isinstance(load[1], Vector)):
+        raise ModelError(f"loads: each load must be (Point, force Vector) or (ReferenceFrame, torque Vector), "
+                         f"got {load!r}")
+    where, vector = load
+    if isinstance(where, Point):
+        return _velocity(where, frame, "load"), vector
+    if isinstance(where, ReferenceFrame):
+        return where.ang_vel_in(frame), vector
+    raise ModelError(f"loads: a load must act at a Point or on a ReferenceFrame, got {where!r}")

@@ -1,0 +1,106 @@
+"""Lagrange's equations: document 000's eq. 34 (corrected), same motion as Kane's; multipliers; Hamilton."""
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+
+from multibody import symbolic as sym
+from test_kane import rod_and_particle
+
+t = dynamicsymbols._t
+
+
+@pytest.fixture(scope="module")
+def example():
+    e = rod_and_particle()
+    e["lagrange"] = sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"])
+    return e
+
+
+def test_lagrange_worked_example_equals_corrected_eq_34(example):
+    m, L, k, L0 = example["symbols"]
+    q1, q2, q3, q4 = example["q"]
+    d1, d2, d3, d4 = [x.diff(t) for x in example["q"]]
+    a1, a2, a3, a4 = [x.diff(t, 2) for x in example["q"]]
+    s, c = sp.sin(q3), sp.cos(q3)
+    expected = [2 * a1 + a4 * c - 2 * d4 * d3 * s - (L + q4) * (a3 * s + d3**2 * c),
+                2 * a2 + a4 * s + 2 * d4 * d3 * c + (L + q4) * (a3 * c - d3**2 * s),
+                (L + q4) * (a2 * c - a1 * s) + (4 * L**2 / 3 + q4**2) * a3 + 2 * q4 * d3 * d4,
+                a4 + a1 * c + a2 * s - q4 * d3**2 + k / m * (q4 - L0)]
+    equations = example["lagrange"].equations
+    for r in range(4):
+        assert sp.simplify(equations[r] / (-m) - expected[r]) == 0
+
+
+def test_kane_and_lagrange_give_the_same_trajectory(example):
+    e = example
+    m, L, k, L0 = e["symbols"]
+    values = {m: 1.2, L: 0.5, k: 30.0, L0: 0.4}
+    kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"]).to_numeric(values, backend="numpy")
+    lagrange = e["lagrange"].to_numeric(values, backend="numpy")
+    q0, qd0 = np.array([0.1, -0.2, 0.3, 0.6]), np.array([0.5, 0.1, 1.5, -0.3])
+    c, s = np.cos(q0[2]), np.sin(q0[2])
+    u0 = [qd0[0] * c + qd0[1] * s, -qd0[0] * s + qd0[1] * c + 0.5 * qd0[2], qd0[2], qd0[3]]
+    times = np.linspace(0, 2, 11)
+    a = solve_ivp(kane.rhs, (0, 2), np.r_[q0, u0], t_eval=times, rtol=1e-11, atol=1e-11, method="DOP853")
+    b = solve_ivp(lagrange.rhs, (0, 2), np.r_[q0, qd0], t_eval=times, rtol=1e-11, atol=1e-11, method="DOP853")
+    assert np.allclose(a.y[:4], b.y[:4], atol=1e-8)
+
+
+def pendulum_in_cartesian():
+    """A particle on a rod of length l, described by x, y with the holonomic constraint x² + y² − l² = 0."""
+    x, y = q = dynamicsymbols("x y")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = ReferenceFrame("N")
+    O = Point("O")
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, P.pos_from(O).dt(N))
+    return q, N, Particle("P", P, m), (m, l, g), [(P, -m * g * N.y)]
+
+
+def test_lagrange_multipliers_keep_the_constraint_and_match_the_pendulum():
+    q, N, particle, (m, l, g), loads = pendulum_in_cartesian()
+    eom = sym.lagrange(N, q, [particle], loads, holonomic_constraints=[q[0] ** 2 + q[1] ** 2 - l**2])
+    assert len(eom.multipliers) == 1
+    f = eom.to_numeric({m: 1.0, l: 1.0, g: 9.81}, backend="numpy")
+    theta0 = 0.7  # angle from the downward vertical
+    x0 = [np.sin(theta0), -np.cos(theta0), 0.0, 0.0]
+    sol = solve_ivp(f.rhs, (0, 1.0), x0, rtol=1e-11, atol=1e-11, method="DOP853", dense_output=True)
+    # oracle: θ̈ = −(g/l) sin θ
+    ref = solve_ivp(lambda t, s: [s[1], -9.81 * np.sin(s[0])], (0, 1.0), [theta0, 0.0], rtol=1e-11, atol=1e-11,
+                    method="DOP853")
+    x, y = sol.y[0, -1], sol.y[1, -1]
+    assert np.isclose(np.arctan2(x, -y), ref.y[0, -1], atol=1e-7)
+    assert abs(x * x + y * y - 1.0) < 1e-7
+
+
+def test_hamilton_equations_agree_with_lagrange():
+    """Double pendulum: H = T + V and ṗ = d/dt ∂L/∂q̇ along Lagrange's solution."""
+    q = dynamicsymbols("a b")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = ReferenceFrame("N")
+    O = Point("O")
+    O.set_vel(N, 0)
+    A = N.orientnew("A", "Axis", [q[0], N.z])
+    B = N.orientnew("B", "Axis", [q[1], N.z])
+    P1 = O.locatenew("P1", l * A.x)
+    P1.v2pt_theory(O, N, A)
+    P2 = P1.locatenew("P2", l * B.x)
+    P2.v2pt_theory(P1, N, B)
+    bodies = [Particle("p1", P1, m), Particle("p2", P2, m)]
+    V = -m * g * l * (2 * sp.cos(q[0]) + sp.cos(q[1]))
+    ham = sym.hamilton(N, q, bodies, potential_energy=V)
+    lag = sym.lagrange(N, q, bodies, potential_energy=V)
+    values = {m: 1.0, l: 0.7, g: 9.81}
+    state = {q[0]: 0.3, q[1]: -0.4, q[0].diff(t): 1.1, q[1].diff(t): -0.6}
+    T = sym.lagrange.__globals__["kinetic_energy"](N, bodies)
+    L = T - V
+    p = [L.diff(v).xreplace(values).xreplace(state) for v in (q[0].diff(t), q[1].diff(t))]
+    at = {**dict(zip(ham.p, p)), **{k: v for k, v in state.items() if k in q}}
+    assert np.isclose(float(ham.H.xreplace(values).xreplace(at)), float((T + V).xreplace(values).xreplace(state)))
+    assert np.allclose(np.array(ham.qdot.xreplace(values).xreplace(at), dtype=float).ravel(), [1.1, -0.6])
+    qdd = lag.minimizer().xreplace(values).xreplace(state)
+    pdot = sp.Matrix([L.diff(v).diff(t) for v in (q[0].diff(t), q[1].diff(t))])
+    pdot = pdot.xreplace(dict(zip([x.diff(t, 2) for x in q], qdd))).xreplace(values).xreplace(state)
+    assert np.allclose(np.array(ham.pdot.xreplace(values).xreplace(at), dtype=float), np.array(pdot, dtype=float))

@@ -1,0 +1,145 @@
+"""Equations of motion of a tree Model: against mb.crba/mb.rnea, sympy's KanesMethod, and across methods."""
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+
+import multibody as mb
+from multibody import ModelError
+from multibody import symbolic as sym
+
+
+def chain_values(symbols, n, rng):
+    """Random positive parameter values for sym.symbolic_chain and the equivalent numeric Model."""
+    values = {symbols["g"][0]: 9.81}
+    for k in range(n):
+        m, l = rng.uniform(0.5, 2.0), rng.uniform(0.2, 0.6)
+        a, b = rng.uniform(0.5, 1.0, size=2) * m * l**2 / 12
+        values.update({symbols["m"][k]: m, symbols["l"][k]: l, symbols["Ixx"][k]: abs(a - b) + 1e-3,
+                       symbols["Iyy"][k]: a, symbols["Izz"][k]: b})
+    return values
+
+
+def numeric_chain(symbols, n, values, axes="xyz"):
+    unit = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}
+    model = mb.Model("chain", gravity=(0, 0, -9.81))
+    parent = "world"
+    for k in range(n):
+        m, l = values[symbols["m"][k]], values[symbols["l"][k]]
+        inertia_k = np.diag([values[symbols[i][k]] for i in ("Ixx", "Iyy", "Izz")])
+        offset = (0, 0, 0) if k == 0 else (values[symbols["l"][k - 1]], 0, 0)
+        model.add(mb.Body(f"link{k + 1}", mass=m, com=(l / 2, 0, 0), inertia=inertia_k), parent=parent,
+                  joint=mb.Revolute(unit[axes[k % 3]]), placement=mb.Transform(translation=offset))
+        parent = f"link{k + 1}"
+    return model
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_chain_matches_crba_and_rnea(n):
+    rng = np.random.default_rng(n)
+    model, symbols = sym.symbolic_chain(n)
+    eom = sym.equations_of_motion(model)
+    values = chain_values(symbols, n, rng)
+    f = eom.to_numeric(values, backend="numpy")
+    numeric = numeric_chain(symbols, n, values)
+    for _ in range(3):
+        q, u = rng.normal(size=n), rng.normal(size=n)
+        assert np.allclose(f.mass_matrix(q, u), mb.crba(numeric, q), rtol=0, atol=1e-10)
+        assert np.allclose(f.forcing(q, u), -mb.rnea(numeric, q, u, np.zeros(n)), rtol=0, atol=1e-10)
+        assert np.allclose(f.rhs(0.0, np.r_[q, u])[n:], mb.aba(numeric, q, u, np.zeros(n)), atol=1e-9)
+
+
+def sympy_chain(n, symbols, axes="xyz"):
+    """The same pendulum built with sympy.physics.mechanics frames and points, solved by KanesMethod."""
+    q, u = dynamicsymbols(f"q_0:{n}"), dynamicsymbols(f"u_0:{n}")
+    q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
+    N = ReferenceFrame("N")
+    O = Point("O")
+    O.set_vel(N, 0)
+    frame, joint, bodies, loads = N, O, [], []
+    g = symbols["g"][0]
+    for k in range(n):
+        axis = getattr(frame, axes[k % len(axes)])
+        B = frame.orientnew(f"B{k}", "Axis", [q[k], axis])
+        B.set_ang_vel(frame, u[k] * axis)
+        l, m = symbols["l"][k], symbols["m"][k]
+        C = joint.locatenew(f"C{k}", l / 2 * B.x)
+        C.v2pt_theory(joint, N, B)
+        I = inertia(B, symbols["Ixx"][k], symbols["Iyy"][k], symbols["Izz"][k])
+        bodies.append(RigidBody(f"b{k}", C, B, m, (I, C)))
+        loads.append((C, -m * g * N.z))
+        tip = joint.locatenew(f"P{k}", l * B.x)
+        tip.v2pt_theory(joint, N, B)
+        frame, joint = B, tip
+    km = KanesMethod(N, q, u, kd_eqs=[q[k].diff() - u[k] for k in range(n)])
+    km.kanes_equations(bodies, loads)
+    return km
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_chain_matches_sympy_kanesmethod(n):
+    rng = np.random.default_rng(10 + n)
+    model, symbols = sym.symbolic_chain(n)
+    eom = sym.equations_of_motion(model)
+    km = sympy_chain(n, symbols)
+    values = chain_values(symbols, n, rng)
+    state = dict(zip([*eom.q, *eom.u], rng.normal(size=2 * n)))
+    for ours, theirs in ((eom.mass_matrix, km.mass_matrix), (eom.forcing, km.forcing)):
+        a = np.array(ours.xreplace(values).xreplace(state), dtype=float)
+        b = np.array(sp.Matrix(theirs).xreplace(values).xreplace(state), dtype=float)
+        assert np.allclose(a, b, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["lagrange", "gauss"])
+def test_methods_agree_on_the_tree(method):
+    model, symbols = sym.symbolic_chain(2)
+    kane = sym.equations_of_motion(model)
+    other = sym.equations_of_motion(model, method=method)
+    assert (kane.mass_matrix - other.mass_matrix).applyfunc(sp.simplify) == sp.zeros(2, 2)
+    assert (kane.forcing - other.forcing).applyfunc(sp.simplify) == sp.zeros(2, 1)
+
+
+@pytest.mark.parametrize("speeds", ["qdot", "body"])
+def test_mixed_joints_match_the_numeric_core(speeds):
+    """Planar base, prismatic and revolute links; 'body' speeds are the model's v, 'qdot' speeds are q̇."""
+    rng = np.random.default_rng(5)
+    model = mb.Model("mixed", gravity=(0.5, -1.0, -9.81))
+    model.add(mb.Body("base", mass=2.0, com=(0.1, 0.05, 0.0), inertia=np.diag([0.02, 0.03, 0.04])), joint=mb.Planar())
+    model.add(mb.Body("slider", mass=1.0, com=(0.0, 0.1, 0.0), inertia=np.diag([0.01, 0.01, 0.02])), parent="base",
+              joint=mb.Prismatic((1, 0, 0)), placement=mb.Transform(translation=(0.2, 0, 0)))
+    model.add(mb.Body("arm", mass=0.5, com=(0.15, 0, 0.02), inertia=np.diag([0.001, 0.004, 0.004])), parent="slider",
+              joint=mb.Revolute((0, 1, 0)), placement=mb.Transform(translation=(0, 0.1, 0)))
+    eom = sym.equations_of_motion(model, speeds=speeds, torques=True)
+    tau = rng.normal(size=model.nv)
+    f = eom.to_numeric(dict(zip(eom.inputs, tau)), backend="numpy")
+    q, u = rng.normal(size=model.nq), rng.normal(size=model.nv)
+    if speeds == "body":
+        v = u
+        assert np.allclose(f.qdot(q, u), mb.configuration_rate(model, q, v), atol=1e-12)
+        assert np.allclose(f.rhs(0, np.r_[q, u])[model.nq:], mb.aba(model, q, v, tau), atol=1e-10)
+    else:  # u = q̇: the energy ½ uᵀ X u must equal the model's kinetic energy at v(q, q̇)
+        c, s = np.cos(q[2]), np.sin(q[2])
+        v = np.r_[c * u[0] + s * u[1], -s * u[0] + c * u[1], u[2:]]
+        assert np.isclose(0.5 * u @ f.mass_matrix(q, u) @ u, mb.kinetic_energy(model, q, v), atol=1e-12)
+
+
+def test_spherical_joint_with_body_speeds_matches_aba():
+    rng = np.random.default_rng(8)
+    model = mb.Model("ball", gravity=(0, 0, -9.81))
+    model.add(mb.Body("top", mass=1.5, com=(0.0, 0.05, 0.3), inertia=np.diag([0.05, 0.06, 0.02])), joint=mb.Spherical())
+    eom = sym.equations_of_motion(model, speeds="body")
+    f = eom.to_numeric({}, backend="numpy")
+    quat = rng.normal(size=4)
+    q, u = quat / np.linalg.norm(quat), rng.normal(size=3)
+    assert np.allclose(f.rhs(0, np.r_[q, u])[4:], mb.aba(model, q, u, np.zeros(3)), atol=1e-10)
+    assert np.allclose(f.qdot(q, u), mb.configuration_rate(model, q, u), atol=1e-12)
+    with pytest.raises(ModelError, match="quaternion"):
+        sym.equations_of_motion(model, speeds="qdot")
+
+
+def test_bad_method_and_speeds_are_rejected():
+    model, _ = sym.symbolic_chain(1)
+    with pytest.raises(ValueError, match="method"):
+        sym.equations_of_motion(model, method="newton")
+    with pytest.raises(ValueError, match="speeds"):
+        sym.equations_of_motion(model, speeds="fast")
