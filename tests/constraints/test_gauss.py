@@ -53,7 +53,8 @@ def test_gauss_matches_kkt_on_random_trees():
         kkt = np.block([[M, -rows.J.T], [rows.J, np.zeros((m, m))]])
         sol = np.linalg.solve(kkt, np.concatenate([tau - c, rows.gamma]))
         np.testing.assert_allclose(res.a, sol[:model.nv], atol=1e-9 * max(1, np.abs(sol).max()))
-        np.testing.assert_allclose(np.concatenate(res.multipliers), sol[model.nv:], atol=1e-8 * max(1, np.abs(sol).max()))
+        np.testing.assert_allclose(np.concatenate(res.multipliers), sol[model.nv:],
+                                   atol=1e-8 * max(1, np.abs(sol).max()))
 
 
 def test_gauss_minimizes_the_gauss_function():

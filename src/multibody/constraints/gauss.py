@@ -62,7 +62,3 @@ class GaussSolver:
         dz = self.L.T @ (a - a_free) - self.Linv @ Q_extra
         return self.B_pinv.T @ dz
 
-
-def gauss(M, a_free, J, gamma, rcond=1e-10):
-    """Constrained accelerations by Gauss's principle: (a, λ) = argmin ½ (a − a_free)ᵀ M (a − a_free) s.t. J a = γ."""
-    return GaussSolver(M, J, rcond).solve(np.asarray(a_free, dtype=float), np.asarray(gamma, dtype=float))

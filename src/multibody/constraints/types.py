@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..dynamics import integrate
 from ..errors import ModelError
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
@@ -179,7 +180,8 @@ class PointOnPlane(Constraint):
     """Point ``point`` of ``body`` stays on the plane through ``origin`` with ``normal``, both fixed in
     ``plane_body`` (a prismatic/planar loop closure; 1 row).
 
-    φ = n · (p − o),  φ̇ = n · (v_p − v_o) + ω_b · (n × (p − o)),  φ̈ = n̈ · (p − o) + 2 ṅ · (v_p − v_o) + n · (a_p − a_o)
+    φ = n · (p − o),  φ̇ = n · (v_p − v_o) + ω_b · (n × (p − o)),
+    φ̈ = n̈ · (p − o) + 2 ṅ · (v_p − v_o) + n · (a_p − a_o)
     with ṅ = ω_b × n and n̈ = α_b × n + ω_b × ṅ.
     """
 
@@ -290,14 +292,15 @@ class KnifeEdge(Constraint):
 
 def _directional(f, model, q, v, h):
     """Central difference (f(q ⊕ h v) − f(q ⊖ h v)) / 2h along the constant-velocity motion (error O(h²))."""
-    from ..dynamics import integrate
     return (np.asarray(f(integrate(model, q, v, h))) - np.asarray(f(integrate(model, q, v, -h)))) / (2 * h)
 
 
-def _call(function, q, size, label):
-    value = np.atleast_1d(np.asarray(function(q), dtype=float))
-    if value.shape[0] != size or not np.all(np.isfinite(value)):
-        raise ModelError(f"{label} returned {value!r}: expected {size} finite values")
+def _call(function, q, shape, label):
+    """function(q) as a float array of ``shape`` with finite entries; ModelError naming ``label`` otherwise."""
+    value = np.asarray(function(q), dtype=float).reshape(-1) if len(shape) == 1 else \
+        np.atleast_2d(np.asarray(function(q), dtype=float))
+    if value.shape != shape or not np.all(np.isfinite(value)):
+        raise ModelError(f"{label} returned {value!r} (shape {value.shape}): expected shape {shape}, finite values")
     return value
 
 
@@ -316,29 +319,25 @@ class Holonomic(Constraint):
             raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
         self.phi, self._jacobian, self.size, self.step = phi, jacobian, int(size), float(step)
 
+    def value(self, q):
+        return _call(self.phi, q, (self.size,), f"Holonomic '{self.name}': phi")
+
     def jacobian(self, model, q):
         if self._jacobian is not None:
-            J = np.atleast_2d(np.asarray(self._jacobian(q), dtype=float))
-            if J.shape != (self.size, model.nv) or not np.all(np.isfinite(J)):
-                raise ModelError(f"Holonomic '{self.name}': jacobian returned shape {J.shape}, expected "
-                                 f"({self.size}, {model.nv}) finite values")
-            return J
-        f = lambda x: _call(self.phi, x, self.size, f"Holonomic '{self.name}': phi")
-        return np.column_stack([_directional(f, model, q, e, self.step) for e in np.eye(model.nv)])
+            return _call(self._jacobian, q, (self.size, model.nv), f"Holonomic '{self.name}': jacobian")
+        return np.column_stack([_directional(self.value, model, q, e, self.step) for e in np.eye(model.nv)])
 
     def evaluate(self, s):
         m, q, v = s.model, s.q, s.v
-        phi = _call(self.phi, q, self.size, f"Holonomic '{self.name}': phi")
+        phi = self.value(q)
         if not np.any(v):
             gamma = np.zeros(self.size)
         elif self._jacobian is not None:
             gamma = -_directional(lambda x: self.jacobian(m, x) @ v, m, q, v, self.step)
         else:
             # γ = −d²/dh² φ(q ⊕ h v) at h = 0, second central difference with h = √step / 10
-            from ..dynamics import integrate
             h = 0.1 * np.sqrt(self.step)
-            f = lambda x: _call(self.phi, x, self.size, f"Holonomic '{self.name}': phi")
-            gamma = -(f(integrate(m, q, v, h)) - 2 * phi + f(integrate(m, q, v, -h))) / h**2
+            gamma = -(self.value(integrate(m, q, v, h)) - 2 * phi + self.value(integrate(m, q, v, -h))) / h**2
         return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))
 
 
@@ -353,14 +352,12 @@ class Nonholonomic(Constraint):
         self.A, self.b, self.size, self.step = A, b, int(size), float(step)
 
     def matrix(self, model, q):
-        A = np.atleast_2d(np.asarray(self.A(q), dtype=float))
-        if A.shape != (self.size, model.nv) or not np.all(np.isfinite(A)):
-            raise ModelError(f"Nonholonomic '{self.name}': A returned shape {A.shape}, expected ({self.size}, "
-                             f"{model.nv}) finite values")
-        return A
+        return _call(self.A, q, (self.size, model.nv), f"Nonholonomic '{self.name}': A")
 
     def rhs(self, q):
-        return np.zeros(self.size) if self.b is None else _call(self.b, q, self.size, f"Nonholonomic '{self.name}': b")
+        if self.b is None:
+            return np.zeros(self.size)
+        return _call(self.b, q, (self.size,), f"Nonholonomic '{self.name}': b")
 
     def evaluate(self, s):
         m, q, v = s.model, s.q, s.v
