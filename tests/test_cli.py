@@ -50,6 +50,7 @@ def test_errors_are_one_line_and_debug_shows_the_traceback(tmp_path, capsys):
         main(["--debug", "info", str(bad)])
 
 
+@pytest.mark.slow
 def test_demo_writes_plot_and_animation_and_help_works(tmp_path):
     run = subprocess.run([sys.executable, "-m", "multibody.cli", "demo", "--out-dir", str(tmp_path), "--t-end", "3"],
                          capture_output=True, text=True, timeout=120)

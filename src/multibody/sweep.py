@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -147,7 +148,9 @@ def _run(function, points, client, processes):
         for i, point in enumerate(points):
             yield i, _call(function, point)
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(points))) as pool:
+    # fresh interpreters ("spawn"): forking a process whose compiled kernels already started threads is unsafe
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(points)), mp_context=context) as pool:
         futures = {pool.submit(_call, function, point): i for i, point in enumerate(points)}
         for future in as_completed(futures):
             yield futures[future], future.result()

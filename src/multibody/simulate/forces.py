@@ -113,13 +113,11 @@ class JointSpring:
 
     def check(self, model):
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
-        s = model.q_slice(self.joint)
         index = model._joint_index.get(self.joint, None)
         joint = model.joints[model.body_index(self.joint) if index is None else index]
         if joint.code not in (REVOLUTE, PRISMATIC):
             raise ModelError(f"{self.name}: joint '{joint.name}' is {type(joint).__name__}; joint springs act on "
                              f"revolute or prismatic joints")
-        return s
 
     def generalized_force(self, model, q, v):
         Q = np.zeros(model.nv)
