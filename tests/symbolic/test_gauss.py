@@ -52,5 +52,5 @@ def test_gauss_equals_kane_on_the_worked_example():
     e = rod_and_particle()
     kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False)
     gauss = sym.gauss(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False)
-    assert (kane.mass_matrix - gauss.mass_matrix).applyfunc(sp.simplify) == sp.zeros(4, 4)
-    assert (kane.forcing - gauss.forcing).applyfunc(sp.simplify) == sp.zeros(4, 1)
+    same = lambda a, b: (a - b).applyfunc(lambda x: sp.trigsimp(sp.expand(x))) == sp.zeros(*a.shape)  # noqa: E731
+    assert same(kane.mass_matrix, gauss.mass_matrix) and same(kane.forcing, gauss.forcing)

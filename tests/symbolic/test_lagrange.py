@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
-from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+from sympy.physics.mechanics import Particle, Point, ReferenceFrame, dynamicsymbols
 
 from multibody import symbolic as sym
+from multibody.symbolic.lagrange import kinetic_energy
 from test_kane import rod_and_particle
 
 t = dynamicsymbols._t
@@ -14,7 +15,7 @@ t = dynamicsymbols._t
 @pytest.fixture(scope="module")
 def example():
     e = rod_and_particle()
-    e["lagrange"] = sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"])
+    e["lagrange"] = sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"], simplify=False)
     return e
 
 
@@ -30,14 +31,15 @@ def test_lagrange_worked_example_equals_corrected_eq_34(example):
                 a4 + a1 * c + a2 * s - q4 * d3**2 + k / m * (q4 - L0)]
     equations = example["lagrange"].equations
     for r in range(4):
-        assert sp.simplify(equations[r] / (-m) - expected[r]) == 0
+        assert sp.trigsimp(sp.expand(equations[r] / (-m) - expected[r])) == 0
 
 
 def test_kane_and_lagrange_give_the_same_trajectory(example):
     e = example
     m, L, k, L0 = e["symbols"]
     values = {m: 1.2, L: 0.5, k: 30.0, L0: 0.4}
-    kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"]).to_numeric(values, backend="numpy")
+    kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False)
+    kane = kane.to_numeric(values, backend="numpy")
     lagrange = e["lagrange"].to_numeric(values, backend="numpy")
     q0, qd0 = np.array([0.1, -0.2, 0.3, 0.6]), np.array([0.5, 0.1, 1.5, -0.3])
     c, s = np.cos(q0[2]), np.sin(q0[2])
@@ -61,7 +63,7 @@ def pendulum_in_cartesian():
 
 def test_lagrange_multipliers_keep_the_constraint_and_match_the_pendulum():
     q, N, particle, (m, l, g), loads = pendulum_in_cartesian()
-    eom = sym.lagrange(N, q, [particle], loads, holonomic_constraints=[q[0] ** 2 + q[1] ** 2 - l**2])
+    eom = sym.lagrange(N, q, [particle], loads, holonomic_constraints=[q[0] ** 2 + q[1] ** 2 - l**2], simplify=False)
     assert len(eom.multipliers) == 1
     f = eom.to_numeric({m: 1.0, l: 1.0, g: 9.81}, backend="numpy")
     theta0 = 0.7  # angle from the downward vertical
@@ -90,17 +92,18 @@ def test_hamilton_equations_agree_with_lagrange():
     P2.v2pt_theory(P1, N, B)
     bodies = [Particle("p1", P1, m), Particle("p2", P2, m)]
     V = -m * g * l * (2 * sp.cos(q[0]) + sp.cos(q[1]))
-    ham = sym.hamilton(N, q, bodies, potential_energy=V)
-    lag = sym.lagrange(N, q, bodies, potential_energy=V)
+    ham = sym.hamilton(N, q, bodies, potential_energy=V, simplify=False)
+    lag = sym.lagrange(N, q, bodies, potential_energy=V, simplify=False)
     values = {m: 1.0, l: 0.7, g: 9.81}
     state = {q[0]: 0.3, q[1]: -0.4, q[0].diff(t): 1.1, q[1].diff(t): -0.6}
-    T = sym.lagrange.__globals__["kinetic_energy"](N, bodies)
+    T = kinetic_energy(N, bodies)
     L = T - V
     p = [L.diff(v).xreplace(values).xreplace(state) for v in (q[0].diff(t), q[1].diff(t))]
     at = {**dict(zip(ham.p, p)), **{k: v for k, v in state.items() if k in q}}
     assert np.isclose(float(ham.H.xreplace(values).xreplace(at)), float((T + V).xreplace(values).xreplace(state)))
     assert np.allclose(np.array(ham.qdot.xreplace(values).xreplace(at), dtype=float).ravel(), [1.1, -0.6])
-    qdd = lag.minimizer().xreplace(values).xreplace(state)
+    X, Y = (np.array(M.xreplace(values).xreplace(state), dtype=float) for M in (lag.mass_matrix, lag.forcing))
+    qdd = np.linalg.solve(X, Y).ravel()
     pdot = sp.Matrix([L.diff(v).diff(t) for v in (q[0].diff(t), q[1].diff(t))])
     pdot = pdot.xreplace(dict(zip([x.diff(t, 2) for x in q], qdd))).xreplace(values).xreplace(state)
     assert np.allclose(np.array(ham.pdot.xreplace(values).xreplace(at), dtype=float), np.array(pdot, dtype=float))

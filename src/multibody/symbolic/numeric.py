@@ -5,6 +5,7 @@ elimination (``sympy.cse``) and printed as one straight-line Python kernel, comp
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -50,16 +51,20 @@ class NumericEquations:
         outputs = {k: sp.Matrix(v).xreplace(replace) for k, v in outputs.items()}
         _check_free_symbols(outputs, {*qs, *us, ts, *rs})
         self._kernel = _compile_kernel(outputs, backend)
+        self._state_derivative = _state_derivative_factory(self._kernel, self.nq, self.nu, self._nlambda, backend)
+
+    def _inputs(self, t, q, u):
+        if self._inputs_fn is None:
+            return np.zeros(0)
+        return np.asarray(self._inputs_fn(t, q, u), dtype=float).reshape(self._ninputs)
 
     def _evaluate(self, q, u, t):
         q = _as_vector(q, self.nq, "q")
         u = _as_vector(u, self.nu, "u")
-        r = (np.asarray(self._inputs_fn(t, q, u), dtype=float).reshape(self._ninputs)
-             if self._inputs_fn is not None else np.zeros(0))
         X, Y = np.zeros((self.nu, self.nu)), np.zeros(self.nu)
         QD = np.zeros(self.nq)
         B, C = np.zeros((self._nlambda, self.nu)), np.zeros(self._nlambda)
-        self._kernel(float(t), q, u, r, X, Y, QD, B, C)
+        self._kernel(float(t), q, u, self._inputs(t, q, u), X, Y, QD, B, C)
         return X, Y, QD, B, C
 
     def mass_matrix(self, q, u, t=0.0):
@@ -76,21 +81,47 @@ class NumericEquations:
 
     def udot(self, q, u, t=0.0):
         """u̇ from X u̇ = Y (and, with multipliers, B u̇ = c)."""
-        X, Y, _, B, C = self._evaluate(q, u, t)
-        if not self._nlambda:
-            return np.linalg.solve(X, Y)
-        # [X  −Bᵀ; B  0] [u̇; λ] = [Y; c]  (document 004, Lagrange's equations with multipliers)
-        m = self._nlambda
-        K = np.block([[X, -B.T], [B, np.zeros((m, m))]])
-        return np.linalg.solve(K, np.concatenate([Y, C]))[:self.nu]
+        x = np.concatenate([_as_vector(q, self.nq, "q"), _as_vector(u, self.nu, "u")])
+        return self.rhs(t, x)[self.nq:]
 
     def rhs(self, t, x):
-        """d/dt [q; u] at time t [s] for the state x = [q; u]."""
-        x = _as_vector(x, self.nq + self.nu, "x")
-        q, u = x[:self.nq], x[self.nq:]
-        X, Y, QD, B, C = self._evaluate(q, u, t)
-        udot = np.linalg.solve(X, Y) if not self._nlambda else self.udot(q, u, t)
-        return np.concatenate([QD, udot])
+        """d/dt [q; u] at time t [s] for the state x = [q; u] (one compiled call: kernel and linear solve)."""
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.nq + self.nu,):
+            raise ValueError(f"x: expected shape ({self.nq + self.nu},) = [q; u], got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            bad = np.flatnonzero(~np.isfinite(x))[0]
+            raise ValueError(f"rhs: x[{bad}] = {x[bad]} at t = {t} (the state must be finite)")
+        out = self._state_derivative(float(t), x, self._inputs(t, x[:self.nq], x[self.nq:]))
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"rhs: non-finite state derivative at t = {t} from a finite state (overflow?)")
+        return out
+
+
+@numba.njit(cache=True)
+def _solve_kkt(X, Y, B, C):
+    """u̇ from [X  −Bᵀ; B  0] [u̇; λ] = [Y; c] (document 004); just X u̇ = Y when B is empty."""
+    nu, nlambda = Y.shape[0], C.shape[0]
+    K = np.zeros((nu + nlambda, nu + nlambda))
+    K[:nu, :nu] = X
+    K[:nu, nu:] = -B.T
+    K[nu:, :nu] = B
+    return np.linalg.solve(K, np.concatenate((Y, C)))[:nu]
+
+
+def _state_derivative_factory(kernel, nq, nu, nlambda, backend):
+    """f(t, x, r) = [q̇; u̇]: the generated kernel, then the linear solve, in one compiled call."""
+
+    def state_derivative(t, x, r):
+        X, Y, QD = np.zeros((nu, nu)), np.zeros(nu), np.zeros(nq)
+        B, C = np.zeros((nlambda, nu)), np.zeros(nlambda)
+        kernel(t, x[:nq], x[nq:], r, X, Y, QD, B, C)
+        out = np.empty(nq + nu)
+        out[:nq] = QD
+        out[nq:] = _solve_kkt(X, Y, B, C)
+        return out
+
+    return numba.njit(cache=False)(state_derivative) if backend == "numba" else state_derivative
 
 
 def _as_vector(x, size, name):
@@ -121,7 +152,7 @@ def _compile_kernel(outputs, backend):
     """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code)."""
     entries = [(name, index, expr) for name in _OUTPUTS if name in outputs
                for index, expr in _indexed(name, outputs[name])]
-    replacements, reduced = sp.cse([e for _, _, e in entries], optimizations="basic")
+    replacements, reduced = sp.cse([e for _, _, e in entries])
     printer = _Printer({"fully_qualified_modules": True})
     lines = ["def kernel(t_, q, u, r, X, Y, QD, B, C):"]
     symbols = set().union(*(e.free_symbols for _, _, e in entries)) if entries else set()
@@ -137,8 +168,7 @@ def _compile_kernel(outputs, backend):
     exec(compile("\n".join(lines), "<multibody.symbolic generated kernel>", "exec"), namespace)
     kernel = namespace["kernel"]
     if backend == "numba":
-        import numba
-        return numba.njit(cache=False, fastmath=False)(kernel)
+        return numba.njit(cache=False)(kernel)
     if backend != "numpy":
         raise ValueError(f"to_numeric: backend must be 'numba' or 'numpy', got {backend!r}")
     return kernel
