@@ -47,8 +47,12 @@ def inertia_terms(motions, n):
     """
     X, Y = sp.zeros(n, n), sp.zeros(n, 1)
     for b in motions:
-        X += b.mass * (b.V.T * b.V) + b.W.T * b.inertia * b.W
-        Y -= b.mass * (b.V.T * b.a_t) + b.W.T * (b.inertia * b.alpha_t + gyroscopic(b.inertia, b.omega))
+        if b.mass != 0:
+            X += b.mass * (b.V.T * b.V)
+            Y -= b.mass * (b.V.T * b.a_t)
+        if not b.inertia.is_zero_matrix:
+            X += b.W.T * b.inertia * b.W
+            Y -= b.W.T * (b.inertia * b.alpha_t + gyroscopic(b.inertia, b.omega))
     return X, Y
 
 

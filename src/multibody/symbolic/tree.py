@@ -9,8 +9,9 @@ eqs. 2–3) are carried from parent to child in the child's own axes, one joint 
     a_i = Rᵀ (a_p + α_p × r + ω_p × (ω_p × r)) + (2 Rᵀω_p + ω_rel) × v_rel + Ṡ_v u_i
 
 (R, r: pose of body i in its parent, ω_rel = S_ω u_i, v_rel = S_v u_i; α, a: the parts not multiplying u̇),
-so that no expression is ever rotated into the inertial frame; the formulations (Kane, Lagrange, Gauss) then
-assemble X u̇ = Y from these records.
+so that no expression is ever rotated into the inertial frame. Each body's record for the assembly is taken
+in its parent's axes, one rotation short (see :func:`_recursive_kinematics`); the formulations (Kane,
+Lagrange, Gauss) then assemble X u̇ = Y from these records.
 """
 from __future__ import annotations
 
@@ -50,10 +51,10 @@ def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
         raise ModelError(f"model '{model.name}': has no bodies")
     q, u = dynamicsymbols(f"q_0:{model.nq}"), dynamicsymbols(f"u_0:{model.nv}")
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
-    motions, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
+    motions, partials, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
     # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
-    F = sum((b.V.T * (b.mass * g) for b, g in zip(motions, gravity_terms)), sp.zeros(model.nv, 1)) + tau
+    F = sum((b.V.T * (b.mass * g) for b, g in zip(motions[::2], gravity_terms)), sp.zeros(model.nv, 1)) + tau
     udot = sp.Matrix([ui.diff(TIME) for ui in u])
     # the records' a* include −g, so the inertia terms already carry gravity: Y = τ + Y*(with gravity)
     if method == "kane":
@@ -71,7 +72,7 @@ def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
     return EquationsOfMotion(
         method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
         generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
-        partial_velocities={b.name: (b.W, b.V) for b in motions}, inputs=tuple(tau) if torques else ())
+        partial_velocities={b.name: p for b, p in zip(model.bodies, partials)}, inputs=tuple(tau) if torques else ())
 
 
 def _kinetic_energy(b, u):
@@ -153,11 +154,18 @@ def _joint_kinematics(joint, qj, uj, speeds, body):
 
 
 def _recursive_kinematics(model, q, u, speeds):
-    """BodyMotion records (mass center), q̇ = f(q, u) and gravity in body axes, parent before child."""
+    """Per body, parent before child: the BodyMotion record (mass center) in the axes of the body's parent
+    (world axes for a root body), the partial velocities (ω_r, v*_r) in the body's own axes, and gravity in
+    the parent's axes; and q̇ = f(q, u).
+
+    The recursion itself runs in body axes; each body's record is taken one rotation earlier, in its parent's
+    axes, where the inherited ω_p, α_p, a_p are not yet rotated (only the body's own inertia and mass center
+    are turned into parent axes), which keeps the expressions of X and Y about half as long.
+    """
     n = model.nv
     gravity = _matrix(model.gravity)
     frames = []  # per body: (ω, W, α_t, V_origin, a_t origin, g) in body axes
-    motions, gravity_terms, qdot = [], [], []
+    motions, partials, gravity_terms, qdot = [], [], [], []
     iq = iv = 0
     for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
         qj, uj = q[iq:iq + joint.nq], u[iv:iv + joint.nv]
@@ -175,25 +183,36 @@ def _recursive_kinematics(model, q, u, speeds):
         rel = S * sp.Matrix(uj) if uj else sp.zeros(6, 1)
         w_rel, v_rel = rel[:3, :], rel[3:, :]
         wp = Rt * w_p
-        # ω_i = Rᵀω_p + S_ω u_i ; W_i = Rᵀ W_p + [S_ω]
+        cols = slice(iv, iv + joint.nv)
+        # parent axes: ω = ω_p + R ω_rel, W = W_p + [R S_ω], V = V_p − [r]× W_p + [R S_v]
+        W_par, V_par = W_p.copy(), V_p - _skew(r) * W_p
+        W_par[:, cols] += R * S[:3, :]
+        V_par[:, cols] += R * S[3:, :]
+        omega_par = w_p + R * w_rel
+        alpha_par = al_p + R * (cross(wp, w_rel) + Sdot_u[:3, :])
+        accel_par = a_p + cross(al_p, r) + cross(w_p, cross(w_p, r)) + R * (cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :])
+        # body axes, for the children: the same quantities rotated by Rᵀ, built from the parent's (no R Rᵀ products)
         omega = wp + w_rel
         W, V = Rt * W_p, Rt * (V_p - _skew(r) * W_p)
-        W[:, iv:iv + joint.nv] += S[:3, :]
-        V[:, iv:iv + joint.nv] += S[3:, :]
-        # bias accelerations (the parts not multiplying u̇)
+        W[:, cols] += S[:3, :]
+        V[:, cols] += S[3:, :]
         alpha = Rt * al_p + cross(wp, w_rel) + Sdot_u[:3, :]
         accel = Rt * (a_p + cross(al_p, r) + cross(w_p, cross(w_p, r))) + cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
-        g_i = Rt * g
-        frames.append((omega, W, alpha, V, accel, g_i))
-        # mass center c: v* = v + ω × c, a* = a + α × c + ω × (ω × c)
+        frames.append((omega, W, alpha, V, accel, Rt * g))
+        # mass center at d = R c from the body origin: v* = v + ω × d, a* = a + α × d + ω × (ω × d)
         c = _matrix(body.com)
-        Vc = V - _skew(c) * W
-        ac = accel + cross(alpha, c) + cross(omega, cross(omega, c))
-        motions.append(BodyMotion(body.name, _exact(body.mass), _matrix(body.inertia), omega, W, alpha, Vc, ac))
-        gravity_terms.append(g_i)
+        d = R * c
+        Vc = V_par - _skew(d) * W_par
+        ac = accel_par + cross(alpha_par, d) + cross(omega_par, cross(omega_par, d))
+        # translation of the mass center in parent axes, rotation about it in body axes (both frame-invariant)
+        zero3, zero3n = sp.zeros(3, 1), sp.zeros(3, n)
+        motions.append(BodyMotion(body.name, _exact(body.mass), sp.zeros(3, 3), omega_par, W_par, alpha_par, Vc, ac))
+        motions.append(BodyMotion(body.name, sp.Integer(0), _matrix(body.inertia), omega, W, alpha, zero3n, zero3))
+        partials.append((W, V - _skew(c) * W))
+        gravity_terms.append(g)
         qdot.extend(qdot_j)
         iq, iv = iq + joint.nq, iv + joint.nv
-    return motions, sp.Matrix(qdot), gravity_terms
+    return motions, partials, sp.Matrix(qdot), gravity_terms
 
 
 def _skew(v):
