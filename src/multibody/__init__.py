@@ -15,6 +15,8 @@ from .simulate import (Event, JointSpring, Spring, Trajectory, inverse_dynamics,
                        natural_frequencies, simulate, static_equilibrium)
 from .io import load, read_model_file
 from .sweep import sweep
+from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
+from . import flexible
 from .constraints import (Align, Box, Capsule, Connect, Holonomic, KnifeEdge, Nonholonomic, Plane, PointOnPlane,
                           RollingDisk, RollingSphere, Sphere, Weld, assemble, constraint_forces, forward_dynamics)
 

@@ -68,3 +68,15 @@ def test_spin_up_without_geometric_stiffening_diverges(krb):
     stiffness K − Ω²M turns negative and the tip runs away (here past the beam length)."""
     result = simulate_spin_up(krb, final_rate=6.0, duration=15.0, t_end=8.0, stiffening=False, samples=81)
     assert result.diverged_at is not None and 5.0 < result.diverged_at < 8.0
+
+
+def test_spinup_example_writes_its_plot(tmp_path):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[2] / "examples" / "spinup_beam.py"
+    spec = importlib.util.spec_from_file_location("spinup_beam", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    stiffened, linear = example.main(str(tmp_path / "spinup.png"), t_end=7.0)
+    assert (tmp_path / "spinup.png").stat().st_size > 10_000
+    assert stiffened.diverged_at is None and linear.diverged_at is not None

@@ -74,26 +74,21 @@ class Beam:
     def __post_init__(self):
         if self.EIw is None:
             object.__setattr__(self, "EIw", self.EIv)
-        for field in ("length", "mass_per_length", "EA", "EIv", "EIw"):
-            _check_positive(field, getattr(self, field))
-        for field in ("root", "polar_inertia"):
-            value = getattr(self, field)
-            try:
-                number = float(value)
-            except (TypeError, ValueError) as exc:
-                raise ModelError(f"Beam: {field} must be a number ≥ 0, got {value!r}") from exc
-            if not np.isfinite(number) or number < 0:
-                raise ModelError(f"Beam: {field} must be finite and ≥ 0, got {value!r}")
-            object.__setattr__(self, field, number)
+        for field in ("length", "mass_per_length", "EA", "EIv", "EIw", "root", "polar_inertia"):
+            object.__setattr__(self, field, _beam_number(field, getattr(self, field),
+                                                         positive=field not in ("root", "polar_inertia")))
 
 
-def _check_positive(field, value):
+def _beam_number(field, value, positive):
+    """float(value), finite and > 0 (``positive``) or ≥ 0; ModelError naming the field otherwise."""
+    bound = "> 0" if positive else "≥ 0"
     try:
         number = float(value)
     except (TypeError, ValueError) as exc:
-        raise ModelError(f"Beam: {field} must be a positive number, got {value!r}") from exc
-    if not np.isfinite(number) or number <= 0:
-        raise ModelError(f"Beam: {field} must be finite and positive, got {value!r}")
+        raise ModelError(f"Beam: {field} must be a number {bound}, got {value!r}") from exc
+    if not np.isfinite(number) or number < 0 or (positive and number == 0):
+        raise ModelError(f"Beam: {field} must be finite and {bound}, got {value!r}")
+    return number
 
 
 class FlexibleBeam:
