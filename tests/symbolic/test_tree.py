@@ -34,7 +34,7 @@ def numeric_chain(symbols, n, values, axes="xyz"):
     return model
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4, pytest.param(5, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, *(pytest.param(n, marks=pytest.mark.slow) for n in (5, 6))])
 def test_chain_matches_crba_and_rnea(n):
     rng = np.random.default_rng(n)
     model, symbols = sym.symbolic_chain(n)

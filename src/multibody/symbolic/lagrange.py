@@ -74,7 +74,8 @@ def lagrange(frame, q, bodies, loads=(), potential_energy=None, holonomic_constr
     multipliers, B, c = (), None, None
     if velocity_constraints:
         g = sp.Matrix(velocity_constraints)
-        if any(e.has(*[r.diff(TIME) for r in qd]) for e in g) or g.jacobian(qd).jacobian(qd) != sp.zeros(len(g) * len(q), len(q)):
+        nonlinear = g.jacobian(qd).jacobian(qd) != sp.zeros(len(g) * len(q), len(q))
+        if nonlinear or any(e.has(*[r.diff(TIME) for r in qd]) for e in g):
             raise ModelError("lagrange: constraints must be holonomic f(q, t) or linear in q̇: B(q, t) q̇ + b(q, t)")
         # B q̈ = c from d/dt (B q̇ + b) = 0
         qdd = [r.diff(TIME) for r in qd]

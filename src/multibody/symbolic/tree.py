@@ -66,7 +66,8 @@ def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
     else:
         from .lagrange import lagrange_equations
         if qdot != sp.Matrix(u):
-            raise ModelError("equations_of_motion: method='lagrange' needs u = q̇ (speeds='qdot', no quaternion joints)")
+            raise ModelError("equations_of_motion: method='lagrange' needs u = q̇ "
+                             "(speeds='qdot', no quaternion joints)")
         T = sum((_kinetic_energy(b, u) for b in motions), sp.Integer(0))
         X, Y = lagrange_equations(T, q, u, F, dict(zip([qi.diff(TIME) for qi in q], u)))
     return EquationsOfMotion(
@@ -175,7 +176,8 @@ def _recursive_kinematics(model, q, u, speeds):
         Rt = R.T
         if parent < 0:
             # the base accelerates at −g: gravity enters every a* as the inertial field (RBDA §5.3)
-            w_p, W_p, al_p, V_p, a_p, g = sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, 1), sp.zeros(3, n), -gravity, gravity
+            w_p, al_p, W_p, V_p = sp.zeros(3, 1), sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, n)
+            a_p, g = -gravity, gravity
         else:
             w_p, W_p, al_p, V_p, a_p, g = frames[parent]
         rates = dict(zip([qk.diff(TIME) for qk in qj], qdot_j))
@@ -190,14 +192,15 @@ def _recursive_kinematics(model, q, u, speeds):
         V_par[:, cols] += R * S[3:, :]
         omega_par = w_p + R * w_rel
         alpha_par = al_p + R * (cross(wp, w_rel) + Sdot_u[:3, :])
-        accel_par = a_p + cross(al_p, r) + cross(w_p, cross(w_p, r)) + R * (cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :])
+        transport = a_p + cross(al_p, r) + cross(w_p, cross(w_p, r))
+        accel_par = transport + R * (cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :])
         # body axes, for the children: the same quantities rotated by Rᵀ, built from the parent's (no R Rᵀ products)
         omega = wp + w_rel
         W, V = Rt * W_p, Rt * (V_p - _skew(r) * W_p)
         W[:, cols] += S[:3, :]
         V[:, cols] += S[3:, :]
         alpha = Rt * al_p + cross(wp, w_rel) + Sdot_u[:3, :]
-        accel = Rt * (a_p + cross(al_p, r) + cross(w_p, cross(w_p, r))) + cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
+        accel = Rt * transport + cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
         frames.append((omega, W, alpha, V, accel, Rt * g))
         # mass center at d = R c from the body origin: v* = v + ω × d, a* = a + α × d + ω × (ω × d)
         c = _matrix(body.com)
@@ -239,6 +242,7 @@ def symbolic_chain(n, axes="xyz"):
         inertia = sp.diag(symbols["Ixx"][k], symbols["Iyy"][k], symbols["Izz"][k])
         body = Body(f"link{k + 1}", mass=m, com=(l / 2, 0, 0), inertia=inertia)
         offset = (0, 0, 0) if k == 0 else (symbols["l"][k - 1], 0, 0)
-        model.add(body, parent=parent, joint=Revolute(unit[axes[k % len(axes)]]), placement=Transform(translation=offset))
+        model.add(body, parent=parent, joint=Revolute(unit[axes[k % len(axes)]]),
+                  placement=Transform(translation=offset))
         parent = body.name
     return model, symbols
