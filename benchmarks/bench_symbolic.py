@@ -20,7 +20,7 @@ import multibody as mb
 from multibody import symbolic as sym
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "symbolic"))
-from test_tree import chain_values, numeric_chain, sympy_chain  # noqa: E402  (the tests' oracle, shared)
+from symbolic_systems import chain_values, numeric_chain, sympy_chain  # noqa: E402  (the tests' systems)
 
 
 def derive(n):

@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+from sympy.physics.mechanics import dynamicsymbols
 
 import multibody as mb
 from multibody import ModelError
 from multibody import symbolic as sym
+from symbolic_systems import hinged_rod
 
 t = dynamicsymbols._t
 
@@ -14,15 +15,8 @@ t = dynamicsymbols._t
 @pytest.fixture(scope="module")
 def pendulum():
     """A compound pendulum (rod of mass m, mass center at distance a from the pivot) with a pivot torque T."""
-    theta, w = dynamicsymbols("theta w")
-    m, a, J, g, T = sp.symbols("m a J g T", positive=True)
-    N = ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [theta, N.z])
-    O = Point("O")
-    O.set_vel(N, 0)
-    C = O.locatenew("C", a * B.x)
-    C.v2pt_theory(O, N, B)
-    body = RigidBody("rod", C, B, m, (inertia(B, 0, 0, J), C))
+    N, B, C, body, (theta, w, m, a, J) = hinged_rod()
+    g, T = sp.symbols("g T", positive=True)
     eom = sym.kane(N, [theta], [w], [w - theta.diff(t)], [body], loads=[(C, -m * g * N.y), (B, T * N.z)],
                    inputs=[T])
     return eom, (theta, w, m, a, J, g, T)

@@ -4,7 +4,7 @@ import sympy as sp
 from sympy.physics.mechanics import Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
 
 from multibody import symbolic as sym
-from test_kane import at_random_states, rod_and_particle
+from symbolic_systems import at_random_states, hinged_rod, rod_and_particle
 
 t = dynamicsymbols._t
 
@@ -31,16 +31,8 @@ def test_free_planar_body_gauss_function_and_minimizer():
 def test_fixed_axis_rotation_by_gauss_and_by_transfer():
     """Document 003: rotation about a fixed axis A gives J_A θ̈ = M_A, with J_A = J_C + m a²; the same from the
     Cartesian Gauss function moved to θ through the Jacobian alone (eqs. 10–11)."""
-    theta = dynamicsymbols("theta")
-    w = dynamicsymbols("w")
-    m, Jc, a, MA = sp.symbols("m J_C a M_A", positive=True)
-    N = ReferenceFrame("N")
-    B = N.orientnew("B", "Axis", [theta, N.z])
-    A = Point("A")
-    A.set_vel(N, 0)
-    C = A.locatenew("C", a * B.x)
-    C.v2pt_theory(A, N, B)
-    body = RigidBody("B", C, B, m, (inertia(B, 0, 0, Jc), C))
+    N, B, C, body, (theta, w, m, a, Jc) = hinged_rod()
+    MA = sp.Symbol("M_A")
     eom = sym.gauss(N, [theta], [w], [w - theta.diff(t)], [body], loads=[(B, MA * N.z)])
     assert sp.simplify(eom.minimizer()[0] - MA / (Jc + m * a**2)) == 0
     # Cartesian (x_C, y_C, φ): M = diag(m, m, J_C), H = 0, Q = (0, 0, M_A) -> θ

@@ -3,40 +3,13 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
-from sympy.physics.mechanics import (KanesMethod, Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols,
-                                     inertia)
+from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
 
 from multibody import ModelError
 from multibody import symbolic as sym
+from symbolic_systems import at_random_states, rod_and_particle
 
 t = dynamicsymbols._t
-
-
-def rod_and_particle():
-    """Document 000, fig. 3: rod B (length 2L, mass m) in a plane, particle P (mass m) sliding along it, spring
-    (stiffness k, natural length L0) from the rod's end C to P; generalized speeds of eq. 20."""
-    q1, q2, q3, q4 = q = dynamicsymbols("q1:5")
-    u1, u2, u3, u4 = u = dynamicsymbols("u1:5")
-    m, L, k, L0 = sp.symbols("m L k L0", positive=True)
-    A = ReferenceFrame("A")
-    B = A.orientnew("B", "Axis", [q3, A.z])
-    O = Point("O")
-    O.set_vel(A, 0)
-    C = O.locatenew("C", q1 * A.x + q2 * A.y)
-    C.set_vel(A, C.pos_from(O).dt(A))
-    Bstar = C.locatenew("B*", L * B.x)
-    Bstar.v2pt_theory(C, A, B)
-    P = C.locatenew("P", q4 * B.x)
-    P.set_vel(B, q4.diff(t) * B.x)
-    P.v1pt_theory(C, A, B)
-    rod = RigidBody("B", Bstar, B, m, (inertia(B, 0, m * L**2 / 3, m * L**2 / 3), Bstar))
-    particle = Particle("P", P, m)
-    qd = [x.diff(t) for x in q]
-    kd = [u1 - (qd[0] * sp.cos(q3) + qd[1] * sp.sin(q3)), u2 - (-qd[0] * sp.sin(q3) + qd[1] * sp.cos(q3) + L * qd[2]),
-          u3 - qd[2], u4 - qd[3]]
-    spring = k * (q4 - L0)
-    loads = [(P, -spring * B.x), (C, spring * B.x)]
-    return dict(frame=A, q=q, u=u, kd=kd, bodies=[rod, particle], loads=loads, symbols=(m, L, k, L0))
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +44,6 @@ def test_kane_partial_velocities_match_table_2(example, example_kane):
     W, V = example_kane.partial_velocities["B"]
     assert W == sp.Matrix([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]])
     assert V == sp.Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]])
-
-
-def at_random_states(matrices, variables, count=3, seed=4):
-    """The matrices evaluated as float arrays at ``count`` random positive values of ``variables``."""
-    rng = np.random.default_rng(seed)
-    results = []
-    for _ in range(count):
-        values = dict(zip(variables, rng.uniform(0.2, 2.0, size=len(variables))))
-        results.append([np.array(sp.Matrix(M).xreplace(values), dtype=float) for M in matrices])
-    return results
 
 
 def test_kane_generalized_forces_sum_to_the_equations(example, example_kane):

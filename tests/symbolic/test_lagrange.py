@@ -7,7 +7,7 @@ from sympy.physics.mechanics import Particle, Point, ReferenceFrame, dynamicsymb
 
 from multibody import symbolic as sym
 from multibody.symbolic.lagrange import kinetic_energy
-from test_kane import rod_and_particle
+from symbolic_systems import rod_and_particle
 
 t = dynamicsymbols._t
 

@@ -2,36 +2,11 @@
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
 
 import multibody as mb
 from multibody import ModelError
 from multibody import symbolic as sym
-
-
-def chain_values(symbols, n, rng):
-    """Random positive parameter values for sym.symbolic_chain and the equivalent numeric Model."""
-    values = {symbols["g"][0]: 9.81}
-    for k in range(n):
-        m, l = rng.uniform(0.5, 2.0), rng.uniform(0.2, 0.6)
-        a, b = rng.uniform(0.5, 1.0, size=2) * m * l**2 / 12
-        values.update({symbols["m"][k]: m, symbols["l"][k]: l, symbols["Ixx"][k]: abs(a - b) + 1e-3,
-                       symbols["Iyy"][k]: a, symbols["Izz"][k]: b})
-    return values
-
-
-def numeric_chain(symbols, n, values, axes="xyz"):
-    unit = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}
-    model = mb.Model("chain", gravity=(0, 0, -9.81))
-    parent = "world"
-    for k in range(n):
-        m, l = values[symbols["m"][k]], values[symbols["l"][k]]
-        inertia_k = np.diag([values[symbols[i][k]] for i in ("Ixx", "Iyy", "Izz")])
-        offset = (0, 0, 0) if k == 0 else (values[symbols["l"][k - 1]], 0, 0)
-        model.add(mb.Body(f"link{k + 1}", mass=m, com=(l / 2, 0, 0), inertia=inertia_k), parent=parent,
-                  joint=mb.Revolute(unit[axes[k % 3]]), placement=mb.Transform(translation=offset))
-        parent = f"link{k + 1}"
-    return model
+from symbolic_systems import chain_values, numeric_chain, sympy_chain
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, *(pytest.param(n, marks=pytest.mark.slow) for n in (5, 6))])
@@ -47,33 +22,6 @@ def test_chain_matches_crba_and_rnea(n):
         assert np.allclose(f.mass_matrix(q, u), mb.crba(numeric, q), rtol=0, atol=1e-10)
         assert np.allclose(f.forcing(q, u), -mb.rnea(numeric, q, u, np.zeros(n)), rtol=0, atol=1e-10)
         assert np.allclose(f.rhs(0.0, np.r_[q, u])[n:], mb.aba(numeric, q, u, np.zeros(n)), atol=1e-9)
-
-
-def sympy_chain(n, symbols, axes="xyz"):
-    """The same pendulum built with sympy.physics.mechanics frames and points, solved by KanesMethod."""
-    q, u = dynamicsymbols(f"q_0:{n}"), dynamicsymbols(f"u_0:{n}")
-    q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
-    N = ReferenceFrame("N")
-    O = Point("O")
-    O.set_vel(N, 0)
-    frame, joint, bodies, loads = N, O, [], []
-    g = symbols["g"][0]
-    for k in range(n):
-        axis = getattr(frame, axes[k % len(axes)])
-        B = frame.orientnew(f"B{k}", "Axis", [q[k], axis])
-        B.set_ang_vel(frame, u[k] * axis)
-        l, m = symbols["l"][k], symbols["m"][k]
-        C = joint.locatenew(f"C{k}", l / 2 * B.x)
-        C.v2pt_theory(joint, N, B)
-        I = inertia(B, symbols["Ixx"][k], symbols["Iyy"][k], symbols["Izz"][k])
-        bodies.append(RigidBody(f"b{k}", C, B, m, (I, C)))
-        loads.append((C, -m * g * N.z))
-        tip = joint.locatenew(f"P{k}", l * B.x)
-        tip.v2pt_theory(joint, N, B)
-        frame, joint = B, tip
-    km = KanesMethod(N, q, u, kd_eqs=[q[k].diff() - u[k] for k in range(n)])
-    km.kanes_equations(bodies, loads)
-    return km
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
