@@ -1,4 +1,6 @@
 """Kane's method: document 000's worked example, gyrostats (eqs. 11–13) and a nonholonomic rolling disk."""
+import functools
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -90,6 +92,7 @@ def carrier_setup():
 GYRO = dict(I1=2.0, I2=3.0, I3=4.0, J=0.8, spin=15.0)
 
 
+@functools.lru_cache(maxsize=None)
 def gyrostat_eom(free_spin):
     N, C, O, q, u, kd = carrier_setup()
     I1, I2, I3, J = sp.symbols("I1 I2 I3 J", positive=True)
@@ -252,3 +255,17 @@ def test_upright_rolling_disk_is_stable_above_the_critical_speed(disk):
         A, _ = d["eom"].linearize(point)
         growth = np.linalg.eigvals(np.array(A.xreplace(values), dtype=float)).real.max()
         assert (growth < 1e-9) == stable
+
+
+@pytest.mark.parametrize("h, stable", [(0.0, False), (0.5, False), (1.5, True)])
+def test_dual_spin_stability_switches_with_rotor_momentum(h, stable):
+    """Spin ω0 about the intermediate axis c3 (I1 < I3 < I2) with rotor momentum h = JΩ: steady spin is stable
+    iff (h + (I3 − I1) ω0)(h + (I3 − I2) ω0) > 0 (the classical dual-spin criterion, torque-free, no damping);
+    here with I1, I2, I3 = 2, 4, 3 and ω0 = 1: iff h > 1."""
+    eom, (I1, I2, I3, J), C, N, q, u, spin = gyrostat_eom(free_spin=False)
+    values = {I1: 2.0, I2: 4.0, I3: 3.0, J: 0.5, spin: h / 0.5}
+    point = {**dict(zip(q, [0, 0, 0])), **dict(zip(u, [0, 0, 1.0])), **values}
+    A, _ = eom.linearize(point)
+    rates = np.array(A[3:, 3:].xreplace(values), dtype=float)   # ∂u̇/∂u: the attitude angles do not enter
+    growth = np.linalg.eigvals(rates).real.max()
+    assert (growth < 1e-9) == stable
