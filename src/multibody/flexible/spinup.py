@@ -22,10 +22,15 @@ _Z = 2  # the hub axis, B's z, is row 2 of the [angular; linear; elastic] equati
 
 
 def kane_ryan_banerjee_beam():
-    """The uniform aluminium beam of the spin-up benchmark (Kane, Ryan & Banerjee 1987), SI conversion of its
-    data as reproduced in later studies: L = 10 m, A = 7.2968e-5 m², I = 8.2189e-9 m⁴, E = 6.8952e10 Pa,
-    ρ = 2766.67 kg/m³ (so ρA = 0.20188 kg/m, EA = 5.0313e6 N, EI = 566.71 N·m²), root at the hub axis."""
-    area, second_moment, young, density = 7.2968e-5, 8.2189e-9, 6.8952e10, 2766.67
+    """The uniform beam of the spin-up benchmark (Kane, Ryan & Banerjee, J. Guidance 10(2):139–151, 1987):
+    L = 10 m, E = 7e10 Pa, A = 4e-4 m², I = 2e-7 m⁴, ρ = 3000 kg/m³, so ρA = 1.2 kg/m, EA = 2.8e7 N and
+    EI = 1.4e4 N·m² (first bending frequency 3.80 rad/s), root on the hub axis.
+
+    The same section data define the spin-up of Simo & Vu-Quoc (J. Appl. Mech. 53, 1986, "The plane case:
+    Part II", doi:10.1115/1.3171871), Ansys verification case VM258 (EA = 2.8e7, EI = 1.4e4, ρA = 1.2 kg/m) and
+    AeroBeams.jl's test/examples/spinupRobotArm.jl (L = 10, EA = 2.8e7, EI = 1.4e4, ρA = 1.2, Ts = 15 s).
+    """
+    young, area, second_moment, density = 7e10, 4e-4, 2e-7, 3000.0
     return Beam(length=10.0, mass_per_length=density * area, EA=young * area, EIv=young * second_moment)
 
 
