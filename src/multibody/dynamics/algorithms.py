@@ -32,13 +32,14 @@ def rnea(model, q, v, a, f_ext=None):
     τ : (..., nv) generalized forces.
     """
     cm = model._compiled or model.compile()
-    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    q, v, a = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64), np.asarray(a, dtype=np.float64)
     forces = external_forces(model, f_ext)
-    if q.ndim == v.ndim == a.ndim == 1 and forces.ndim == 2:
+    if q.shape == (cm.nq,) and v.shape == a.shape == (cm.nv,) and forces.ndim == 2:  # one state: the fast path
         tau = np.empty(cm.nv)
         if not _core.rnea(cm.topology, cm.params, cm.gravity, q, v, a, forces, tau):
             raise_nonfinite(model, "rnea", q=q, v=v, a=a)
         return tau
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
     batch, (qb, vb, ab) = batch_of((q, "q"), (v, "v"), (a, "a"))
     tau = np.empty((qb.shape[0], cm.nv))
     if not _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _forces_batch(forces, qb.shape[0]), tau):
@@ -52,13 +53,14 @@ def aba(model, q, v, tau, f_ext=None):
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
     """
     cm = model._compiled or model.compile()
-    q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
+    q, v, tau = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64), np.asarray(tau, dtype=np.float64)
     forces = external_forces(model, f_ext)
-    if q.ndim == v.ndim == tau.ndim == 1 and forces.ndim == 2:
+    if q.shape == (cm.nq,) and v.shape == tau.shape == (cm.nv,) and forces.ndim == 2:  # one state: the fast path
         qdd = np.empty(cm.nv)
         if not _core.aba(cm.topology, cm.params, cm.gravity, q, v, tau, forces, qdd):
             raise_nonfinite(model, "aba", q=q, v=v, tau=tau)
         return qdd
+    q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
     batch, (qb, vb, tb) = batch_of((q, "q"), (v, "v"), (tau, "tau"))
     qdd = np.empty((qb.shape[0], cm.nv))
     if not _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _forces_batch(forces, qb.shape[0]), qdd):
@@ -70,12 +72,13 @@ def crba(model, q):
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
-    q = as_state(q, cm.nq, "q")
-    if q.ndim == 1:
+    q = np.asarray(q, dtype=np.float64)
+    if q.shape == (cm.nq,):  # one state: the fast path
         M = np.empty((cm.nv, cm.nv))
         if not _core.crba(cm.topology, cm.params, q, M):
             raise_nonfinite(model, "crba", q=q)
         return M
+    q = as_state(q, cm.nq, "q")
     batch, (qb,) = batch_of((q, "q"))
     M = np.empty((qb.shape[0], cm.nv, cm.nv))
     if not _core.crba_batch(cm.topology, cm.params, qb, M):
