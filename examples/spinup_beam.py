@@ -50,7 +50,8 @@ def main(path="spinup_beam.png", t_end=20.0):
         tip = result.tip[:, 1]
         ringing = np.abs(tip[result.t >= SPIN_UP_TIME]).max() if result.t[-1] >= SPIN_UP_TIME else float("nan")
         print(f"Ωs = {rate:4g} rad/s, stiffening: peak tip deflection {tip.min():.4f} m at t = "
-              f"{result.t[tip.argmin()]:.2f} s; after Ts |tip| ≤ {ringing:.4f} m; axial stretch {result.tip[-1, 0]:.2e} m")
+              f"{result.t[tip.argmin()]:.2f} s; after Ts |tip| ≤ {ringing:.4f} m; "
+              f"axial stretch {result.tip[-1, 0]:.2e} m")
     print(f"Ωs = {high:4g} rad/s, linear theory: |tip| passed L = {beam.length} m at t = {linear.diverged_at:.2f} s; "
           f"wrote {path}")
     return stiffened, linear
