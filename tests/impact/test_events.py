@@ -1,5 +1,7 @@
-"""Event-driven collisions: bouncing ball (apex ratio e², finite rest time), Newton's cradle, a rod landing on
-one end (closed-form planar impact), bad input."""
+"""Event-driven collisions: bouncing ball (apex ratio e², finite rest time, impact records saved and tabled),
+Newton's cradle, a rod landing on one end (closed-form planar impact), bad input."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -51,6 +53,57 @@ def test_bouncing_ball_apex_ratio_is_e_squared_and_it_comes_to_rest():
         assert record.kinetic_energy_after <= record.kinetic_energy_before
         if not record.resting:
             assert record.kinetic_energy_after == pytest.approx(e**2 * record.kinetic_energy_before, rel=1e-9)
+
+
+def _same(x, y):
+    """Bit-identical values of the same type (arrays and lists of arrays by their bytes)."""
+    if isinstance(x, np.ndarray) or (isinstance(x, list) and x and isinstance(x[0], np.ndarray)):
+        return (type(x) is type(y) and np.shape(x) == np.shape(y)
+                and np.array(x, dtype=float).tobytes() == np.array(y, dtype=float).tobytes())
+    return (isinstance(x, type(y)) or isinstance(y, type(x))) and x == y
+
+
+def test_bouncing_ball_impacts_survive_save_and_load(tmp_path):
+    e = 0.5
+    model, q0 = bouncing_ball(e)
+    traj = simulate_impacts(model, q0, np.zeros(6), t_end=1.5, samples=31)
+    assert len(traj.impacts) > 5 and traj.impacts[-1].resting == [("ball_geom0", "ground")]
+    loaded = mb.Trajectory.load(traj.save(tmp_path / "ball.npz"))
+    assert [g.to_dict() for g in loaded.model.geometries] == [g.to_dict() for g in model.geometries]
+    assert len(loaded.impacts) == len(traj.impacts)
+    for before, after in zip(traj.impacts, loaded.impacts):
+        for field in dataclasses.fields(before):
+            assert _same(getattr(before, field.name), getattr(after, field.name)), field.name
+    assert loaded.impacts[0].bodies == [("ball", None)]
+
+
+def test_impact_table_has_one_row_per_contact_and_the_momentum_jump():
+    pd = pytest.importorskip("pandas")
+    e = 0.5
+    model, q0 = bouncing_ball(e)
+    traj = simulate_impacts(model, q0, np.zeros(6), t_end=1.0, samples=3)
+    table = traj.impacts_dataframe()
+    assert len(table) == len(traj.impacts) >= 2
+    assert (table["body_a"] == "ball").all() and (table["body_b"] == "world").all()
+    assert (table["shape_b"] == "ground").all()
+    np.testing.assert_array_equal(table["time"], [r.time for r in traj.impacts])
+    # impulse on the ball = its momentum jump m (v⁺ − v⁻) (m = 1 kg, no rotation: body axes are world axes)
+    jump = np.array([r.v_after[3:] - r.v_before[3:] for r in traj.impacts])
+    np.testing.assert_allclose(table[["impulse_x", "impulse_y", "impulse_z"]], jump, rtol=1e-12, atol=1e-15)
+    first = table.iloc[0]
+    assert first["impulse_z"] == pytest.approx((1 + e) * np.sqrt(2 * G * 1.0), rel=1e-8)
+    assert first["kinetic_energy_after"] == pytest.approx(e**2 * first["kinetic_energy_before"], rel=1e-9)
+    empty = mb.simulate(model, q0, np.zeros(6), t_end=0.1, samples=3).impacts_dataframe()
+    assert isinstance(empty, pd.DataFrame) and empty.empty and list(empty.columns) == list(table.columns)
+
+
+def test_a_failed_run_keeps_the_impacts_so_far():
+    model, q0 = bouncing_ball(0.5)
+    broken = (lambda t, q, v: np.full(6, np.nan if t > 0.7 else 0.0))
+    with pytest.raises(mb.SimulationError) as info:
+        simulate_impacts(model, q0, np.zeros(6), t_end=1.5, torque=broken, max_step=0.01)
+    impacts = info.value.trajectory.impacts
+    assert len(impacts) == 1 and impacts[0].time == pytest.approx(np.sqrt(2 * 1.0 / G), abs=1e-8)
 
 
 def cradle(n, length=0.5, radius=0.02):

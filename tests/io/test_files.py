@@ -1,6 +1,8 @@
-"""YAML model files: the bundled examples, exact round trips, the seed's worked example, and clear errors."""
+"""YAML model files: the bundled examples, exact round trips (constraints and contact shapes included, through
+YAML text and saved trajectories), the seed's worked example, and clear errors."""
 import numpy as np
 import pytest
+import yaml
 
 import multibody as mb
 from multibody.io.files import EXAMPLES, example_path, model_from_dict, model_to_dict
@@ -15,16 +17,88 @@ def test_examples_cover_the_issue():
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 def test_every_example_loads_and_round_trips_through_the_dictionary_form(name):
-    if name == "four_bar" and not hasattr(mb, "Connect"):
-        pytest.skip("needs multibody.Connect (constraints, issue 4)")
     setup = mb.read_model_file(example_path(name))
     assert setup.q0.shape == (setup.model.nq,) and setup.v0.shape == (setup.model.nv,)
-    if getattr(setup.model, "constraints", None) and not hasattr(setup.model.constraints[0], "to_dict"):
-        pytest.skip("constraints cannot describe themselves yet (no to_dict)")
     copy = model_from_dict(model_to_dict(setup.model))
     a, b = setup.model.compile(), copy.compile()
     assert np.array_equal(a.params, b.params) and np.array_equal(a.topology, b.topology)
     assert copy.frames.keys() == setup.model.frames.keys()
+    assert [c.to_dict() for c in copy.constraints] == [c.to_dict() for c in setup.model.constraints]
+
+
+def test_saved_four_bar_trajectory_keeps_its_loop_closure(tmp_path):
+    setup = mb.read_model_file(example_path("four_bar"))
+    traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=0.2, samples=5)
+    loaded = mb.Trajectory.load(traj.save(tmp_path / "four_bar.npz"))
+    assert loaded.model.constraints[0].to_dict() == {"type": "connect", "body_a": "coupler", "point_a": [0.6, 0, 0],
+                                                     "body_b": "rocker", "point_b": [0.5, 0, 0], "name": "C"}
+    assert loaded.q.tobytes() == traj.q.tobytes()
+    # the rebuilt loop closure measures the same drift, bit for bit, and it is small
+    assert loaded.constraint_errors().tobytes() == traj.constraint_errors().tobytes()
+    assert np.max(traj.constraint_errors()) < 1e-6
+
+
+def every_constraint_and_shape():
+    """A free wheel and a hinged arm carrying one of each constraint type and contact shape, with unit vectors
+    such as [0, 1, 1]/√2 whose normalization is not idempotent in floating point."""
+    model = mb.Model("everything")
+    model.add(mb.Body("arm", mass=1.0, com=(0.2, 0, 0), inertia=[0.01, 0.02, 0.02]), joint=mb.Revolute((0, 1, 0)))
+    model.add(mb.Body("wheel", mass=2.0, inertia=[0.05, 0.09, 0.05]), joint=mb.Free())
+    model.add_frame("tip", "arm", mb.Transform(mb.rotation_about((0, 0, 1), 0.3), (0.4, 0, 0)))
+    tilted = mb.Transform(mb.rotation_about((1, 2, 3), 0.7), (0.3, 0.1, -0.2))
+    for constraint in (
+            mb.Connect("tip", (0.1, 1 / 3, 0.2), "wheel", (0, 0, 0.05), name="pin"),
+            mb.Weld("arm", "world", relative=tilted),
+            mb.Align("arm", (0, 1, 1), "wheel", (1, 1, 0), name="parallel"),
+            mb.PointOnPlane("wheel", (0.1, 0, 0), "arm", origin=(0, 0.2, 0), normal=(0, 1, 1)),
+            mb.RollingDisk("wheel", 0.3, axis=(0, 1, 0.1), center=(0, 0, 0.01), height=0.05),
+            mb.RollingSphere("wheel", 0.2, center=(0.1, 0, 0), normal=(0, 1, 1)),
+            mb.KnifeEdge("wheel", (0.1, 0, 0), direction=(1, 1, 0))):
+        model.add_constraint(constraint)
+    model.add_geometry("wheel", mb.Sphere(0.2), friction=0.3, restitution=0.7)
+    model.add_geometry("arm", mb.Capsule(0.02, 0.2), placement=mb.Transform(mb.rotation_about((0, 1, 0), np.pi / 2)))
+    model.add_geometry("wheel", mb.Box((0.1, 1 / 3, 0.05)), placement=tilted, name="crate")
+    model.add_geometry("world", mb.Plane(), friction=0.9, name="ground")
+    return model
+
+
+def test_constraints_and_shapes_round_trip_through_yaml_text_exactly(tmp_path):
+    model = every_constraint_and_shape()
+    path = tmp_path / "everything.yaml"
+    path.write_text(yaml.safe_dump(model_to_dict(model)))
+    copy = mb.load(path)
+    assert model_to_dict(copy) == model_to_dict(model)
+    for before, after in zip(model.constraints + model.geometries, copy.constraints + copy.geometries):
+        assert type(after) is type(before) and type(getattr(after, "shape", None)) is type(getattr(before, "shape", None))
+        for key, value in vars(before).items():
+            if isinstance(value, np.ndarray):
+                assert getattr(after, key).tobytes() == value.tobytes(), (before, key)
+    assert copy.geometries[3].shape.to_dict() == {"type": "plane"}
+
+
+def test_constrained_model_with_shapes_round_trips_through_a_saved_trajectory(tmp_path):
+    model = every_constraint_and_shape()
+    rng = np.random.default_rng(7)
+    q = np.array([mb.normalize(model, x) for x in rng.normal(size=(3, model.nq))])
+    traj = mb.Trajectory(model, [0.0, 0.5, 1.0], q, rng.normal(size=(3, model.nv)))
+    loaded = mb.Trajectory.load(traj.save(tmp_path / "everything.npz"))
+    assert model_to_dict(loaded.model) == model_to_dict(model)
+    # the rebuilt constraints give the same residuals φ and J v − b, bit for bit
+    assert loaded.constraint_errors().tobytes() == traj.constraint_errors().tobytes()
+    assert np.all(traj.constraint_errors() > 0)
+
+
+def test_user_callable_constraints_cannot_be_saved_and_say_which(tmp_path):
+    model = mb.Model("user")
+    model.add(mb.Body("slider", mass=1.0, inertia=[0.1, 0.1, 0.1]), joint=mb.Prismatic((1, 0, 0)))
+    model.add_constraint(mb.Holonomic(lambda q: q[:1] - 0.5, 1, name="stop"))
+    traj = mb.Trajectory(model, [0.0], [[0.5]], [[0.0]])
+    with pytest.raises(mb.ModelError, match="Holonomic 'stop'.*cannot be saved"):
+        traj.save(tmp_path / "user.npz")
+    assert not (tmp_path / "user.npz").exists()
+    model.constraints[0] = mb.Nonholonomic(lambda q: np.ones((1, 1)), 1, name="brake")
+    with pytest.raises(mb.ModelError, match="Nonholonomic 'brake'.*cannot be saved"):
+        model_to_dict(model)
 
 
 def test_double_pendulum_file_gives_the_described_model():
@@ -93,6 +167,18 @@ bodies:
     (BASE + "simulation: {rtol: fine}\n", "bad.yaml: simulation.rtol: expected a number"),
     (BASE + "forces: [{type: joint_spring, joint: a_joint}]\n", "bad.yaml: forces[0].stiffness: missing required field"),
     (BASE + "forces: [{type: rubber_band}]\n", "bad.yaml: forces[0].type: unknown force element 'rubber_band'"),
+    (BASE + "constraints: [{type: holonomic, phi: 1}]\n",
+     "bad.yaml: constraints[0].type: unknown constraint type 'holonomic' (known: connect, weld"),
+    (BASE + "constraints: [{type: connect, body_a: a, point_a: [0, 0]}]\n",
+     "bad.yaml: constraints[0]: Connect point_a must have shape (3,)"),
+    (BASE + "constraints: [{type: weld, body_a: a, relative: {rpy: [0, 0]}}]\n",
+     "bad.yaml: constraints[0].relative.rpy: expected a list of 3 numbers"),
+    (BASE + "geometries: [{body: a, shape: {type: cone}}]\n", "bad.yaml: geometries[0].shape.type: unknown shape 'cone'"),
+    (BASE + "geometries: [{body: a}]\n", "bad.yaml: geometries[0].shape: missing required field"),
+    (BASE + "geometries: [{body: a, shape: {type: sphere}}]\n", "bad.yaml: geometries[0].shape.radius: missing required"),
+    (BASE + "geometries: [{body: b, shape: plane}]\n", "bad.yaml: geometries[0]: model 'test': unknown body or frame 'b'"),
+    (BASE + "geometries: [{body: a, shape: plane, restitution: 2}]\n",
+     "bad.yaml: geometries[0]: geometry on 'a': restitution must be in [0, 1]"),
     (BASE.replace("inertia: [0.1, 0.1, 0.1]", "inertia: [0.1, 0.1, 0.5]"), "bad.yaml: bodies[0]: body 'a': inertia violates"),
     ("bodies: [\n  {name: a\n", "bad.yaml: line 3, column 1: invalid YAML"),
     ("name: x\n", "bad.yaml: bodies: missing required field"),

@@ -21,6 +21,7 @@ def test_save_load_round_trips_bit_exactly(bouncing_traj, tmp_path):
     for name in ("t", "q", "v", "a", "tau"):
         assert getattr(loaded, name).tobytes() == getattr(traj, name).tobytes(), name
     assert loaded.events == traj.events and loaded.info == traj.info
+    assert loaded.impacts == traj.impacts == []
     before, after = traj.model.compile(), loaded.model.compile()
     assert np.array_equal(before.params, after.params) and np.array_equal(before.topology, after.topology)
     assert [f.to_dict() for f in loaded.model.forces] == [f.to_dict() for f in traj.model.forces]

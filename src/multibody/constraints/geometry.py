@@ -12,6 +12,9 @@ Plane      the half-space z ≤ 0 of its frame (normal +z); infinite, for the gr
 :func:`collide` returns :class:`ContactPoint` records for a pair of posed shapes (world frame). Supported pairs:
 plane with sphere, capsule or box; sphere with sphere, capsule or box; capsule with capsule. Other pairs raise
 :class:`~multibody.ModelError`. These functions are pure and are meant for reuse (e.g. by impact solvers).
+
+Shapes and geometries describe themselves with ``to_dict()`` (the ``geometries`` entries of a model file,
+docs/files.md; :data:`SHAPE_TYPES` maps a shape's ``type`` key back to its class).
 """
 from __future__ import annotations
 
@@ -27,6 +30,16 @@ class Shape:
     """Base of the contact shapes; ``bounding_radius`` is ∞ for a plane."""
 
     bounding_radius = np.inf
+    kind = ""
+
+    def to_dict(self):
+        """The dictionary form: ``type`` and the constructor's arguments."""
+        return {"type": self.kind}
+
+
+def placement_to_dict(transform):
+    """The dictionary form {xyz, rotation} of a :class:`Transform` (model files; every float exact)."""
+    return {"xyz": transform.translation.tolist(), "rotation": transform.rotation.tolist()}
 
 
 def _positive(value, field):
@@ -40,19 +53,29 @@ def _positive(value, field):
 
 
 class Sphere(Shape):
+    kind = "sphere"
+
     def __init__(self, radius):
         self.radius = _positive(radius, "Sphere radius")
         self.bounding_radius = self.radius
+
+    def to_dict(self):
+        return {"type": self.kind, "radius": self.radius}
 
     def __repr__(self):
         return f"Sphere({self.radius})"
 
 
 class Box(Shape):
+    kind = "box"
+
     def __init__(self, half_extents):
         h = _as_vector3(half_extents, "Box half_extents")
         self.half_extents = np.array([_positive(x, "Box half_extents") for x in h])
         self.bounding_radius = float(np.linalg.norm(self.half_extents))
+
+    def to_dict(self):
+        return {"type": self.kind, "half_extents": self.half_extents.tolist()}
 
     def corners(self):
         """The 8 corners (8, 3) in the box frame."""
@@ -64,18 +87,28 @@ class Box(Shape):
 
 
 class Capsule(Shape):
+    kind = "capsule"
+
     def __init__(self, radius, half_length):
         self.radius = _positive(radius, "Capsule radius")
         self.half_length = _positive(half_length, "Capsule half_length")
         self.bounding_radius = self.radius + self.half_length
+
+    def to_dict(self):
+        return {"type": self.kind, "radius": self.radius, "half_length": self.half_length}
 
     def __repr__(self):
         return f"Capsule({self.radius}, {self.half_length})"
 
 
 class Plane(Shape):
+    kind = "plane"
+
     def __repr__(self):
         return "Plane()"
+
+
+SHAPE_TYPES = {cls.kind: cls for cls in (Sphere, Box, Capsule, Plane)}
 
 
 class Geometry:
@@ -96,6 +129,11 @@ class Geometry:
             raise ModelError(f"geometry on '{body}': restitution must be in [0, 1], got {restitution}")
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
+
+    def to_dict(self):
+        """The dictionary form: the arguments of ``Model.add_geometry`` with the shape's own form."""
+        return {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
+                "restitution": self.restitution, "placement": placement_to_dict(self.placement), "name": self.name}
 
     def __repr__(self):
         return f"Geometry({self.name!r}, {self.shape!r} on {self.body!r})"

@@ -9,6 +9,10 @@ Every constraint contributes m rows at a state (q, v), all in world axes (see :c
 Body names may be bodies, named frames (``Model.add_frame``) or ``"world"``. Points and axes are given in the
 coordinates of that body or frame [m]. Equations follow source document 004 (B(q) q̇ + b = 0 in matrix form) and
 the derivative identities ṙ = ω × r for vectors fixed in a body.
+
+The built-in types describe themselves with ``to_dict()`` (the ``constraints`` entries of a model file,
+docs/files.md; :data:`CONSTRAINT_TYPES` maps the ``type`` key back to the class). User callables
+(:class:`Holonomic`, :class:`Nonholonomic`) cannot be written to a file.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from ..dynamics import integrate
 from ..errors import ModelError
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
+from .geometry import placement_to_dict
 
 
 class Rows(NamedTuple):
@@ -33,11 +38,13 @@ class Rows(NamedTuple):
 
 
 def _unit(vector, field):
+    """``vector`` scaled to unit length; a vector already of unit length to rounding is kept bit for bit, so a
+    saved (normalized) axis reads back unchanged."""
     v = _as_vector3(vector, field)
     norm = np.linalg.norm(v)
     if norm < 1e-12:
         raise ModelError(f"{field} must be a non-zero vector, got {v.tolist()}")
-    return v / norm
+    return v if abs(norm - 1.0) <= 4 * np.finfo(float).eps else v / norm
 
 
 def _perpendicular_pair(n):
@@ -77,6 +84,17 @@ class Constraint:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
 
+    def to_dict(self):
+        """The dictionary form (``type`` and the constructor's arguments; YAML and JSON ready)."""
+        raise ModelError(f"{self!r}: this constraint cannot be saved to a file (only the built-in types "
+                         f"{', '.join(CONSTRAINT_TYPES)} can; user callables such as Holonomic and Nonholonomic "
+                         "cannot be written out)")
+
+    def _described(self, **fields):
+        """{type, **fields, name} with arrays as lists of floats."""
+        plain = {key: value.tolist() if isinstance(value, np.ndarray) else value for key, value in fields.items()}
+        return {"type": self.kind, **plain, "name": self.name}
+
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""
         return f"{type(self).__name__}{label}({', '.join(map(repr, self.bodies))})"
@@ -95,11 +113,16 @@ class Connect(Constraint):
     """
 
     size = 3
+    kind = "connect"
 
     def __init__(self, body_a, point_a, body_b="world", point_b=(0.0, 0.0, 0.0), name=None):
         super().__init__((body_a, body_b), name)
         self.point_a = _as_vector3(point_a, "Connect point_a")
         self.point_b = _as_vector3(point_b, "Connect point_b")
+
+    def to_dict(self):
+        return self._described(body_a=self.bodies[0], point_a=self.point_a, body_b=self.bodies[1],
+                               point_b=self.point_b)
 
     def evaluate(self, s):
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.point_a)
@@ -117,12 +140,17 @@ class Weld(Constraint):
     """
 
     size = 6
+    kind = "weld"
 
     def __init__(self, body_a, body_b="world", relative=None, name=None):
         super().__init__((body_a, body_b), name)
         self.relative = Transform() if relative is None else relative
         if not isinstance(self.relative, Transform):
             raise ModelError(f"Weld relative must be a multibody.Transform, got {relative!r}")
+
+    def to_dict(self):
+        return self._described(body_a=self.bodies[0], body_b=self.bodies[1],
+                               relative=placement_to_dict(self.relative))
 
     def evaluate(self, s):
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.relative.translation)
@@ -153,11 +181,15 @@ class Align(Constraint):
     """
 
     size = 2
+    kind = "align"
 
     def __init__(self, body_a, axis_a, body_b="world", axis_b=None, name=None):
         super().__init__((body_a, body_b), name)
         self.axis_a = _unit(axis_a, "Align axis_a")
         self.axis_b = self.axis_a if axis_b is None else _unit(axis_b, "Align axis_b")
+
+    def to_dict(self):
+        return self._described(body_a=self.bodies[0], axis_a=self.axis_a, body_b=self.bodies[1], axis_b=self.axis_b)
 
     def evaluate(self, s):
         ia, _, axis_a = self.locate(s.model, self.bodies[0], axis=self.axis_a)
@@ -186,12 +218,17 @@ class PointOnPlane(Constraint):
     """
 
     size = 1
+    kind = "point_on_plane"
 
     def __init__(self, body, point, plane_body="world", origin=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
         super().__init__((body, plane_body), name)
         self.point = _as_vector3(point, "PointOnPlane point")
         self.origin = _as_vector3(origin, "PointOnPlane origin")
         self.normal = _unit(normal, "PointOnPlane normal")
+
+    def to_dict(self):
+        return self._described(body=self.bodies[0], point=self.point, plane_body=self.bodies[1], origin=self.origin,
+                               normal=self.normal)
 
     def evaluate(self, s):
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.point)
@@ -216,6 +253,7 @@ class RollingDisk(Constraint):
     """
 
     size = 3
+    kind = "rolling_disk"
 
     def __init__(self, body, radius, axis=(0.0, 0.0, 1.0), center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0),
                  height=0.0, name=None):
@@ -227,6 +265,10 @@ class RollingDisk(Constraint):
         self.center = _as_vector3(center, f"{type(self).__name__} center")
         self.normal = _unit(normal, f"{type(self).__name__} normal")
         self.height = float(height)
+
+    def to_dict(self):
+        return self._described(body=self.bodies[0], radius=self.radius, axis=self.axis, center=self.center,
+                               normal=self.normal, height=self.height)
 
     def contact_offset(self, s, i, w):
         """(d, ḋ): contact point relative to the center and its rate, world axes."""
@@ -261,8 +303,14 @@ class RollingDisk(Constraint):
 class RollingSphere(RollingDisk):
     """A sphere (``radius``, ``center`` in ``body``) rolls without slipping on the world plane n · x = height."""
 
+    kind = "rolling_sphere"
+
     def __init__(self, body, radius, center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), height=0.0, name=None):
         super().__init__(body, radius, axis=None, center=center, normal=normal, height=height, name=name)
+
+    def to_dict(self):
+        return self._described(body=self.bodies[0], radius=self.radius, center=self.center, normal=self.normal,
+                               height=self.height)
 
 
 class KnifeEdge(Constraint):
@@ -273,12 +321,16 @@ class KnifeEdge(Constraint):
     """
 
     size = 1
+    kind = "knife_edge"
 
     def __init__(self, body, point=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
         super().__init__((body,), name)
         self.point = _as_vector3(point, "KnifeEdge point")
         self.direction = _unit(direction, "KnifeEdge direction")
         self.normal = _unit(normal, "KnifeEdge normal")
+
+    def to_dict(self):
+        return self._described(body=self.bodies[0], point=self.point, direction=self.direction, normal=self.normal)
 
     def evaluate(self, s):
         i, r, e_body = self.locate(s.model, self.bodies[0], self.point, self.direction)
@@ -364,6 +416,10 @@ class Nonholonomic(Constraint):
         rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
         gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
         return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
+
+
+CONSTRAINT_TYPES = {cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere,
+                                               KnifeEdge)}
 
 
 def stack(model, snapshot, constraints=None):

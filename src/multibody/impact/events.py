@@ -20,40 +20,16 @@ Pair properties follow the contact module: friction μ = √(μ_A μ_B), restitu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..constraints.forward import forward_dynamics
 from ..constraints.geometry import collide
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses
-from ..errors import ModelError
+from ..errors import ModelError, SimulationError
 from ..simulate.simulate import Event, simulate
+from ..simulate.trajectory import ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
-
-
-@dataclass(frozen=True)
-class ImpactRecord:
-    """One impact: ``time`` [s]; per contact: ``pairs`` (geometry names A, B), ``bodies`` (body names, None for
-    the world), ``points`` (3,) world contact points [m], ``normals`` (3,) unit from B to A, ``impulses`` (3,)
-    world impulse on A [N·s] (−impulse on B), ``approach`` normal velocity before [m/s] (< 0 approaching);
-    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact;
-    ``q`` (nq,) the configuration at the impact, ``v_before`` and ``v_after`` (nv,) the velocities around it."""
-
-    time: float
-    pairs: list
-    bodies: list
-    points: list
-    normals: list
-    impulses: list
-    approach: list
-    kinetic_energy_before: float
-    kinetic_energy_after: float
-    resting: list
-    q: np.ndarray
-    v_before: np.ndarray
-    v_after: np.ndarray
 
 
 class Collisions:
@@ -181,12 +157,18 @@ def simulate_impacts(model, q0=None, v0=None, t_end=1.0, *, law="newton", method
 
     Returns
     -------
-    Trajectory, with ``trajectory.impacts`` the list of :class:`ImpactRecord` (and the impact events in
-    ``trajectory.events``).
+    Trajectory, with ``trajectory.impacts`` the list of :class:`ImpactRecord` (saved with the trajectory, tabled
+    by ``trajectory.impacts_dataframe()``) and the impact events in ``trajectory.events``. A failed integration's
+    SimulationError carries the partial trajectory with the impacts so far.
     """
     collisions = Collisions(model, law, method, rest_velocity, contact_tolerance, release_distance, stabilization)
     events = [*collisions.events(), *options.pop("events", ())]
-    trajectory = simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, events=events, dynamics=collisions.dynamics,
-                          **options)
+    try:
+        trajectory = simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, events=events,
+                              dynamics=collisions.dynamics, **options)
+    except SimulationError as exc:
+        if exc.trajectory is not None:
+            exc.trajectory.impacts = collisions.records
+        raise
     trajectory.impacts = collisions.records
     return trajectory

@@ -1,5 +1,5 @@
-"""Model files: a YAML description of bodies, joints, DH tables, force elements, constraints, the initial state
-and simulation settings (format: docs/files.md). Every error names the file, the path to the field and the
+"""Model files: a YAML description of bodies, joints, DH tables, force elements, constraints, contact shapes, the
+initial state and simulation settings (format: docs/files.md). Every error names the file, the path to the field and the
 problem, e.g. ``arm.yaml: bodies[2].mass: expected a number, got 'heavy'``.
 
 The same dictionary form describes a model inside saved trajectories (:func:`model_to_dict`,
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..constraints.geometry import SHAPE_TYPES, placement_to_dict
+from ..constraints.types import CONSTRAINT_TYPES
 from ..errors import ModelError
 from ..model import Body, Cylindrical, Fixed, Free, Model, Planar, Prismatic, Revolute, Spherical
 from ..spatial import Transform, rotation_about
@@ -23,8 +25,10 @@ from ..simulate.forces import FORCE_TYPES
 JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "cylindrical": Cylindrical,
                "spherical": Spherical, "planar": Planar, "free": Free, "floating": Free, "fixed": Fixed}
 _AXIAL = (Revolute, Prismatic, Cylindrical)
-TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "initial", "simulation")
+TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "geometries", "initial",
+             "simulation")
 BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia")
+GEOMETRY_KEYS = ("body", "shape", "friction", "restitution", "placement", "name")
 SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
                    "max_step": float, "samples": int}
 _REQUIRED = object()
@@ -216,13 +220,38 @@ def _construct(reader, cls, data, path, skip=("type",)):
         return cls(**{key: value for key, value in data.items() if key not in skip})
 
 
-def _constraint_class(reader, kind, path):
-    import multibody
-    name = "".join(part.capitalize() for part in str(kind).split("_"))
-    cls = getattr(multibody, name, None)
-    if not isinstance(cls, type):
-        reader.fail(_join(path, "type"), f"unknown constraint type '{kind}' (multibody.{name} is not available)")
-    return cls
+def _typed(reader, data, path, types, what):
+    """The class named by ``data["type"]`` in ``types`` (a registry of model-file types)."""
+    if not isinstance(data, dict):
+        reader.fail(path, f"expected a mapping with a type, got {_show(data)}")
+    kind = reader.get(data, "type", path, "string")
+    if kind not in types:
+        reader.fail(_join(path, "type"), f"unknown {what} '{kind}' (known: {', '.join(types)})")
+    return types[kind]
+
+
+def _constraint(reader, data, path):
+    """A constraint from its entry; a Weld's ``relative`` pose is a placement."""
+    cls = _typed(reader, data, path, CONSTRAINT_TYPES, "constraint type")
+    if "relative" in data:
+        data = {**data, "relative": _placement(reader, data["relative"], _join(path, "relative"))}
+    return _construct(reader, cls, data, path)
+
+
+def _add_geometry(reader, model, data, path):
+    """``model.add_geometry`` from an entry {body, shape, friction, restitution, placement, name}."""
+    reader.mapping(data, path, GEOMETRY_KEYS)
+    body = reader.get(data, "body", path, "string")
+    if "shape" not in data:
+        reader.fail(_join(path, "shape"), "missing required field")
+    shape_data = {"type": data["shape"]} if isinstance(data["shape"], str) else data["shape"]
+    shape_path = _join(path, "shape")
+    shape = _construct(reader, _typed(reader, shape_data, shape_path, SHAPE_TYPES, "shape"), shape_data, shape_path)
+    options = {key: reader.get(data, key, path, "number") for key in ("friction", "restitution") if key in data}
+    name = reader.get(data, "name", path, "string", None)
+    placement = _placement(reader, data.get("placement"), _join(path, "placement"))
+    with reader.at(path):
+        model.add_geometry(body, shape, placement=placement, name=name, **options)
 
 
 def model_from_dict(data, source="<dict>"):
@@ -249,20 +278,15 @@ def model_from_dict(data, source="<dict>"):
                             _placement(reader, frame.get("placement"), _join(path, "placement")))
     for i, element in enumerate(reader.get(data, "forces", "", "list", [])):
         path = f"forces[{i}]"
-        if not isinstance(element, dict):
-            reader.fail(path, f"expected a mapping with a type, got {_show(element)}")
-        kind = reader.get(element, "type", path, "string")
-        if kind not in FORCE_TYPES:
-            reader.fail(_join(path, "type"), f"unknown force element '{kind}' (known: {', '.join(FORCE_TYPES)})")
+        cls = _typed(reader, element, path, FORCE_TYPES, "force element")
         with reader.at(path):
-            model.add_force(_construct(reader, FORCE_TYPES[kind], element, path))
+            model.add_force(_construct(reader, cls, element, path))
     for i, item in enumerate(reader.get(data, "constraints", "", "list", [])):
         path = f"constraints[{i}]"
-        if not isinstance(item, dict):
-            reader.fail(path, f"expected a mapping with a type, got {_show(item)}")
-        cls = _constraint_class(reader, reader.get(item, "type", path, "string"), path)
         with reader.at(path):
-            model.add_constraint(_construct(reader, cls, item, path))
+            model.add_constraint(_constraint(reader, item, path))
+    for i, item in enumerate(reader.get(data, "geometries", "", "list", [])):
+        _add_geometry(reader, model, item, f"geometries[{i}]")
     return model
 
 
@@ -352,7 +376,9 @@ def _joint_type(joint):
 
 
 def model_to_dict(model):
-    """The dictionary form of ``model`` (YAML-ready; floats written exactly, rotations as matrices)."""
+    """The dictionary form of ``model`` (YAML-ready; floats written exactly, rotations as matrices).
+
+    Raises ModelError naming a constraint that cannot be written (user callables: Holonomic, Nonholonomic)."""
     bodies = []
     for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
         joint_data = {"type": _joint_type(joint), "name": joint.name}
@@ -360,15 +386,16 @@ def model_to_dict(model):
             joint_data["axis"] = joint.axis.tolist()
         bodies.append({"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
                        "joint": joint_data,
-                       "placement": {"xyz": placement.translation.tolist(), "rotation": placement.rotation.tolist()},
+                       "placement": placement_to_dict(placement),
                        "mass": float(body.mass), "com": body.com.tolist(), "inertia": body.inertia.tolist()})
     data = {"name": model.name, "gravity": np.asarray(model.gravity, dtype=float).tolist(), "bodies": bodies}
     if model.frames:
-        data["frames"] = [{"name": name, "body": model.bodies[index].name,
-                           "placement": {"xyz": pl.translation.tolist(), "rotation": pl.rotation.tolist()}}
+        data["frames"] = [{"name": name, "body": model.bodies[index].name, "placement": placement_to_dict(pl)}
                           for name, (index, pl) in model.frames.items()]
-    if getattr(model, "forces", None):
+    if model.forces:
         data["forces"] = [element.to_dict() for element in model.forces]
-    if getattr(model, "constraints", None):
+    if model.constraints:
         data["constraints"] = [c.to_dict() for c in model.constraints]
+    if model.geometries:
+        data["geometries"] = [g.to_dict() for g in model.geometries]
     return data

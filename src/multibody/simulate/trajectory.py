@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,6 +12,29 @@ from .forces import elastic_energy
 _ENERGY_KINDS = ("total", "kinetic", "potential", "gravity", "elastic")
 
 
+@dataclass(frozen=True)
+class ImpactRecord:
+    """One impact: ``time`` [s]; per contact: ``pairs`` (geometry names A, B), ``bodies`` (body names, None for
+    the world), ``points`` (3,) world contact points [m], ``normals`` (3,) unit from B to A, ``impulses`` (3,)
+    world impulse on A [N·s] (−impulse on B), ``approach`` normal velocity before [m/s] (< 0 approaching);
+    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact;
+    ``q`` (nq,) the configuration at the impact, ``v_before`` and ``v_after`` (nv,) the velocities around it."""
+
+    time: float
+    pairs: list
+    bodies: list
+    points: list
+    normals: list
+    impulses: list
+    approach: list
+    kinetic_energy_before: float
+    kinetic_energy_after: float
+    resting: list
+    q: np.ndarray
+    v_before: np.ndarray
+    v_after: np.ndarray
+
+
 class Trajectory:
     """States of ``model`` at times ``t``.
 
@@ -18,10 +42,11 @@ class Trajectory:
     ----------
     t : (T,) times [s]; q : (T, nq) configurations; v : (T, nv) velocities; a : (T, nv) accelerations v̇;
     tau : (T, nv) applied generalized forces (torques, mapped body forces, force elements);
-    events : list of (name, time [s]) in the order they happened; info : solver settings and statistics.
+    events : list of (name, time [s]) in the order they happened; info : solver settings and statistics;
+    impacts : list of :class:`ImpactRecord` (collisions of :func:`multibody.simulate_impacts`, else empty).
     """
 
-    def __init__(self, model, t, q, v, a=None, tau=None, events=(), info=None):
+    def __init__(self, model, t, q, v, a=None, tau=None, events=(), info=None, impacts=()):
         self.model = model
         self.t = np.asarray(t, dtype=float)
         count = self.t.shape[0]
@@ -31,6 +56,7 @@ class Trajectory:
         self.tau = np.zeros((count, model.nv)) if tau is None else np.asarray(tau, dtype=float).reshape(count, model.nv)
         self.events = [(str(name), float(time)) for name, time in events]
         self.info = dict(info or {})
+        self.impacts = list(impacts)
 
     def __len__(self):
         return self.t.shape[0]
@@ -80,22 +106,48 @@ class Trajectory:
         data = np.column_stack([self.t, self.q, self.v, self.a, self.tau, kinetic, potential, kinetic + potential])
         return pd.DataFrame(data, columns=self.columns())
 
+    def impacts_dataframe(self):
+        """A pandas DataFrame with one row per contact of each impact: impact (its index), time, shape_a,
+        shape_b, body_a, body_b ("world" for the world), point_x/y/z, normal_x/y/z, impulse_x/y/z (on A, world
+        axes [N·s]), approach (normal velocity before [m/s]), kinetic_energy_before, kinetic_energy_after [J]."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError("Trajectory.impacts_dataframe needs pandas: pip install pandas") from exc
+        arrays = impacts_to_arrays(self.impacts, self.model)
+        k = arrays["contact_impact"]
+        table = {"impact": k, "time": arrays["impact_time"][k]}
+        for column, side in (("shape", "contact_shapes"), ("body", "contact_bodies")):
+            table[f"{column}_a"], table[f"{column}_b"] = arrays[side].T
+        for column in ("point", "normal", "impulse"):
+            for axis, values in zip("xyz", arrays[f"contact_{column}"].T):
+                table[f"{column}_{axis}"] = values
+        table["approach"] = arrays["contact_approach"]
+        for column in ("kinetic_energy_before", "kinetic_energy_after"):
+            table[column] = arrays[f"impact_{column}"][k]
+        frame = pd.DataFrame(table)
+        frame[["body_a", "body_b"]] = frame[["body_a", "body_b"]].replace("", "world")
+        return frame
+
     # ------------------------------------------------------------------------------------------
     # Files
     # ------------------------------------------------------------------------------------------
     def save(self, path):
-        """Write a .npz file holding the arrays, the events, the solver info and the model description.
+        """Write a .npz file holding the arrays, the events, the impacts (:func:`impacts_to_arrays`), the solver
+        info and the model description.
 
-        :meth:`load` reads it back with the arrays bit for bit identical.
+        :meth:`load` reads it back with the arrays and impact records bit for bit identical. A model holding a
+        constraint that cannot be written (user callables) raises ModelError naming it, before the file is opened.
         """
         from ..io.files import model_to_dict
         names = np.array([name for name, _ in self.events], dtype=str)
         times = np.array([time for _, time in self.events], dtype=float)
+        model = np.array(json.dumps(model_to_dict(self.model)))
         with open(path, "wb") as handle:
             np.savez_compressed(handle, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau,
-                                event_names=names, event_times=times,
-                                model=np.array(json.dumps(model_to_dict(self.model))),
-                                info=np.array(json.dumps(self.info, default=str)))
+                                event_names=names, event_times=times, model=model,
+                                info=np.array(json.dumps(self.info, default=str)),
+                                **impacts_to_arrays(self.impacts, self.model))
         return path
 
     @classmethod
@@ -105,8 +157,9 @@ class Trajectory:
         with np.load(path, allow_pickle=False) as data:
             model = model_from_dict(json.loads(str(data["model"])), source=str(path))
             events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
+            impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
             return cls(model, data["t"], data["q"], data["v"], data["a"], data["tau"], events,
-                       json.loads(str(data["info"])))
+                       json.loads(str(data["info"])), impacts)
 
     # ------------------------------------------------------------------------------------------
     # Pictures
@@ -122,6 +175,57 @@ class Trajectory:
         See :func:`multibody.viz.animate`."""
         from ..viz.animation import animate
         return animate(self, path, **options)
+
+
+def impacts_to_arrays(records, model):
+    """Plain arrays of impact records (K impacts, C contacts, R resting pairs; the world body written as ""):
+
+    impact_time, impact_kinetic_energy_before, impact_kinetic_energy_after (K,); impact_q (K, nq);
+    impact_v_before, impact_v_after (K, nv); contact_impact (C,) index of the contact's impact;
+    contact_shapes, contact_bodies (C, 2) names of A and B; contact_point, contact_normal, contact_impulse (C, 3);
+    contact_approach (C,); resting_impact (R,) and resting_shapes (R, 2) the pairs left resting after impact k.
+    """
+    contacts = [(k, c) for k, r in enumerate(records)
+                for c in zip(r.pairs, r.bodies, r.points, r.normals, r.impulses, r.approach)]
+    resting = [(k, pair) for k, r in enumerate(records) for pair in r.resting]
+
+    def column(values, shape, dtype=float):
+        return np.array(values, dtype=dtype).reshape(shape)
+    count, n = len(contacts), len(records)
+    return {
+        "impact_time": column([r.time for r in records], n),
+        "impact_kinetic_energy_before": column([r.kinetic_energy_before for r in records], n),
+        "impact_kinetic_energy_after": column([r.kinetic_energy_after for r in records], n),
+        "impact_q": column([r.q for r in records], (n, model.nq)),
+        "impact_v_before": column([r.v_before for r in records], (n, model.nv)),
+        "impact_v_after": column([r.v_after for r in records], (n, model.nv)),
+        "contact_impact": column([k for k, _ in contacts], count, int),
+        "contact_shapes": column([c[0] for _, c in contacts], (count, 2), str),
+        "contact_bodies": column([["" if b is None else b for b in c[1]] for _, c in contacts], (count, 2), str),
+        "contact_point": column([c[2] for _, c in contacts], (count, 3)),
+        "contact_normal": column([c[3] for _, c in contacts], (count, 3)),
+        "contact_impulse": column([c[4] for _, c in contacts], (count, 3)),
+        "contact_approach": column([c[5] for _, c in contacts], count),
+        "resting_impact": column([k for k, _ in resting], len(resting), int),
+        "resting_shapes": column([pair for _, pair in resting], (len(resting), 2), str),
+    }
+
+
+def impacts_from_arrays(data):
+    """The :class:`ImpactRecord` list of :func:`impacts_to_arrays` (a mapping of its arrays)."""
+    owner, resting_owner = data["contact_impact"], data["resting_impact"]
+    records = []
+    for k, time in enumerate(data["impact_time"].tolist()):
+        mine = owner == k
+        pairs = [tuple(p) for p in data["contact_shapes"][mine].tolist()]
+        bodies = [tuple(b or None for b in pair) for pair in data["contact_bodies"][mine].tolist()]
+        vectors = [list(data[f"contact_{name}"][mine]) for name in ("point", "normal", "impulse")]
+        resting = [tuple(p) for p in data["resting_shapes"][resting_owner == k].tolist()]
+        records.append(ImpactRecord(
+            time, pairs, bodies, *vectors, data["contact_approach"][mine].tolist(),
+            float(data["impact_kinetic_energy_before"][k]), float(data["impact_kinetic_energy_after"][k]), resting,
+            data["impact_q"][k], data["impact_v_before"][k], data["impact_v_after"][k]))
+    return records
 
 
 def coordinate_label(model, vector, index):
