@@ -267,9 +267,9 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
 
 
 @njit(cache=True)
-def energy(topology, params, gravity, q, v, out):
-    """out[0] = kinetic energy ½ Σ v_iᵀ I_i v_i [J];  out[1] = potential energy −Σ m_i g · c_i [J]
-    (c_i the mass center in world coordinates)."""
+def world_kinematics(topology, params, q, v):
+    """World poses R0 (n, 3, 3), p0 (n, 3); body velocities V (n + 1, 6) in body axes (row −1 the world);
+    mass centers c0 (n, 3) in world coordinates."""
     n = topology.shape[0]
     R = np.empty((n, 3, 3))
     p = np.empty((n, 3))
@@ -279,18 +279,28 @@ def energy(topology, params, gravity, q, v, out):
     world_poses(topology, R, p, R0, p0)
     V = np.empty((n + 1, 6))
     body_velocities(topology, params, R, p, v, V)
+    c0 = np.empty((n, 3))
+    for i in range(n):
+        for r in range(3):
+            c0[i, r] = (p0[i, r] + R0[i, r, 0] * params[i, F_COM] + R0[i, r, 1] * params[i, F_COM + 1]
+                        + R0[i, r, 2] * params[i, F_COM + 2])
+    return R0, p0, V, c0
+
+
+@njit(cache=True)
+def energy(topology, params, gravity, q, v, out):
+    """out[0] = kinetic energy ½ Σ v_iᵀ I_i v_i [J];  out[1] = potential energy −Σ m_i g · c_i [J]
+    (c_i the mass center in world coordinates)."""
+    R0, p0, V, c0 = world_kinematics(topology, params, q, v)
     h = np.empty((1, 6))
     kinetic = 0.0
     potential = 0.0
-    for i in range(n):
+    for i in range(topology.shape[0]):
         inertia_times(params, i, V, i, h, 0)
         for r in range(6):
             kinetic += 0.5 * V[i, r] * h[0, r]
         for r in range(3):
-            c_world = p0[i, r]
-            for k in range(3):
-                c_world += R0[i, r, k] * params[i, F_COM + k]
-            potential -= params[i, F_MASS] * gravity[r] * c_world
+            potential -= params[i, F_MASS] * gravity[r] * c0[i, r]
     out[0] = kinetic
     out[1] = potential
 
@@ -299,30 +309,18 @@ def energy(topology, params, gravity, q, v, out):
 def momentum(topology, params, q, v, out):
     """out[0:3] angular momentum about the world origin, out[3:6] linear momentum (world axes);
     out[6:9] the system's mass center in world coordinates."""
-    n = topology.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    local_poses(topology, params, q, R, p)
-    world_poses(topology, R, p, R0, p0)
-    V = np.empty((n + 1, 6))
-    body_velocities(topology, params, R, p, v, V)
+    R0, p0, V, c0 = world_kinematics(topology, params, q, v)
     h = np.empty((1, 6))
     total = np.zeros((1, 6))
     out[:] = 0.0
     mass = 0.0
-    for i in range(n):
+    for i in range(topology.shape[0]):
         # h_i = I_i v_i (body axes, about the body origin), moved to the world origin: X0_iᵀ h_i
         inertia_times(params, i, V, i, h, 0)
         force_to_parent(R0, p0, i, h, 0, total, 0)
-        m = params[i, F_MASS]
-        mass += m
+        mass += params[i, F_MASS]
         for r in range(3):
-            c_world = p0[i, r]
-            for k in range(3):
-                c_world += R0[i, r, k] * params[i, F_COM + k]
-            out[6 + r] += m * c_world
+            out[6 + r] += params[i, F_MASS] * c0[i, r]
     for r in range(6):
         out[r] = total[0, r]
     for r in range(3):

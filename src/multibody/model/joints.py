@@ -23,21 +23,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+from ..spatial import _as_vector3
 
 # Joint type codes shared with the compiled core (multibody.dynamics._core).
 REVOLUTE, PRISMATIC, SPHERICAL, FREE, PLANAR, FIXED, CYLINDRICAL = range(7)
 
 
 def _unit_axis(axis, joint_kind):
-    try:
-        a = np.asarray(axis, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"{joint_kind} joint axis must be 3 numbers, got {axis!r}") from exc
-    if a.shape != (3,):
-        raise ModelError(f"{joint_kind} joint axis must have shape (3,), got shape {a.shape}: {axis!r}")
+    a = _as_vector3(axis, f"{joint_kind} joint axis")
     norm = np.linalg.norm(a)
-    if not np.isfinite(norm) or norm < 1e-12:
-        raise ModelError(f"{joint_kind} joint axis must be a finite non-zero vector, got {a.tolist()}")
+    if norm < 1e-12:
+        raise ModelError(f"{joint_kind} joint axis must be a non-zero vector, got {a.tolist()}")
     return a / norm
 
 
