@@ -69,7 +69,8 @@ def test_constraints_and_shapes_round_trip_through_yaml_text_exactly(tmp_path):
     copy = mb.load(path)
     assert model_to_dict(copy) == model_to_dict(model)
     for before, after in zip(model.constraints + model.geometries, copy.constraints + copy.geometries):
-        assert type(after) is type(before) and type(getattr(after, "shape", None)) is type(getattr(before, "shape", None))
+        assert type(after) is type(before)
+        assert type(getattr(after, "shape", None)) is type(getattr(before, "shape", None))
         for key, value in vars(before).items():
             if isinstance(value, np.ndarray):
                 assert getattr(after, key).tobytes() == value.tobytes(), (before, key)
@@ -173,10 +174,13 @@ bodies:
      "bad.yaml: constraints[0]: Connect point_a must have shape (3,)"),
     (BASE + "constraints: [{type: weld, body_a: a, relative: {rpy: [0, 0]}}]\n",
      "bad.yaml: constraints[0].relative.rpy: expected a list of 3 numbers"),
-    (BASE + "geometries: [{body: a, shape: {type: cone}}]\n", "bad.yaml: geometries[0].shape.type: unknown shape 'cone'"),
+    (BASE + "geometries: [{body: a, shape: {type: cone}}]\n",
+     "bad.yaml: geometries[0].shape.type: unknown shape 'cone' (known: sphere, box, capsule, plane)"),
     (BASE + "geometries: [{body: a}]\n", "bad.yaml: geometries[0].shape: missing required field"),
-    (BASE + "geometries: [{body: a, shape: {type: sphere}}]\n", "bad.yaml: geometries[0].shape.radius: missing required"),
-    (BASE + "geometries: [{body: b, shape: plane}]\n", "bad.yaml: geometries[0]: model 'test': unknown body or frame 'b'"),
+    (BASE + "geometries: [{body: a, shape: {type: sphere}}]\n",
+     "bad.yaml: geometries[0].shape.radius: missing required field"),
+    (BASE + "geometries: [{body: b, shape: plane}]\n",
+     "bad.yaml: geometries[0]: model 'test': unknown body or frame 'b'"),
     (BASE + "geometries: [{body: a, shape: plane, restitution: 2}]\n",
      "bad.yaml: geometries[0]: geometry on 'a': restitution must be in [0, 1]"),
     (BASE.replace("inertia: [0.1, 0.1, 0.1]", "inertia: [0.1, 0.1, 0.5]"), "bad.yaml: bodies[0]: body 'a': inertia violates"),
