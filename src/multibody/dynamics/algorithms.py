@@ -6,16 +6,27 @@ Units are SI; τ holds joint torques [N·m] and forces [N].
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from . import _core
+from . import _batch, _core
 from ._inputs import as_state, batch_of, external_forces, raise_nonfinite
 
 
-def _forces_batch(forces, count):
-    if forces.shape[0] == 0:
-        return np.zeros((count, 0, 6))
-    return np.ascontiguousarray(np.broadcast_to(forces, (count,) + forces.shape[-2:]))
+def _batched(forces, *arrays_and_names):
+    """Broadcast the state arrays and f_ext to one batch: (batch shape, [(B, size) arrays], forces), the forces as
+    (1, n, 6) when shared by every state (or (1, 0, 6) for none), else (B, n, 6)."""
+    if forces.ndim == 2:
+        batch, flat = batch_of(*arrays_and_names)
+        return batch, flat, forces[None]
+    n = forces.shape[-2]
+    batch, flat = batch_of(*arrays_and_names, (forces.reshape(forces.shape[:-2] + (6 * n,)), "f_ext"))
+    return batch, flat[:-1], flat[-1].reshape(-1, n, 6)
+
+
+def _per_state(forces, count):
+    """(count, n, 6) forces for the per-state kernels of _core (f_ext[b] for state b)."""
+    return np.ascontiguousarray(np.broadcast_to(forces, (count,) + forces.shape[1:]))
 
 
 def rnea(model, q, v, a, f_ext=None):
@@ -40,9 +51,9 @@ def rnea(model, q, v, a, f_ext=None):
             raise_nonfinite(model, "rnea", q=q, v=v, a=a)
         return tau
     q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
-    batch, (qb, vb, ab) = batch_of((q, "q"), (v, "v"), (a, "a"))
+    batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
     tau = np.empty((qb.shape[0], cm.nv))
-    if not _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _forces_batch(forces, qb.shape[0]), tau):
+    if not _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _per_state(fb, qb.shape[0]), tau):
         raise_nonfinite(model, "rnea", q=qb, v=vb, a=ab)
     return tau.reshape(batch + (cm.nv,))
 
@@ -61,9 +72,13 @@ def aba(model, q, v, tau, f_ext=None):
             raise_nonfinite(model, "aba", q=q, v=v, tau=tau)
         return qdd
     q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
-    batch, (qb, vb, tb) = batch_of((q, "q"), (v, "v"), (tau, "tau"))
+    batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
     qdd = np.empty((qb.shape[0], cm.nv))
-    if not _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _forces_batch(forces, qb.shape[0]), qdd):
+    if qb.shape[0] >= _batch.MIN_BATCH:  # structure-of-arrays kernel, SIMD across states
+        ok = _batch.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, fb, qdd, numba.get_num_threads())
+    else:
+        ok = _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _per_state(fb, qb.shape[0]), qdd)
+    if not ok:
         raise_nonfinite(model, "aba", q=qb, v=vb, tau=tb)
     return qdd.reshape(batch + (cm.nv,))
 

@@ -1,0 +1,357 @@
+"""Batched recursive algorithms in structure-of-arrays (SoA) form: one chunk of states at a time, SIMD across states.
+
+A chunk holds up to ``LANES`` states. Every work array carries the state within the chunk (the *lane* b) as its
+last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` — and every operation loops over
+the lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on
+the state: the joint type, the tree and the inertias are the same in every lane. ``prange`` spreads the chunks over
+the threads.
+
+Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` line for line (same
+passes, same equations, same order of operations), so both agree to round-off. The compiled-model layout is the
+one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
+row major, first nv columns used). Joint poses and the inverse of multi-dof joint blocks D are computed lane by
+lane with the scalar kernels' own functions (``local_poses``, ``_invert_spd``).
+Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
+"""
+import numpy as np
+from numba import njit, prange
+
+from ._core import _invert_spd
+from ._spatial_kernels import F_INERTIA, F_S, IV, NVJ, PARENT, all_finite, local_poses
+
+LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
+MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
+
+inline = njit(cache=True, inline="always")
+
+
+@inline
+def gather(x, b0, nb, out):
+    """out[j, b] = x[b0 + b, j]: a chunk of states (B, size) as SoA (size, LANES)."""
+    for b in range(nb):
+        for j in range(x.shape[1]):
+            out[j, b] = x[b0 + b, j]
+
+
+@inline
+def scatter(x, b0, nb, out):
+    """out[b0 + b, j] = x[j, b]: the inverse of :func:`gather`."""
+    for b in range(nb):
+        for j in range(x.shape[0]):
+            out[b0 + b, j] = x[j, b]
+
+
+@inline
+def chunk_poses(topology, params, q, b0, nb, R, p):
+    """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at state b0 + b (the scalar ``local_poses``, lane
+    by lane: sin, cos and the quaternion terms do not vectorize without a vector math library)."""
+    Rl, pl = np.empty((topology.shape[0], 3, 3)), np.empty((topology.shape[0], 3))
+    for b in range(nb):
+        local_poses(topology, params, q[b0 + b], Rl, pl)
+        for i in range(topology.shape[0]):
+            for r in range(3):
+                p[i, r, b] = pl[i, r]
+                for c in range(3):
+                    R[i, r, c, b] = Rl[i, r, c]
+
+
+@inline
+def invert_spd_lanes(D, k, Dinv, iv, nb):
+    """Dinv[iv + r, c, b] = (D⁻¹)_rc for the k×k block D[:k, :k, b] of each lane (the scalar ``_invert_spd`` lane by
+    lane: multi-dof joints are the rare case)."""
+    Dl, Dinvl = np.empty((k, k)), np.empty((1, k, k))
+    for b in range(nb):
+        for r in range(k):
+            for c in range(k):
+                Dl[r, c] = D[r, c, b]
+        _invert_spd(Dl, k, Dinvl, 0)
+        for r in range(k):
+            for c in range(k):
+                Dinv[iv + r, c, b] = Dinvl[0, r, c]
+
+
+@inline
+def motion_to_child(R, p, i, m, j, out, k, nb):
+    """out[k] = X_i m[j] per lane: ω_i = Rᵀ ω, v_i = Rᵀ (v + ω × p)  (RBDA eq. 2.24)."""
+    for b in range(nb):
+        w0, w1, w2 = m[j, 0, b], m[j, 1, b], m[j, 2, b]
+        v0 = m[j, 3, b] + w1 * p[i, 2, b] - w2 * p[i, 1, b]
+        v1 = m[j, 4, b] + w2 * p[i, 0, b] - w0 * p[i, 2, b]
+        v2 = m[j, 5, b] + w0 * p[i, 1, b] - w1 * p[i, 0, b]
+        out[k, 0, b] = R[i, 0, 0, b] * w0 + R[i, 1, 0, b] * w1 + R[i, 2, 0, b] * w2
+        out[k, 1, b] = R[i, 0, 1, b] * w0 + R[i, 1, 1, b] * w1 + R[i, 2, 1, b] * w2
+        out[k, 2, b] = R[i, 0, 2, b] * w0 + R[i, 1, 2, b] * w1 + R[i, 2, 2, b] * w2
+        out[k, 3, b] = R[i, 0, 0, b] * v0 + R[i, 1, 0, b] * v1 + R[i, 2, 0, b] * v2
+        out[k, 4, b] = R[i, 0, 1, b] * v0 + R[i, 1, 1, b] * v1 + R[i, 2, 1, b] * v2
+        out[k, 5, b] = R[i, 0, 2, b] * v0 + R[i, 1, 2, b] * v1 + R[i, 2, 2, b] * v2
+
+
+@inline
+def force_to_parent(R, p, i, f, j, out, k, nb):
+    """out[k] += X_iᵀ f[j] per lane: f_λ = R f_i, n_λ = R n_i + p × f_λ  (RBDA eq. 2.25)."""
+    for b in range(nb):
+        fx = R[i, 0, 0, b] * f[j, 3, b] + R[i, 0, 1, b] * f[j, 4, b] + R[i, 0, 2, b] * f[j, 5, b]
+        fy = R[i, 1, 0, b] * f[j, 3, b] + R[i, 1, 1, b] * f[j, 4, b] + R[i, 1, 2, b] * f[j, 5, b]
+        fz = R[i, 2, 0, b] * f[j, 3, b] + R[i, 2, 1, b] * f[j, 4, b] + R[i, 2, 2, b] * f[j, 5, b]
+        n0 = R[i, 0, 0, b] * f[j, 0, b] + R[i, 0, 1, b] * f[j, 1, b] + R[i, 0, 2, b] * f[j, 2, b]
+        n1 = R[i, 1, 0, b] * f[j, 0, b] + R[i, 1, 1, b] * f[j, 1, b] + R[i, 1, 2, b] * f[j, 2, b]
+        n2 = R[i, 2, 0, b] * f[j, 0, b] + R[i, 2, 1, b] * f[j, 1, b] + R[i, 2, 2, b] * f[j, 2, b]
+        out[k, 0, b] = out[k, 0, b] + n0 + (p[i, 1, b] * fz - p[i, 2, b] * fy)
+        out[k, 1, b] = out[k, 1, b] + n1 + (p[i, 2, b] * fx - p[i, 0, b] * fz)
+        out[k, 2, b] = out[k, 2, b] + n2 + (p[i, 0, b] * fy - p[i, 1, b] * fx)
+        out[k, 3, b] += fx
+        out[k, 4, b] += fy
+        out[k, 5, b] += fz
+
+
+@inline
+def cross_motion_add(v, i, m, j, out, k, nb):
+    """out[k] += v[i] ×m m[j] per lane = [ω × m_ω; ω × m_v + v × m_ω]  (RBDA eq. 2.31)."""
+    for b in range(nb):
+        w0, w1, w2, u0, u1, u2 = v[i, 0, b], v[i, 1, b], v[i, 2, b], v[i, 3, b], v[i, 4, b], v[i, 5, b]
+        m0, m1, m2, m3, m4, m5 = m[j, 0, b], m[j, 1, b], m[j, 2, b], m[j, 3, b], m[j, 4, b], m[j, 5, b]
+        out[k, 0, b] += w1 * m2 - w2 * m1
+        out[k, 1, b] += w2 * m0 - w0 * m2
+        out[k, 2, b] += w0 * m1 - w1 * m0
+        out[k, 3, b] += w1 * m5 - w2 * m4 + u1 * m2 - u2 * m1
+        out[k, 4, b] += w2 * m3 - w0 * m5 + u2 * m0 - u0 * m2
+        out[k, 5, b] += w0 * m4 - w1 * m3 + u0 * m1 - u1 * m0
+
+
+@inline
+def cross_force_add(v, i, f, j, out, k, nb):
+    """out[k] += v[i] ×* f[j] per lane = [ω × n + v × f; ω × f]  (RBDA eq. 2.32)."""
+    for b in range(nb):
+        w0, w1, w2, u0, u1, u2 = v[i, 0, b], v[i, 1, b], v[i, 2, b], v[i, 3, b], v[i, 4, b], v[i, 5, b]
+        n0, n1, n2, f0, f1, f2 = f[j, 0, b], f[j, 1, b], f[j, 2, b], f[j, 3, b], f[j, 4, b], f[j, 5, b]
+        out[k, 0, b] += w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
+        out[k, 1, b] += w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
+        out[k, 2, b] += w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
+        out[k, 3, b] += w1 * f2 - w2 * f1
+        out[k, 4, b] += w2 * f0 - w0 * f2
+        out[k, 5, b] += w0 * f1 - w1 * f0
+
+
+@inline
+def subspace_times(params, i, nvj, x, iv, out, k, nb):
+    """out[k] = S_i x[iv:iv+nvj] per lane (x: (nv, LANES))."""
+    for r in range(6):
+        for b in range(nb):
+            out[k, r, b] = 0.0
+        for c in range(nvj):
+            s = params[i, F_S + 6 * r + c]
+            for b in range(nb):
+                out[k, r, b] += s * x[iv + c, b]
+
+
+@inline
+def inertia_times(params, i, m, j, out, k, nb):
+    """out[k] = I_i m[j] per lane, with body i's spatial inertia (about its origin, body axes)."""
+    for r in range(6):
+        for b in range(nb):
+            out[k, r, b] = 0.0
+        for c in range(6):
+            s = params[i, F_INERTIA + 6 * r + c]
+            for b in range(nb):
+                out[k, r, b] += s * m[j, c, b]
+
+
+@inline
+def inertia_to_parent(R, p, i, I, s, out, d, work, nb):
+    """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] = [[A, B], [Bᵀ, C]] in body-i axes
+    (RBDA eq. 2.66), exactly as the scalar ``inertia_to_parent``. work: (5, 3, 3, LANES) scratch.
+
+    With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
+    C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×.
+    """
+    for blk, (r0, c0) in enumerate(((0, 0), (0, 3), (3, 3))):
+        # work[blk] = R I_block Rᵀ, through work[4] = I_block Rᵀ
+        for r in range(3):
+            for c in range(3):
+                for b in range(nb):
+                    work[4, r, c, b] = (I[s, r0 + r, c0, b] * R[i, c, 0, b] + I[s, r0 + r, c0 + 1, b] * R[i, c, 1, b]
+                                        + I[s, r0 + r, c0 + 2, b] * R[i, c, 2, b])
+        for r in range(3):
+            for c in range(3):
+                for b in range(nb):
+                    work[blk, r, c, b] = (R[i, r, 0, b] * work[4, 0, c, b] + R[i, r, 1, b] * work[4, 1, c, b]
+                                          + R[i, r, 2, b] * work[4, 2, c, b])
+    # B'' = B' + [p]× C'
+    for c in range(3):
+        for b in range(nb):
+            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
+            work[3, 0, c, b] = work[1, 0, c, b] + py * work[2, 2, c, b] - pz * work[2, 1, c, b]
+            work[3, 1, c, b] = work[1, 1, c, b] + pz * work[2, 0, c, b] - px * work[2, 2, c, b]
+            work[3, 2, c, b] = work[1, 2, c, b] + px * work[2, 1, c, b] - py * work[2, 0, c, b]
+    # A'' = A' + [p]× B'ᵀ − B'' [p]×
+    for c in range(3):
+        for b in range(nb):
+            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
+            work[0, 0, c, b] += py * work[1, c, 2, b] - pz * work[1, c, 1, b]
+            work[0, 1, c, b] += pz * work[1, c, 0, b] - px * work[1, c, 2, b]
+            work[0, 2, c, b] += px * work[1, c, 1, b] - py * work[1, c, 0, b]
+    for r in range(3):
+        for b in range(nb):
+            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
+            work[0, r, 0, b] -= work[3, r, 1, b] * pz - work[3, r, 2, b] * py
+            work[0, r, 1, b] -= work[3, r, 2, b] * px - work[3, r, 0, b] * pz
+            work[0, r, 2, b] -= work[3, r, 0, b] * py - work[3, r, 1, b] * px
+    for r in range(3):
+        for c in range(3):
+            for b in range(nb):
+                out[d, r, c, b] += work[0, r, c, b]
+                out[d, r, 3 + c, b] += work[3, r, c, b]
+                out[d, 3 + c, r, b] += work[3, r, c, b]
+                out[d, 3 + r, 3 + c, b] += work[2, r, c, b]
+
+
+@inline
+def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, work, A):
+    """Articulated-body algorithm (RBDA Table 7.1) for states b0 … b0 + nb − 1, as ``_core.aba``; writes qdd.
+
+    The work arrays (lane axis last, LANES long; rows −1 of V, IA, PA and A: the world) are those of the
+    scalar kernel: R (n, 3, 3), p (n, 3) joint poses; qd, u, out (nv) joint rates, u = τ − Sᵀ p^A and q̈;
+    V (n + 1, 6) body velocities; C (n, 6) velocity-product accelerations c_i = v_i ×m S q̇; IA (n + 1, 6, 6)
+    and PA (n + 1, 6) articulated-body inertias and bias forces; U (nv, 6) with U[iv + k] column k of
+    U_i = I^A_i S_i; D (6, 6) and Dinv (nv, 6) with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
+    Scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6), work (5, 3, 3).
+    """
+    n = topology.shape[0]
+    chunk_poses(topology, params, q, b0, nb, R, p)
+    gather(v, b0, nb, qd)
+    gather(tau, b0, nb, u)
+    V[n] = 0.0
+    C[:] = 0.0
+    PA[:] = 0.0
+    # pass 1: velocities, bias accelerations and bias forces, root to leaves
+    for i in range(n):
+        subspace_times(params, i, topology[i, NVJ], qd, topology[i, IV], vJ, 0, nb)
+        motion_to_child(R, p, i, V, topology[i, PARENT], V, i, nb)
+        for r in range(6):
+            for b in range(nb):
+                V[i, r, b] += vJ[0, r, b]
+        cross_motion_add(V, i, vJ, 0, C, i, nb)
+        for r in range(6):
+            for c in range(6):
+                s = params[i, F_INERTIA + 6 * r + c]
+                for b in range(nb):
+                    IA[i, r, c, b] = s
+        # p^A_i = v_i ×* I_i v_i − f_ext,i
+        inertia_times(params, i, V, i, vJ, 0, nb)
+        cross_force_add(V, i, vJ, 0, PA, i, nb)
+        if f_ext.shape[1] > 0:
+            for r in range(6):
+                for b in range(nb):
+                    PA[i, r, b] -= f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i, r]
+    # pass 2: articulated inertias, leaves to root
+    for i in range(n - 1, -1, -1):
+        nvj, iv = topology[i, NVJ], topology[i, IV]
+        # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+        for k in range(nvj):
+            for r in range(6):
+                for b in range(nb):
+                    U[iv + k, r, b] = 0.0
+                for c in range(6):
+                    s = params[i, F_S + 6 * c + k]
+                    for b in range(nb):
+                        U[iv + k, r, b] += IA[i, r, c, b] * s
+        for k in range(nvj):
+            for r in range(6):
+                s = params[i, F_S + 6 * r + k]
+                for b in range(nb):
+                    u[iv + k, b] -= s * PA[i, r, b]
+            for m in range(nvj):
+                for b in range(nb):
+                    D[m, k, b] = 0.0
+                for r in range(6):
+                    s = params[i, F_S + 6 * r + m]
+                    for b in range(nb):
+                        D[m, k, b] += s * U[iv + k, r, b]
+        if nvj == 1:
+            for b in range(nb):
+                Dinv[iv, 0, b] = 1.0 / D[0, 0, b]
+        elif nvj > 1:
+            invert_spd_lanes(D, nvj, Dinv, iv, nb)
+        # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
+        for r in range(6):
+            for b in range(nb):
+                pa[0, r, b] = PA[i, r, b]
+            for c in range(6):
+                for b in range(nb):
+                    Ia[0, r, c, b] = IA[i, r, c, b]
+        for k in range(nvj):
+            for m in range(nvj):
+                for r in range(6):
+                    for b in range(nb):
+                        pa[0, r, b] += U[iv + k, r, b] * Dinv[iv + k, m, b] * u[iv + m, b]
+                    for c in range(6):
+                        for b in range(nb):
+                            Ia[0, r, c, b] -= U[iv + k, r, b] * Dinv[iv + k, m, b] * U[iv + m, c, b]
+        for r in range(6):
+            for b in range(nb):
+                h[r, b] = 0.0
+            for c in range(6):
+                for b in range(nb):
+                    h[r, b] += Ia[0, r, c, b] * C[i, c, b]
+            for b in range(nb):
+                pa[0, r, b] += h[r, b]
+        # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
+        lam = topology[i, PARENT]
+        inertia_to_parent(R, p, i, Ia, 0, IA, lam, work, nb)
+        force_to_parent(R, p, i, pa, 0, PA, lam, nb)
+    # pass 3: accelerations, root to leaves
+    for r in range(3):
+        for b in range(nb):
+            A[n, r, b] = 0.0
+            A[n, 3 + r, b] = -gravity[r]
+    for i in range(n):
+        nvj, iv = topology[i, NVJ], topology[i, IV]
+        # a' = X a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + S q̈
+        motion_to_child(R, p, i, A, topology[i, PARENT], A, i, nb)
+        for r in range(6):
+            for b in range(nb):
+                A[i, r, b] += C[i, r, b]
+        for k in range(nvj):
+            for b in range(nb):
+                h[k, b] = u[iv + k, b]
+            for r in range(6):
+                for b in range(nb):
+                    h[k, b] -= U[iv + k, r, b] * A[i, r, b]
+        for k in range(nvj):
+            for b in range(nb):
+                out[iv + k, b] = 0.0
+            for m in range(nvj):
+                for b in range(nb):
+                    out[iv + k, b] += Dinv[iv + k, m, b] * h[m, b]
+        for r in range(6):
+            for k in range(nvj):
+                s = params[i, F_S + 6 * r + k]
+                for b in range(nb):
+                    A[i, r, b] += s * out[iv + k, b]
+    scatter(out, b0, nb, qdd)
+
+
+@njit(cache=True, parallel=True)
+def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
+    """:func:`aba_chunk` over every chunk of LANES states, in parallel. q (B, nq), v and tau (B, nv), f_ext
+    (B or 1, n, 6) or (·, 0, 6) for none; writes qdd (B, nv) and returns True when it is finite.
+
+    Each thread works in its own arrays, allocated here rather than inside the parallel loop: arrays that enter
+    the loop from outside are distinct arguments of the compiled loop body, which lets LLVM vectorize without
+    run-time overlap checks (measured 2.4× faster).
+    """
+    n, nv, L = topology.shape[0], qdd.shape[1], LANES
+    T = max(1, min(threads, (q.shape[0] + L - 1) // L))  # threads, each with its own chunks
+    R, p = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L))
+    qd, u, out = np.empty((T, nv, L)), np.empty((T, nv, L)), np.empty((T, nv, L))
+    V, C, A = np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)), np.empty((T, n + 1, 6, L))
+    IA, PA = np.empty((T, n + 1, 6, 6, L)), np.empty((T, n + 1, 6, L))
+    U, D, Dinv = np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L))
+    vJ, Ia, pa = np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L))
+    h, work = np.empty((T, 6, L)), np.empty((T, 5, 3, 3, L))
+    for t in prange(T):
+        for b0 in range(t * L, q.shape[0], T * L):
+            aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
+                      R[t], p[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
+                      vJ[t], Ia[t], pa[t], h[t], work[t], A[t])
+    return all_finite(qdd)
