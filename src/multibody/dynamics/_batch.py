@@ -9,15 +9,17 @@ the threads.
 Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` line for line (same
 passes, same equations, same order of operations), so both agree to round-off. The compiled-model layout is the
 one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
-row major, first nv columns used). Joint poses and the inverse of multi-dof joint blocks D are computed lane by
-lane with the scalar kernels' own functions (``local_poses``, ``_invert_spd``).
+row major, first nv columns used). The rare cases — poses of joints other than revolute and prismatic, the
+inverse of multi-dof joint blocks D — go lane by lane through the scalar kernels' own functions.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import numpy as np
 from numba import njit, prange
 
 from ._core import _invert_spd
-from ._spatial_kernels import F_INERTIA, F_S, IV, NVJ, PARENT, all_finite, local_poses
+from ..model.joints import PRISMATIC, REVOLUTE
+from ._spatial_kernels import (F_AXIS, F_INERTIA, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite,
+                               joint_pose)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -42,17 +44,45 @@ def scatter(x, b0, nb, out):
 
 
 @inline
-def chunk_poses(topology, params, q, b0, nb, R, p):
-    """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at state b0 + b (the scalar ``local_poses``, lane
-    by lane: sin, cos and the quaternion terms do not vectorize without a vector math library)."""
-    Rl, pl = np.empty((topology.shape[0], 3, 3)), np.empty((topology.shape[0], 3))
-    for b in range(nb):
-        local_poses(topology, params, q[b0 + b], Rl, pl)
-        for i in range(topology.shape[0]):
-            for r in range(3):
-                p[i, r, b] = pl[i, r]
-                for c in range(3):
-                    R[i, r, c, b] = Rl[i, r, c]
+def place(params, i, J, pJ, R, p, b):
+    """R[i, :, :, b] = R_tree J, p[i, :, b] = p_tree + R_tree pJ: the joint pose (J row major, 9-tuple; pJ 3-tuple)
+    composed with the joint placement, as in the scalar ``local_poses``."""
+    for r in range(3):
+        t0, t1, t2 = params[i, F_RTREE + 3 * r], params[i, F_RTREE + 3 * r + 1], params[i, F_RTREE + 3 * r + 2]
+        p[i, r, b] = params[i, F_PTREE + r] + t0 * pJ[0] + t1 * pJ[1] + t2 * pJ[2]
+        R[i, r, 0, b] = t0 * J[0] + t1 * J[3] + t2 * J[6]
+        R[i, r, 1, b] = t0 * J[1] + t1 * J[4] + t2 * J[7]
+        R[i, r, 2, b] = t0 * J[2] + t1 * J[5] + t2 * J[8]
+
+
+@inline
+def chunk_poses(topology, params, q, b0, nb, R, p, sc):
+    """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at state b0 + b (RBDA Table 4.1, as the scalar
+    ``local_poses``). Revolute and prismatic joints are vectorized (sc: (2, LANES) scratch for sin and cos, library
+    calls made lane by lane); the other joint types go lane by lane through the scalar ``joint_pose``."""
+    RJ, pJ = np.empty((3, 3)), np.empty(3)
+    for i in range(topology.shape[0]):
+        jtype, iq = topology[i, JTYPE], topology[i, IQ]
+        ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
+        if jtype == REVOLUTE:
+            for b in range(nb):
+                sc[0, b], sc[1, b] = np.sin(q[b0 + b, iq]), np.cos(q[b0 + b, iq])
+            # Rodrigues: R_J = I + sin θ [a]× + (1 − cos θ) [a]×²
+            for b in range(nb):
+                s, c = sc[0, b], sc[1, b]
+                t = 1.0 - c
+                place(params, i, (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
+                                  t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
+                                  t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az), (0.0, 0.0, 0.0), R, p, b)
+        elif jtype == PRISMATIC:
+            for b in range(nb):
+                x = q[b0 + b, iq]
+                place(params, i, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (ax * x, ay * x, az * x), R, p, b)
+        else:
+            for b in range(nb):
+                joint_pose(jtype, params, i, q[b0 + b], iq, RJ, pJ)
+                place(params, i, (RJ[0, 0], RJ[0, 1], RJ[0, 2], RJ[1, 0], RJ[1, 1], RJ[1, 2], RJ[2, 0], RJ[2, 1],
+                                  RJ[2, 2]), (pJ[0], pJ[1], pJ[2]), R, p, b)
 
 
 @inline
@@ -206,7 +236,42 @@ def inertia_to_parent(R, p, i, I, s, out, d, work, nb):
 
 
 @inline
-def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, work, A):
+def row_times(M, i, r, b, s):
+    """Σ_c M[i, r, c, b] s[c]: row r of lane b's 6×6 matrix M[i] times a 6-tuple."""
+    return (M[i, r, 0, b] * s[0] + M[i, r, 1, b] * s[1] + M[i, r, 2, b] * s[2] + M[i, r, 3, b] * s[3]
+            + M[i, r, 4, b] * s[4] + M[i, r, 5, b] * s[5])
+
+
+@inline
+def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
+    """Pass 2 of the ABA for a joint with one degree of freedom (motion subspace a single column s), the steps
+    of the general case fused into one loop over the lanes, intermediate values in registers:
+    U = I^A s ;  D = sᵀ U ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + U D⁻¹ u + I^a c."""
+    s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
+         params[i, F_S + 30])
+    for b in range(nb):
+        Ui = (row_times(IA, i, 0, b, s), row_times(IA, i, 1, b, s), row_times(IA, i, 2, b, s),
+              row_times(IA, i, 3, b, s), row_times(IA, i, 4, b, s), row_times(IA, i, 5, b, s))
+        d = s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5]
+        ui = (u[iv, b] - s[0] * PA[i, 0, b] - s[1] * PA[i, 1, b] - s[2] * PA[i, 2, b] - s[3] * PA[i, 3, b]
+              - s[4] * PA[i, 4, b] - s[5] * PA[i, 5, b])
+        dinv = 1.0 / d
+        u[iv, b] = ui
+        Dinv[iv, 0, b] = dinv
+        for r in range(6):
+            U[iv, r, b] = Ui[r]
+        for r in range(6):
+            urk = Ui[r] * dinv
+            acc = 0.0
+            for c in range(6):
+                ia = IA[i, r, c, b] - urk * Ui[c]
+                Ia[0, r, c, b] = ia
+                acc += ia * C[i, c, b]
+            pa[0, r, b] = PA[i, r, b] + urk * ui + acc
+
+
+@inline
+def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, sc, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, work, A):
     """Articulated-body algorithm (RBDA Table 7.1) for states b0 … b0 + nb − 1, as ``_core.aba``; writes qdd.
 
     The work arrays (lane axis last, LANES long; rows −1 of V, IA, PA and A: the world) are those of the
@@ -217,7 +282,7 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, qd
     Scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6), work (5, 3, 3).
     """
     n = topology.shape[0]
-    chunk_poses(topology, params, q, b0, nb, R, p)
+    chunk_poses(topology, params, q, b0, nb, R, p, sc)
     gather(v, b0, nb, qd)
     gather(tau, b0, nb, u)
     V[n] = 0.0
@@ -246,55 +311,55 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, qd
     # pass 2: articulated inertias, leaves to root
     for i in range(n - 1, -1, -1):
         nvj, iv = topology[i, NVJ], topology[i, IV]
-        # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
-        for k in range(nvj):
-            for r in range(6):
-                for b in range(nb):
-                    U[iv + k, r, b] = 0.0
-                for c in range(6):
-                    s = params[i, F_S + 6 * c + k]
-                    for b in range(nb):
-                        U[iv + k, r, b] += IA[i, r, c, b] * s
-        for k in range(nvj):
-            for r in range(6):
-                s = params[i, F_S + 6 * r + k]
-                for b in range(nb):
-                    u[iv + k, b] -= s * PA[i, r, b]
-            for m in range(nvj):
-                for b in range(nb):
-                    D[m, k, b] = 0.0
-                for r in range(6):
-                    s = params[i, F_S + 6 * r + m]
-                    for b in range(nb):
-                        D[m, k, b] += s * U[iv + k, r, b]
         if nvj == 1:
-            for b in range(nb):
-                Dinv[iv, 0, b] = 1.0 / D[0, 0, b]
-        elif nvj > 1:
-            invert_spd_lanes(D, nvj, Dinv, iv, nb)
-        # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
-        for r in range(6):
-            for b in range(nb):
-                pa[0, r, b] = PA[i, r, b]
-            for c in range(6):
-                for b in range(nb):
-                    Ia[0, r, c, b] = IA[i, r, c, b]
-        for k in range(nvj):
-            for m in range(nvj):
+            articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb)
+        else:
+            # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+            for k in range(nvj):
                 for r in range(6):
                     for b in range(nb):
-                        pa[0, r, b] += U[iv + k, r, b] * Dinv[iv + k, m, b] * u[iv + m, b]
+                        U[iv + k, r, b] = 0.0
                     for c in range(6):
+                        s = params[i, F_S + 6 * c + k]
                         for b in range(nb):
-                            Ia[0, r, c, b] -= U[iv + k, r, b] * Dinv[iv + k, m, b] * U[iv + m, c, b]
-        for r in range(6):
-            for b in range(nb):
-                h[r, b] = 0.0
-            for c in range(6):
+                            U[iv + k, r, b] += IA[i, r, c, b] * s
+            for k in range(nvj):
+                for r in range(6):
+                    s = params[i, F_S + 6 * r + k]
+                    for b in range(nb):
+                        u[iv + k, b] -= s * PA[i, r, b]
+                for m in range(nvj):
+                    for b in range(nb):
+                        D[m, k, b] = 0.0
+                    for r in range(6):
+                        s = params[i, F_S + 6 * r + m]
+                        for b in range(nb):
+                            D[m, k, b] += s * U[iv + k, r, b]
+            if nvj > 1:
+                invert_spd_lanes(D, nvj, Dinv, iv, nb)
+            # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
+            for r in range(6):
                 for b in range(nb):
-                    h[r, b] += Ia[0, r, c, b] * C[i, c, b]
-            for b in range(nb):
-                pa[0, r, b] += h[r, b]
+                    pa[0, r, b] = PA[i, r, b]
+                for c in range(6):
+                    for b in range(nb):
+                        Ia[0, r, c, b] = IA[i, r, c, b]
+            for k in range(nvj):
+                for m in range(nvj):
+                    for r in range(6):
+                        for b in range(nb):
+                            pa[0, r, b] += U[iv + k, r, b] * Dinv[iv + k, m, b] * u[iv + m, b]
+                        for c in range(6):
+                            for b in range(nb):
+                                Ia[0, r, c, b] -= U[iv + k, r, b] * Dinv[iv + k, m, b] * U[iv + m, c, b]
+            for r in range(6):
+                for b in range(nb):
+                    h[r, b] = 0.0
+                for c in range(6):
+                    for b in range(nb):
+                        h[r, b] += Ia[0, r, c, b] * C[i, c, b]
+                for b in range(nb):
+                    pa[0, r, b] += h[r, b]
         # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
         lam = topology[i, PARENT]
         inertia_to_parent(R, p, i, Ia, 0, IA, lam, work, nb)
@@ -342,7 +407,7 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     """
     n, nv, L = topology.shape[0], qdd.shape[1], LANES
     T = max(1, min(threads, (q.shape[0] + L - 1) // L))  # threads, each with its own chunks
-    R, p = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L))
+    R, p, sc = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L)), np.empty((T, 2, L))
     qd, u, out = np.empty((T, nv, L)), np.empty((T, nv, L)), np.empty((T, nv, L))
     V, C, A = np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)), np.empty((T, n + 1, 6, L))
     IA, PA = np.empty((T, n + 1, 6, 6, L)), np.empty((T, n + 1, 6, L))
@@ -352,6 +417,6 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     for t in prange(T):
         for b0 in range(t * L, q.shape[0], T * L):
             aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
-                      R[t], p[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
+                      R[t], p[t], sc[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
                       vJ[t], Ia[t], pa[t], h[t], work[t], A[t])
     return all_finite(qdd)

@@ -21,6 +21,7 @@ def main():
         mb.aba(model, q, v, tau, f_ext=forces)
         mb.rnea(model, [q, q], v, v, f_ext=forces)
         mb.aba(model, [q, q], v, [tau, tau], f_ext=forces)
+        mb.aba(model, [q] * 16, v, tau, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
     mb.crba(model, q)
     mb.crba(model, [q, q])
     mb.energy(model, q, v)
