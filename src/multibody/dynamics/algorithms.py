@@ -75,6 +75,7 @@ def aba(model, q, v, tau, f_ext=None):
     batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
     qdd = np.empty((qb.shape[0], cm.nv))
     if qb.shape[0] >= _batch.MIN_BATCH:  # structure-of-arrays kernel, SIMD across states
+        qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # one specialization
         ok = _batch.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, fb, qdd, numba.get_num_threads())
     else:
         ok = _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _per_state(fb, qb.shape[0]), qdd)
