@@ -3,11 +3,13 @@
 A chunk holds up to ``LANES`` states. Every work array carries the state within the chunk (the *lane* b) as its
 last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` — and every operation loops over
 the lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on
-the state: the joint type, the tree and the inertias are the same in every lane. ``prange`` spreads the chunks over
-the threads.
+the state: the joint type, the tree and the inertias are the same in every lane. ``prange`` deals the chunks out to
+the threads round robin. In the hot steps (single-dof articulation, the inertia transform) one lane loop does the
+whole step with its intermediate values in registers: a loop that stores to an array and reads the same array back
+at another index is not vectorized by LLVM.
 
-Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` line for line (same
-passes, same equations, same order of operations), so both agree to round-off. The compiled-model layout is the
+Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` (same passes, same
+equations, same order of floating-point operations), so both give the same numbers. The compiled-model layout is the
 one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
 row major, first nv columns used). The rare cases — poses of joints other than revolute and prismatic, the
 inverse of multi-dof joint blocks D — go lane by lane through the scalar kernels' own functions.
@@ -71,9 +73,10 @@ def chunk_poses(topology, params, q, b0, nb, R, p, sc):
             for b in range(nb):
                 s, c = sc[0, b], sc[1, b]
                 t = 1.0 - c
-                place(params, i, (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
-                                  t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
-                                  t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az), (0.0, 0.0, 0.0), R, p, b)
+                J = (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
+                     t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
+                     t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
+                place(params, i, J, (0.0, 0.0, 0.0), R, p, b)
         elif jtype == PRISMATIC:
             for b in range(nb):
                 x = q[b0 + b, iq]
@@ -187,52 +190,72 @@ def inertia_times(params, i, m, j, out, k, nb):
 
 
 @inline
-def inertia_to_parent(R, p, i, I, s, out, d, work, nb):
+def block_times_rt(I, s, r, c0, R, i, c, b):
+    """(M Rᵀ)_rc of lane b, with M the 3×3 block of I[s] whose row r starts at column c0."""
+    return I[s, r, c0, b] * R[i, c, 0, b] + I[s, r, c0 + 1, b] * R[i, c, 1, b] + I[s, r, c0 + 2, b] * R[i, c, 2, b]
+
+
+@inline
+def r_times(R, i, r, w, c, b):
+    """(R W)_rc of lane b for W a row-major 9-tuple."""
+    return R[i, r, 0, b] * w[c] + R[i, r, 1, b] * w[3 + c] + R[i, r, 2, b] * w[6 + c]
+
+
+@inline
+def rotated_block(I, s, r0, c0, R, i, b):
+    """R M Rᵀ (row-major 9-tuple) of lane b for the block M = I[s, r0:r0 + 3, c0:c0 + 3], through W = M Rᵀ."""
+    w = (block_times_rt(I, s, r0, c0, R, i, 0, b), block_times_rt(I, s, r0, c0, R, i, 1, b),
+         block_times_rt(I, s, r0, c0, R, i, 2, b), block_times_rt(I, s, r0 + 1, c0, R, i, 0, b),
+         block_times_rt(I, s, r0 + 1, c0, R, i, 1, b), block_times_rt(I, s, r0 + 1, c0, R, i, 2, b),
+         block_times_rt(I, s, r0 + 2, c0, R, i, 0, b), block_times_rt(I, s, r0 + 2, c0, R, i, 1, b),
+         block_times_rt(I, s, r0 + 2, c0, R, i, 2, b))
+    return (r_times(R, i, 0, w, 0, b), r_times(R, i, 0, w, 1, b), r_times(R, i, 0, w, 2, b),
+            r_times(R, i, 1, w, 0, b), r_times(R, i, 1, w, 1, b), r_times(R, i, 1, w, 2, b),
+            r_times(R, i, 2, w, 0, b), r_times(R, i, 2, w, 1, b), r_times(R, i, 2, w, 2, b))
+
+
+@inline
+def shifted_a(A, B, B2, r, c, px, py, pz):
+    """Entry (r, c) of A'' = A' + [p]× B'ᵀ − B'' [p]× (column c of [p]× B'ᵀ is p × B'[c, :]; row r of B''[p]×
+    is B''[r, :] × p)."""
+    if r == 0:
+        t = py * B[3 * c + 2] - pz * B[3 * c + 1]
+    elif r == 1:
+        t = pz * B[3 * c] - px * B[3 * c + 2]
+    else:
+        t = px * B[3 * c + 1] - py * B[3 * c]
+    if c == 0:
+        u = B2[3 * r + 1] * pz - B2[3 * r + 2] * py
+    elif c == 1:
+        u = B2[3 * r + 2] * px - B2[3 * r] * pz
+    else:
+        u = B2[3 * r] * py - B2[3 * r + 1] * px
+    return A[3 * r + c] + t - u
+
+
+@inline
+def inertia_to_parent(R, p, i, I, s, out, d, nb):
     """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] = [[A, B], [Bᵀ, C]] in body-i axes
-    (RBDA eq. 2.66), exactly as the scalar ``inertia_to_parent``. work: (5, 3, 3, LANES) scratch.
+    (RBDA eq. 2.66), as the scalar ``inertia_to_parent`` with its work blocks held in registers.
 
     With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
     C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×.
     """
-    for blk, (r0, c0) in enumerate(((0, 0), (0, 3), (3, 3))):
-        # work[blk] = R I_block Rᵀ, through work[4] = I_block Rᵀ
+    for b in range(nb):
+        A = rotated_block(I, s, 0, 0, R, i, b)
+        B = rotated_block(I, s, 0, 3, R, i, b)
+        C = rotated_block(I, s, 3, 3, R, i, b)
+        px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
+        # B'' = B' + [p]× C'  (column c of [p]× C' is p × C'[:, c])
+        B2 = (B[0] + py * C[6] - pz * C[3], B[1] + py * C[7] - pz * C[4], B[2] + py * C[8] - pz * C[5],
+              B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
+              B[6] + px * C[3] - py * C[0], B[7] + px * C[4] - py * C[1], B[8] + px * C[5] - py * C[2])
         for r in range(3):
             for c in range(3):
-                for b in range(nb):
-                    work[4, r, c, b] = (I[s, r0 + r, c0, b] * R[i, c, 0, b] + I[s, r0 + r, c0 + 1, b] * R[i, c, 1, b]
-                                        + I[s, r0 + r, c0 + 2, b] * R[i, c, 2, b])
-        for r in range(3):
-            for c in range(3):
-                for b in range(nb):
-                    work[blk, r, c, b] = (R[i, r, 0, b] * work[4, 0, c, b] + R[i, r, 1, b] * work[4, 1, c, b]
-                                          + R[i, r, 2, b] * work[4, 2, c, b])
-    # B'' = B' + [p]× C'
-    for c in range(3):
-        for b in range(nb):
-            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
-            work[3, 0, c, b] = work[1, 0, c, b] + py * work[2, 2, c, b] - pz * work[2, 1, c, b]
-            work[3, 1, c, b] = work[1, 1, c, b] + pz * work[2, 0, c, b] - px * work[2, 2, c, b]
-            work[3, 2, c, b] = work[1, 2, c, b] + px * work[2, 1, c, b] - py * work[2, 0, c, b]
-    # A'' = A' + [p]× B'ᵀ − B'' [p]×
-    for c in range(3):
-        for b in range(nb):
-            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
-            work[0, 0, c, b] += py * work[1, c, 2, b] - pz * work[1, c, 1, b]
-            work[0, 1, c, b] += pz * work[1, c, 0, b] - px * work[1, c, 2, b]
-            work[0, 2, c, b] += px * work[1, c, 1, b] - py * work[1, c, 0, b]
-    for r in range(3):
-        for b in range(nb):
-            px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
-            work[0, r, 0, b] -= work[3, r, 1, b] * pz - work[3, r, 2, b] * py
-            work[0, r, 1, b] -= work[3, r, 2, b] * px - work[3, r, 0, b] * pz
-            work[0, r, 2, b] -= work[3, r, 0, b] * py - work[3, r, 1, b] * px
-    for r in range(3):
-        for c in range(3):
-            for b in range(nb):
-                out[d, r, c, b] += work[0, r, c, b]
-                out[d, r, 3 + c, b] += work[3, r, c, b]
-                out[d, 3 + c, r, b] += work[3, r, c, b]
-                out[d, 3 + r, 3 + c, b] += work[2, r, c, b]
+                out[d, r, c, b] += shifted_a(A, B, B2, r, c, px, py, pz)
+                out[d, r, 3 + c, b] += B2[3 * r + c]
+                out[d, 3 + c, r, b] += B2[3 * r + c]
+                out[d, 3 + r, 3 + c, b] += C[3 * r + c]
 
 
 @inline
@@ -271,7 +294,8 @@ def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
 
 
 @inline
-def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, sc, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, work, A):
+def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
+              R, p, sc, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
     """Articulated-body algorithm (RBDA Table 7.1) for states b0 … b0 + nb − 1, as ``_core.aba``; writes qdd.
 
     The work arrays (lane axis last, LANES long; rows −1 of V, IA, PA and A: the world) are those of the
@@ -279,7 +303,7 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, sc
     V (n + 1, 6) body velocities; C (n, 6) velocity-product accelerations c_i = v_i ×m S q̇; IA (n + 1, 6, 6)
     and PA (n + 1, 6) articulated-body inertias and bias forces; U (nv, 6) with U[iv + k] column k of
     U_i = I^A_i S_i; D (6, 6) and Dinv (nv, 6) with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
-    Scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6), work (5, 3, 3).
+    sc (2) sin and cos; scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6).
     """
     n = topology.shape[0]
     chunk_poses(topology, params, q, b0, nb, R, p, sc)
@@ -362,7 +386,7 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, R, p, sc
                     pa[0, r, b] += h[r, b]
         # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
         lam = topology[i, PARENT]
-        inertia_to_parent(R, p, i, Ia, 0, IA, lam, work, nb)
+        inertia_to_parent(R, p, i, Ia, 0, IA, lam, nb)
         force_to_parent(R, p, i, pa, 0, PA, lam, nb)
     # pass 3: accelerations, root to leaves
     for r in range(3):
@@ -413,10 +437,10 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     IA, PA = np.empty((T, n + 1, 6, 6, L)), np.empty((T, n + 1, 6, L))
     U, D, Dinv = np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L))
     vJ, Ia, pa = np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L))
-    h, work = np.empty((T, 6, L)), np.empty((T, 5, 3, 3, L))
+    h = np.empty((T, 6, L))
     for t in prange(T):
         for b0 in range(t * L, q.shape[0], T * L):
             aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
                       R[t], p[t], sc[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
-                      vJ[t], Ia[t], pa[t], h[t], work[t], A[t])
+                      vJ[t], Ia[t], pa[t], h[t], A[t])
     return all_finite(qdd)
