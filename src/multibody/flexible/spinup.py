@@ -27,11 +27,24 @@ def kane_ryan_banerjee_beam():
     EI = 1.4e4 N·m² (first bending frequency 3.80 rad/s), root on the hub axis.
 
     The same section data define the spin-up of Simo & Vu-Quoc (J. Appl. Mech. 53, 1986, "The plane case:
-    Part II", doi:10.1115/1.3171871), Ansys verification case VM258 (EA = 2.8e7, EI = 1.4e4, ρA = 1.2 kg/m) and
+    Part II", doi:10.1115/1.3171871; CMAME 66, 1988, Example 5.1, whose curve is SIMO_VU_QUOC_1988_TIP), Ansys
+    verification case VM258 (EA = 2.8e7, EI = 1.4e4, ρA = 1.2 kg/m) and
     AeroBeams.jl's test/examples/spinupRobotArm.jl (L = 10, EA = 2.8e7, EI = 1.4e4, ρA = 1.2, Ts = 15 s).
     """
     young, area, second_moment, density = 7e10, 4e-4, 2e-7, 3000.0
     return Beam(length=10.0, mass_per_length=density * area, EA=young * area, EIv=young * second_moment)
+
+
+# The published spin-up curve: Simo & Vu-Quoc, CMAME 66:125–161 (1988), Example 5.1 — the beam of
+# kane_ryan_banerjee_beam() on spin_up_profile with Ωs = 6 rad/s, Ts = 15 s: in-plane tip displacement in the
+# turning frame relative to the rigidly turned tip (t [s], v [m]), as digitized from the paper's figure and shipped
+# as reference data by hortulanusT/dynLattice, tests/transient/ref_data/test1_ref_u2.csv (commit 68e0403816f2);
+# its rows on the half-second grid, and the peak (−0.5723 m at 6.75 s). Digitizing is good to a few millimetres.
+SIMO_VU_QUOC_1988_TIP = np.array([
+    (0.5, -0.0023), (1.5, -0.0675), (2, -0.1114), (2.5, -0.1610), (4.5, -0.4225), (5, -0.4789), (5.5, -0.5159),
+    (6, -0.5462), (6.5, -0.5697), (6.75, -0.5723), (7, -0.5686), (7.5, -0.5582), (8, -0.5415), (8.5, -0.5029),
+    (9, -0.4559), (9.5, -0.4110), (10.5, -0.2962), (11, -0.2424), (11.5, -0.1886), (12, -0.1396), (12.5, -0.0989),
+    (13, -0.0571), (13.5, -0.0336)])
 
 
 def spin_up_profile(t, final_rate, duration):
