@@ -121,6 +121,30 @@ def test_batched_calls_equal_single_calls(seed, n):
     np.testing.assert_allclose(tau2[3, 0], mb.rnea(model, Q[3], V[0], A[3]), rtol=1e-13, atol=1e-13)
 
 
+def test_every_input_kind_gives_the_single_state_result():
+    """The single-state fast path takes C-contiguous float64 vectors only; lists, float32 and integer arrays,
+    strided and read-only views and wrong sizes go through the general path, with the same numbers."""
+    rng = np.random.default_rng(3)
+    model = random_model(rng, 5)
+    q, v, a = random_state(rng, model)
+    tau, M = mb.rnea(model, q, v, a), mb.crba(model, q)
+    qdd = mb.aba(model, q, v, tau)
+    read_only = q.copy()
+    read_only.flags.writeable = False
+    strided = np.repeat(q, 2)[::2]
+    for q_kind in (list(q), read_only, strided):
+        np.testing.assert_array_equal(mb.rnea(model, q_kind, v, a), tau)
+        np.testing.assert_array_equal(mb.crba(model, q_kind), M)
+        np.testing.assert_array_equal(mb.aba(model, q_kind, v, tau), qdd)
+    np.testing.assert_array_equal(mb.aba(model, strided, list(v), tau.astype(np.float32)), mb.aba(
+        model, q, v, tau.astype(np.float32).astype(np.float64)))
+    np.testing.assert_array_equal(mb.rnea(model, q, np.zeros(model.nv, dtype=int), a), mb.rnea(model, q, 0 * v, a))
+    with pytest.raises(ValueError, match=rf"v: expected shape \({model.nv},\)"):
+        mb.rnea(model, q, v[:-1], a)
+    with pytest.raises(ValueError, match=rf"q: expected shape \({model.nq},\)"):
+        mb.crba(model, np.append(q, 0.0))
+
+
 def test_external_force_enters_as_jacobian_transpose():
     """rnea with f_ext equals rnea without, minus Jᵀ of the wrench (world-frame Jacobian at the body origin)."""
     rng = np.random.default_rng(11)

@@ -29,6 +29,12 @@ def _per_state(forces, count):
     return np.ascontiguousarray(np.broadcast_to(forces, (count,) + forces.shape[1:]))
 
 
+def _in_batch_shape(batch, **flat):
+    """The (B, size) arrays of a batched call back in the caller's batch shape, so that errors name the entry
+    as the caller indexes it (no batch index at all for a single state)."""
+    return {name: x.reshape(batch + x.shape[-1:]) for name, x in flat.items()}
+
+
 def rnea(model, q, v, a, f_ext=None):
     """Inverse dynamics by the recursive Newton–Euler algorithm: τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i.
 
@@ -43,18 +49,23 @@ def rnea(model, q, v, a, f_ext=None):
     τ : (..., nv) generalized forces.
     """
     cm = model._compiled or model.compile()
-    q, v, a = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64), np.asarray(a, dtype=np.float64)
-    forces = external_forces(model, f_ext)
-    if q.shape == (cm.nq,) and v.shape == a.shape == (cm.nv,) and forces.ndim == 2:  # one state: the fast path
+    if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
         tau = np.empty(cm.nv)
-        if not _core.rnea(cm.topology, cm.params, cm.gravity, q, v, a, forces, tau):
-            raise_nonfinite(model, "rnea", q=q, v=v, a=a)
-        return tau
+        try:
+            if _core.rnea_one(cm.topology, cm.params, cm.gravity, q, v, a, tau) == _core.OK:
+                return tau
+        except TypeError:
+            pass
     q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    forces = external_forces(model, f_ext)
     batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
     tau = np.empty((qb.shape[0], cm.nv))
-    if not _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _per_state(fb, qb.shape[0]), tau):
-        raise_nonfinite(model, "rnea", q=qb, v=vb, a=ab)
+    if qb.shape[0] == 1:  # one state, with external forces or not given as float64 vectors
+        ok = _core.rnea(cm.topology, cm.params, cm.gravity, qb[0], vb[0], ab[0], fb[0], tau[0])
+    else:
+        ok = _core.rnea_batch(cm.topology, cm.params, cm.gravity, qb, vb, ab, _per_state(fb, qb.shape[0]), tau)
+    if not ok:
+        raise_nonfinite(model, "rnea", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     return tau.reshape(batch + (cm.nv,))
 
 
@@ -64,23 +75,26 @@ def aba(model, q, v, tau, f_ext=None):
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
     """
     cm = model._compiled or model.compile()
-    q, v, tau = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64), np.asarray(tau, dtype=np.float64)
-    forces = external_forces(model, f_ext)
-    if q.shape == (cm.nq,) and v.shape == tau.shape == (cm.nv,) and forces.ndim == 2:  # one state: the fast path
+    if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
         qdd = np.empty(cm.nv)
-        if not _core.aba(cm.topology, cm.params, cm.gravity, q, v, tau, forces, qdd):
-            raise_nonfinite(model, "aba", q=q, v=v, tau=tau)
-        return qdd
+        try:
+            if _core.aba_one(cm.topology, cm.params, cm.gravity, q, v, tau, qdd) == _core.OK:
+                return qdd
+        except TypeError:
+            pass
+    forces = external_forces(model, f_ext)
     q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
     batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
     qdd = np.empty((qb.shape[0], cm.nv))
-    if qb.shape[0] >= _batch.MIN_BATCH:  # structure-of-arrays kernel, SIMD across states
+    if qb.shape[0] == 1:  # one state, with external forces or not given as float64 vectors
+        ok = _core.aba(cm.topology, cm.params, cm.gravity, qb[0], vb[0], tb[0], fb[0], qdd[0])
+    elif qb.shape[0] >= _batch.MIN_BATCH:  # structure-of-arrays kernel, SIMD across states
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # one specialization
         ok = _batch.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, fb, qdd, numba.get_num_threads())
     else:
         ok = _core.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, _per_state(fb, qb.shape[0]), qdd)
     if not ok:
-        raise_nonfinite(model, "aba", q=qb, v=vb, tau=tb)
+        raise_nonfinite(model, "aba", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     return qdd.reshape(batch + (cm.nv,))
 
 
@@ -88,17 +102,19 @@ def crba(model, q):
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
-    q = np.asarray(q, dtype=np.float64)
-    if q.shape == (cm.nq,):  # one state: the fast path
-        M = np.empty((cm.nv, cm.nv))
-        if not _core.crba(cm.topology, cm.params, q, M):
-            raise_nonfinite(model, "crba", q=q)
-        return M
+    M = np.empty((cm.nv, cm.nv))
+    try:  # one state given as a float64 vector: the fast path (anything else: TypeError, below)
+        if _core.crba_one(cm.topology, cm.params, q, M) == _core.OK:
+            return M
+    except TypeError:
+        pass
     q = as_state(q, cm.nq, "q")
     batch, (qb,) = batch_of((q, "q"))
     M = np.empty((qb.shape[0], cm.nv, cm.nv))
-    if not _core.crba_batch(cm.topology, cm.params, qb, M):
-        raise_nonfinite(model, "crba", q=qb)
+    ok = (_core.crba(cm.topology, cm.params, qb[0], M[0]) if qb.shape[0] == 1
+          else _core.crba_batch(cm.topology, cm.params, qb, M))
+    if not ok:
+        raise_nonfinite(model, "crba", **_in_batch_shape(batch, q=qb))
     return M.reshape(batch + (cm.nv, cm.nv))
 
 
