@@ -3,8 +3,8 @@ multibody and — in the same run, when installed — Pinocchio and MuJoCo built
 
     python benchmarks/bench_dynamics.py [--sizes 7 20 50 100] [--batch 10000]
 
-Times are CPU time per call (time.process_time, best of several repeats), so other load on the machine
-inflates them less than wall time would. Ratios are multibody / peer (below 1: multibody faster).
+Per-call times are the best of many interleaved rounds (each round calls every function of the table for about
+1 ms in turn), so that the slow phases of a shared machine hit multibody and its peers alike. Ratios are multibody / peer (below 1: multibody faster).
 MuJoCo has no ABA: its "aba" column is mj_forward (kinematics, inertia, sparse factorization, accelerations)
 with no contacts; its "rnea" is mj_kinematics + mj_comPos + mj_comVel + mj_rne; its "crba" mj_kinematics +
 mj_comPos + mj_crb + mj_fullM.
@@ -19,20 +19,22 @@ import numpy as np
 import multibody as mb
 
 
-def cpu_time_per_call(function, target_seconds=0.3, repeats=5):
-    """Best CPU time per call [µs] over ``repeats`` runs of a loop sized to take about target_seconds."""
-    function()
-    start = time.process_time()
-    function()
-    once = max(time.process_time() - start, 1e-7)
-    loops = max(1, int(target_seconds / repeats / once))
-    best = np.inf
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(loops):
-            function()
-        best = min(best, (time.process_time() - start) / loops)
-    return best * 1e6
+def interleaved_best(functions, seconds=3.0):
+    """Best wall time per call [µs] of each function over interleaved rounds of about 1 ms per function."""
+    loops = {}
+    for key, function in functions.items():
+        function()
+        start = time.perf_counter()
+        function()
+        loops[key] = max(1, int(1e-3 / max(time.perf_counter() - start, 1e-7)))
+    best = dict.fromkeys(functions, np.inf)
+    for _ in range(max(5, int(seconds / (1e-3 * len(functions))))):
+        for key, function in functions.items():
+            start = time.perf_counter()
+            for _ in range(loops[key]):
+                function()
+            best[key] = min(best[key], (time.perf_counter() - start) / loops[key])
+    return {key: value * 1e6 for key, value in best.items()}
 
 
 def pinocchio_chain(model):
@@ -76,18 +78,17 @@ def per_call_table(sizes):
         rng = np.random.default_rng(n)
         q, v, a = rng.normal(size=(3, n))
         tau = mb.rnea(model, q, v, a)
-        ours = {"rnea": cpu_time_per_call(lambda: mb.rnea(model, q, v, a)),
-                "crba": cpu_time_per_call(lambda: mb.crba(model, q)),
-                "aba": cpu_time_per_call(lambda: mb.aba(model, q, v, tau))}
-        peers = {}
+        functions = {("multibody", "rnea"): lambda: mb.rnea(model, q, v, a),
+                     ("multibody", "crba"): lambda: mb.crba(model, q),
+                     ("multibody", "aba"): lambda: mb.aba(model, q, v, tau)}
         try:
             import pinocchio as pin
             pm = pinocchio_chain(model)
             data = pm.createData()
             assert np.allclose(pin.aba(pm, data, q, v, tau), a, atol=1e-8), "Pinocchio chain differs"
-            peers["pinocchio"] = {"rnea": cpu_time_per_call(lambda: pin.rnea(pm, data, q, v, a)),
-                                  "crba": cpu_time_per_call(lambda: pin.crba(pm, data, q)),
-                                  "aba": cpu_time_per_call(lambda: pin.aba(pm, data, q, v, tau))}
+            functions.update({("pinocchio", "rnea"): lambda: pin.rnea(pm, data, q, v, a),
+                              ("pinocchio", "crba"): lambda: pin.crba(pm, data, q),
+                              ("pinocchio", "aba"): lambda: pin.aba(pm, data, q, v, tau)})
         except ImportError:
             pass
         try:
@@ -112,10 +113,16 @@ def per_call_table(sizes):
                 mujoco.mj_crb(mm, md)
                 mujoco.mj_fullM(mm, md, M)
 
-            peers["mujoco"] = {"rnea": cpu_time_per_call(mj_rnea), "crba": cpu_time_per_call(mj_crba),
-                               "aba": cpu_time_per_call(lambda: mujoco.mj_forward(mm, md))}
+            functions.update({("mujoco", "rnea"): mj_rnea, ("mujoco", "crba"): mj_crba,
+                              ("mujoco", "aba"): lambda: mujoco.mj_forward(mm, md)})
         except ImportError:
             pass
+        times = interleaved_best(functions)
+        ours = {algo: times[("multibody", algo)] for algo in ("rnea", "crba", "aba")}
+        peers = {}
+        for (name, algo), value in times.items():
+            if name != "multibody":
+                peers.setdefault(name, {})[algo] = value
         rows.append((n, ours, peers))
     return rows
 

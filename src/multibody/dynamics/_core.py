@@ -12,7 +12,8 @@ from numba import njit, prange
 
 from ._spatial_kernels import (F_COM, F_INERTIA, F_MASS, F_S, IQ, IV, NQJ, NVJ, PARENT, all_finite,
                                body_velocities, cross_force_add, cross_motion_add, force_to_parent, inertia_times,
-                               inertia_to_parent, inline, local_poses, motion_to_child, subspace_times, world_poses)
+                               inertia_to_parent, inline, local_poses, motion_to_child, rigid_inertia_times,
+                               rotated, subspace_times, world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE = 0, 1, 2
@@ -68,37 +69,32 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
 
 
 @inline
-def inertia_about_world_origin(params, i, R0, p0, Y, k, scratch):
+def inertia_about_world_origin(params, i, R0, p0, Y, k):
     """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
     first moment h = m c (c the mass center), rotational inertia I = R0 Ī R0ᵀ + m [c]×ᵀ[c]× stored as
     (Ixx, Iyy, Izz, Ixy, Ixz, Iyz); Ī = I_O − m [c_b]×ᵀ[c_b]× is the central inertia, from the rotational inertia
-    I_O about the body origin and the mass center c_b in body coordinates (parallel axes, RBDA eq. 2.63).
-    scratch: (4, 3)."""
+    I_O about the body origin and the mass center c_b in body coordinates (parallel axes, RBDA eq. 2.63)."""
     m = params[i, F_MASS]
     cb0, cb1, cb2 = params[i, F_COM], params[i, F_COM + 1], params[i, F_COM + 2]
     # central inertia in body axes: Ī = I_O − m (|c_b|² 1 − c_b c_bᵀ)
     cc = cb0 * cb0 + cb1 * cb1 + cb2 * cb2
-    b00 = params[i, F_INERTIA] - m * (cc - cb0 * cb0)
-    b11 = params[i, F_INERTIA + 7] - m * (cc - cb1 * cb1)
-    b22 = params[i, F_INERTIA + 14] - m * (cc - cb2 * cb2)
     b01 = params[i, F_INERTIA + 1] + m * cb0 * cb1
     b02 = params[i, F_INERTIA + 2] + m * cb0 * cb2
     b12 = params[i, F_INERTIA + 8] + m * cb1 * cb2
-    # c = p0 + R0 c_b ;  T = R0 Ī (rows) so that R0 Ī R0ᵀ = T R0ᵀ
-    c, T = scratch[0], scratch[1:]
-    for r in range(3):
-        r0, r1, r2 = R0[i, r, 0], R0[i, r, 1], R0[i, r, 2]
-        c[r] = p0[i, r] + r0 * cb0 + r1 * cb1 + r2 * cb2
-        T[r, 0] = r0 * b00 + r1 * b01 + r2 * b02
-        T[r, 1] = r0 * b01 + r1 * b11 + r2 * b12
-        T[r, 2] = r0 * b02 + r1 * b12 + r2 * b22
-    cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
-    Y[k, 0] = m
-    for r in range(3):
-        Y[k, 1 + r] = m * c[r]
-        Y[k, 4 + r] = T[r, 0] * R0[i, r, 0] + T[r, 1] * R0[i, r, 1] + T[r, 2] * R0[i, r, 2] + m * (cc - c[r] * c[r])
-    for slot, r, s in ((7, 0, 1), (8, 0, 2), (9, 1, 2)):
-        Y[k, slot] = T[r, 0] * R0[i, s, 0] + T[r, 1] * R0[i, s, 1] + T[r, 2] * R0[i, s, 2] - m * c[r] * c[s]
+    central = (params[i, F_INERTIA] - m * (cc - cb0 * cb0), b01, b02,
+               b01, params[i, F_INERTIA + 7] - m * (cc - cb1 * cb1), b12,
+               b02, b12, params[i, F_INERTIA + 14] - m * (cc - cb2 * cb2))
+    Ri = (R0[i, 0, 0], R0[i, 0, 1], R0[i, 0, 2], R0[i, 1, 0], R0[i, 1, 1], R0[i, 1, 2], R0[i, 2, 0], R0[i, 2, 1],
+          R0[i, 2, 2])
+    I = rotated(central, Ri)
+    # c = p0 + R0 c_b
+    c0 = p0[i, 0] + Ri[0] * cb0 + Ri[1] * cb1 + Ri[2] * cb2
+    c1 = p0[i, 1] + Ri[3] * cb0 + Ri[4] * cb1 + Ri[5] * cb2
+    c2 = p0[i, 2] + Ri[6] * cb0 + Ri[7] * cb1 + Ri[8] * cb2
+    cc = c0 * c0 + c1 * c1 + c2 * c2
+    Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3] = m, m * c0, m * c1, m * c2
+    Y[k, 4], Y[k, 5], Y[k, 6] = I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1), I[8] + m * (cc - c2 * c2)
+    Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
 
 
 @njit(cache=True)
@@ -118,11 +114,10 @@ def crba(topology, params, q, M):
     Y = np.empty((n, 10))    # composite inertias (m, h, I), world axes, about the world origin
     s = np.empty((n, 6, 6))  # s[i, k]: column k of body i's motion subspace, world coordinates
     F = np.empty((6, 6))     # F[k] = Y^c_i s_i[k]
-    scratch = np.empty((4, 3))
     local_poses(topology, params, q, R, p)
     world_poses(topology, R, p, R0, p0)
     for i in range(n):
-        inertia_about_world_origin(params, i, R0, p0, Y, i, scratch)
+        inertia_about_world_origin(params, i, R0, p0, Y, i)
         # s = [R0 S_ω; R0 S_v + p0 × (R0 S_ω)]
         for k in range(topology[i, NVJ]):
             for r in range(3):
@@ -139,18 +134,11 @@ def crba(topology, params, q, M):
         if lam >= 0:  # Y^c_λ += Y^c_i
             for r in range(10):
                 Y[lam, r] += Y[i, r]
-        mass, h0, h1, h2 = Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3]
-        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9]
         nvi, ivi = topology[i, NVJ], topology[i, IV]
         for k in range(nvi):
-            # F = [I ω + h × v; m v − h × ω] for s = [ω; v]
-            w0, w1, w2, v0, v1, v2 = s[i, k, 0], s[i, k, 1], s[i, k, 2], s[i, k, 3], s[i, k, 4], s[i, k, 5]
-            F[k, 0] = Ixx * w0 + Ixy * w1 + Ixz * w2 + h1 * v2 - h2 * v1
-            F[k, 1] = Ixy * w0 + Iyy * w1 + Iyz * w2 + h2 * v0 - h0 * v2
-            F[k, 2] = Ixz * w0 + Iyz * w1 + Izz * w2 + h0 * v1 - h1 * v0
-            F[k, 3] = mass * v0 - h1 * w2 + h2 * w1
-            F[k, 4] = mass * v1 - h2 * w0 + h0 * w2
-            F[k, 5] = mass * v2 - h0 * w1 + h1 * w0
+            F[k, 0], F[k, 1], F[k, 2], F[k, 3], F[k, 4], F[k, 5] = rigid_inertia_times(
+                Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9],
+                s[i, k, 0], s[i, k, 1], s[i, k, 2], s[i, k, 3], s[i, k, 4], s[i, k, 5])
         # M_ji = s_jᵀ F for j = i and every ancestor of i
         j = i
         while j >= 0:
@@ -197,6 +185,83 @@ def _invert_spd(D, k, Dinv, i):
             Dinv[i, r, c] = s / L[r, r]
 
 
+@inline
+def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, D, Dinv, Ia, pa):
+    """Pass 2 of the ABA at body i (RBDA Table 7.1): from its articulated inertia I^A and bias force p^A, the
+    quantities of its joint, U = I^A S, D⁻¹ (D = Sᵀ U) and u = τ − Sᵀ p^A, and what it hands to its parent,
+    I^a (into Ia[0]) and p^a (into pa[0]). D: (6, 6) scratch."""
+    # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+    for k in range(nvj):
+        for r in range(6):
+            acc = 0.0
+            for c in range(6):
+                acc += IA[i, r, c] * params[i, F_S + 6 * c + k]
+            U[i, k, r] = acc
+    for k in range(nvj):
+        acc = tau[iv + k]
+        for r in range(6):
+            acc -= params[i, F_S + 6 * r + k] * PA[i, r]
+        u[iv + k] = acc
+        for m in range(nvj):
+            acc = 0.0
+            for r in range(6):
+                acc += params[i, F_S + 6 * r + m] * U[i, k, r]
+            D[m, k] = acc
+    if nvj > 0:
+        _invert_spd(D, nvj, Dinv, i)
+    # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
+    for r in range(6):
+        pa[0, r] = PA[i, r]
+        for c in range(6):
+            Ia[0, r, c] = IA[i, r, c]
+    for k in range(nvj):
+        for m in range(nvj):
+            dkm = Dinv[i, k, m]
+            for r in range(6):
+                urk = U[i, k, r] * dkm
+                pa[0, r] += urk * u[iv + m]
+                for c in range(6):
+                    Ia[0, r, c] -= urk * U[i, m, c]
+    for r in range(6):
+        acc = 0.0
+        for c in range(6):
+            acc += Ia[0, r, c] * C[i, c]
+        pa[0, r] += acc
+
+
+@inline
+def matrix_row_times(M, i, r, s):
+    """Σ_c M[i, r, c] s[c] for a 6-tuple s."""
+    return (M[i, r, 0] * s[0] + M[i, r, 1] * s[1] + M[i, r, 2] * s[2] + M[i, r, 3] * s[3] + M[i, r, 4] * s[4]
+            + M[i, r, 5] * s[5])
+
+
+@inline
+def articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv, Ia, pa):
+    """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
+    fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U ;  u = τ − sᵀ p^A ;
+    I^a = I^A − U Uᵀ / d ;  p^a = p^A + U u / d + I^a c."""
+    s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
+         params[i, F_S + 30])
+    Ui = (matrix_row_times(IA, i, 0, s), matrix_row_times(IA, i, 1, s), matrix_row_times(IA, i, 2, s),
+          matrix_row_times(IA, i, 3, s), matrix_row_times(IA, i, 4, s), matrix_row_times(IA, i, 5, s))
+    dinv = 1.0 / (s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5])
+    ui = (tau[iv] - s[0] * PA[i, 0] - s[1] * PA[i, 1] - s[2] * PA[i, 2] - s[3] * PA[i, 3] - s[4] * PA[i, 4]
+          - s[5] * PA[i, 5])
+    u[iv] = ui
+    Dinv[i, 0, 0] = dinv
+    for r in range(6):
+        U[i, 0, r] = Ui[r]
+    for r in range(6):
+        urd = Ui[r] * dinv
+        acc = 0.0
+        for c in range(6):
+            ia = IA[i, r, c] - urd * Ui[c]
+            Ia[0, r, c] = ia
+            acc += ia * C[i, c]
+        pa[0, r] = PA[i, r] + urd * ui + acc
+
+
 @njit(cache=True)
 def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """Articulated-body algorithm, forward dynamics q̈ = M⁻¹(τ − c + Σ Jᵀ f_ext) in O(n) (RBDA Table 7.1).
@@ -235,49 +300,15 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     Ia = np.empty((1, 6, 6))
     pa = np.empty((1, 6))
     D = np.empty((6, 6))
-    work = np.empty((5, 3, 3))
     for i in range(n - 1, -1, -1):
         nvj, iv = topology[i, NVJ], topology[i, IV]
-        # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
-        for k in range(nvj):
-            for r in range(6):
-                acc = 0.0
-                for c in range(6):
-                    acc += IA[i, r, c] * params[i, F_S + 6 * c + k]
-                U[i, k, r] = acc
-        for k in range(nvj):
-            acc = tau[iv + k]
-            for r in range(6):
-                acc -= params[i, F_S + 6 * r + k] * PA[i, r]
-            u[iv + k] = acc
-            for m in range(nvj):
-                acc = 0.0
-                for r in range(6):
-                    acc += params[i, F_S + 6 * r + m] * U[i, k, r]
-                D[m, k] = acc
-        if nvj > 0:
-            _invert_spd(D, nvj, Dinv, i)
-        # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
-        for r in range(6):
-            pa[0, r] = PA[i, r]
-            for c in range(6):
-                Ia[0, r, c] = IA[i, r, c]
-        for k in range(nvj):
-            for m in range(nvj):
-                dkm = Dinv[i, k, m]
-                for r in range(6):
-                    urk = U[i, k, r] * dkm
-                    pa[0, r] += urk * u[iv + m]
-                    for c in range(6):
-                        Ia[0, r, c] -= urk * U[i, m, c]
-        for r in range(6):
-            acc = 0.0
-            for c in range(6):
-                acc += Ia[0, r, c] * C[i, c]
-            pa[0, r] += acc
+        if nvj == 1:
+            articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv, Ia, pa)
+        else:
+            articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, D, Dinv, Ia, pa)
         # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
         lam = topology[i, PARENT]
-        inertia_to_parent(R, p, i, Ia, 0, IA, lam, work)
+        inertia_to_parent(R, p, i, Ia, 0, IA, lam)
         force_to_parent(R, p, i, pa, 0, PA, lam)
     # pass 3: accelerations, root to leaves
     A = np.zeros((n + 1, 6))

@@ -137,53 +137,82 @@ def subspace_times(params, i, nvj, x, iv, out, k):
 
 
 @inline
-def inertia_times(params, i, m, j, out, k):
-    """out[k] = I_i m[j] with body i's spatial inertia (about its origin, body axes)."""
-    for r in range(6):
-        acc = 0.0
-        for c in range(6):
-            acc += params[i, F_INERTIA + 6 * r + c] * m[j, c]
-        out[k, r] = acc
+def rigid_inertia_times(mass, h0, h1, h2, I00, I11, I22, I01, I02, I12, w0, w1, w2, v0, v1, v2):
+    """The spatial inertia of a rigid body in compact form — mass M, first moment h = M c (c the mass center) and
+    rotational inertia I about the reference point — times the motion vector [ω; v]:
+    [I ω + h × v; M v − h × ω] (RBDA eq. 2.63), 24 products instead of the 36 of the 6 × 6 matrix."""
+    return (I00 * w0 + I01 * w1 + I02 * w2 + h1 * v2 - h2 * v1,
+            I01 * w0 + I11 * w1 + I12 * w2 + h2 * v0 - h0 * v2,
+            I02 * w0 + I12 * w1 + I22 * w2 + h0 * v1 - h1 * v0,
+            mass * v0 - h1 * w2 + h2 * w1,
+            mass * v1 - h2 * w0 + h0 * w2,
+            mass * v2 - h0 * w1 + h1 * w0)
 
 
 @inline
-def inertia_to_parent(R, p, i, I, s, out, d, work):
+def inertia_times(params, i, m, j, out, k):
+    """out[k] = I_i m[j] with body i's spatial inertia (about its origin, body axes)."""
+    mass = params[i, F_MASS]
+    out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4], out[k, 5] = rigid_inertia_times(
+        mass, mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2],
+        params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14],
+        params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8],
+        m[j, 0], m[j, 1], m[j, 2], m[j, 3], m[j, 4], m[j, 5])
+
+
+@inline
+def rotated(M, R):
+    """R M Rᵀ for 3×3 matrices given as row-major 9-tuples (values in registers), through W = M Rᵀ."""
+    W = (M[0] * R[0] + M[1] * R[1] + M[2] * R[2], M[0] * R[3] + M[1] * R[4] + M[2] * R[5],
+         M[0] * R[6] + M[1] * R[7] + M[2] * R[8], M[3] * R[0] + M[4] * R[1] + M[5] * R[2],
+         M[3] * R[3] + M[4] * R[4] + M[5] * R[5], M[3] * R[6] + M[4] * R[7] + M[5] * R[8],
+         M[6] * R[0] + M[7] * R[1] + M[8] * R[2], M[6] * R[3] + M[7] * R[4] + M[8] * R[5],
+         M[6] * R[6] + M[7] * R[7] + M[8] * R[8])
+    return (R[0] * W[0] + R[1] * W[3] + R[2] * W[6], R[0] * W[1] + R[1] * W[4] + R[2] * W[7],
+            R[0] * W[2] + R[1] * W[5] + R[2] * W[8], R[3] * W[0] + R[4] * W[3] + R[5] * W[6],
+            R[3] * W[1] + R[4] * W[4] + R[5] * W[7], R[3] * W[2] + R[4] * W[5] + R[5] * W[8],
+            R[6] * W[0] + R[7] * W[3] + R[8] * W[6], R[6] * W[1] + R[7] * W[4] + R[8] * W[7],
+            R[6] * W[2] + R[7] * W[5] + R[8] * W[8])
+
+
+@inline
+def block(I, s, r0, c0):
+    """The 3×3 block I[s, r0:r0 + 3, c0:c0 + 3] as a row-major 9-tuple."""
+    return (I[s, r0, c0], I[s, r0, c0 + 1], I[s, r0, c0 + 2], I[s, r0 + 1, c0], I[s, r0 + 1, c0 + 1],
+            I[s, r0 + 1, c0 + 2], I[s, r0 + 2, c0], I[s, r0 + 2, c0 + 1], I[s, r0 + 2, c0 + 2])
+
+
+@inline
+def inertia_to_parent(R, p, i, I, s, out, d):
     """out[d] += X_iᵀ I[s] X_i for a symmetric 6×6 inertia I[s] = [[A, B], [Bᵀ, C]] in body-i axes
-    (RBDA eq. 2.66). work: (5, 3, 3) scratch.
+    (RBDA eq. 2.66), the blocks held in registers.
 
     With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
     C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×.
     """
-    for b, (r0, c0) in enumerate(((0, 0), (0, 3), (3, 3))):
-        # work[b] = R I_block Rᵀ, through work[4] = I_block Rᵀ
-        for r in range(3):
-            for c in range(3):
-                work[4, r, c] = (I[s, r0 + r, c0] * R[i, c, 0] + I[s, r0 + r, c0 + 1] * R[i, c, 1]
-                                 + I[s, r0 + r, c0 + 2] * R[i, c, 2])
-        for r in range(3):
-            for c in range(3):
-                work[b, r, c] = R[i, r, 0] * work[4, 0, c] + R[i, r, 1] * work[4, 1, c] + R[i, r, 2] * work[4, 2, c]
+    Ri = (R[i, 0, 0], R[i, 0, 1], R[i, 0, 2], R[i, 1, 0], R[i, 1, 1], R[i, 1, 2], R[i, 2, 0], R[i, 2, 1], R[i, 2, 2])
+    A, B, C = rotated(block(I, s, 0, 0), Ri), rotated(block(I, s, 0, 3), Ri), rotated(block(I, s, 3, 3), Ri)
     px, py, pz = p[i, 0], p[i, 1], p[i, 2]
-    # B'' = B' + [p]× C'  (column c of [p]× X is p × X[:, c])
-    for c in range(3):
-        work[3, 0, c] = work[1, 0, c] + py * work[2, 2, c] - pz * work[2, 1, c]
-        work[3, 1, c] = work[1, 1, c] + pz * work[2, 0, c] - px * work[2, 2, c]
-        work[3, 2, c] = work[1, 2, c] + px * work[2, 1, c] - py * work[2, 0, c]
+    # B'' = B' + [p]× C'  (column c of [p]× C' is p × C'[:, c])
+    B2 = (B[0] + py * C[6] - pz * C[3], B[1] + py * C[7] - pz * C[4], B[2] + py * C[8] - pz * C[5],
+          B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
+          B[6] + px * C[3] - py * C[0], B[7] + px * C[4] - py * C[1], B[8] + px * C[5] - py * C[2])
     # A'' = A' + [p]× B'ᵀ − B'' [p]×  (column c of [p]× B'ᵀ is p × B'[c, :]; row r of B''[p]× is B''[r, :] × p)
-    for c in range(3):
-        work[0, 0, c] += py * work[1, c, 2] - pz * work[1, c, 1]
-        work[0, 1, c] += pz * work[1, c, 0] - px * work[1, c, 2]
-        work[0, 2, c] += px * work[1, c, 1] - py * work[1, c, 0]
-    for r in range(3):
-        work[0, r, 0] -= work[3, r, 1] * pz - work[3, r, 2] * py
-        work[0, r, 1] -= work[3, r, 2] * px - work[3, r, 0] * pz
-        work[0, r, 2] -= work[3, r, 0] * py - work[3, r, 1] * px
+    A2 = (A[0] + (py * B[2] - pz * B[1]) - (B2[1] * pz - B2[2] * py),
+          A[1] + (py * B[5] - pz * B[4]) - (B2[2] * px - B2[0] * pz),
+          A[2] + (py * B[8] - pz * B[7]) - (B2[0] * py - B2[1] * px),
+          A[3] + (pz * B[0] - px * B[2]) - (B2[4] * pz - B2[5] * py),
+          A[4] + (pz * B[3] - px * B[5]) - (B2[5] * px - B2[3] * pz),
+          A[5] + (pz * B[6] - px * B[8]) - (B2[3] * py - B2[4] * px),
+          A[6] + (px * B[1] - py * B[0]) - (B2[7] * pz - B2[8] * py),
+          A[7] + (px * B[4] - py * B[3]) - (B2[8] * px - B2[6] * pz),
+          A[8] + (px * B[7] - py * B[6]) - (B2[6] * py - B2[7] * px))
     for r in range(3):
         for c in range(3):
-            out[d, r, c] += work[0, r, c]
-            out[d, r, 3 + c] += work[3, r, c]
-            out[d, 3 + c, r] += work[3, r, c]
-            out[d, 3 + r, 3 + c] += work[2, r, c]
+            out[d, r, c] += A2[3 * r + c]
+            out[d, r, 3 + c] += B2[3 * r + c]
+            out[d, 3 + c, r] += B2[3 * r + c]
+            out[d, 3 + r, 3 + c] += C[3 * r + c]
 
 
 @inline
