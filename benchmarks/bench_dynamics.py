@@ -161,10 +161,10 @@ def batch_table(n, count):
 
 
 def cpu_or_wall(function):
-    """Wall time [µs] of one call, best of 3 (batched runs are multi-threaded, so CPU time would overcount)."""
+    """Wall time [µs] of one call, best of 7 (batched runs are multi-threaded, so CPU time would overcount)."""
     function()
     best = np.inf
-    for _ in range(3):
+    for _ in range(7):
         start = time.perf_counter()
         function()
         best = min(best, time.perf_counter() - start)
@@ -176,7 +176,7 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[7, 20, 50, 100])
     parser.add_argument("--batch", type=int, default=10000, help="number of states in the batched test (N = 20)")
     args = parser.parse_args(argv)
-    print("Per call, CPU µs (ratio = multibody / peer)")
+    print("Per call, µs (best of interleaved rounds; ratio = multibody / peer)")
     header = f"{'N':>4} {'algo':>5} {'multibody':>10}"
     rows = per_call_table(args.sizes)
     peers = sorted({name for _, _, p in rows for name in p})

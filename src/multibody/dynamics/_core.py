@@ -355,7 +355,7 @@ def rnea_one(topology, params, gravity, q, v, a, tau):
     nv = tau.shape[0]
     if not (sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and a.shape[0] == nv):
         return WRONG_SIZE
-    return OK if rnea(topology, params, gravity, q, v, a, np.empty((0, 6)), tau) else NONFINITE
+    return OK if rnea(topology, params, gravity, q, v, a, params[:0], tau) else NONFINITE  # no forces
 
 
 @njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
@@ -363,7 +363,7 @@ def aba_one(topology, params, gravity, q, v, tau, qdd):
     nv = qdd.shape[0]
     if not (sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and tau.shape[0] == nv):
         return WRONG_SIZE
-    return OK if aba(topology, params, gravity, q, v, tau, np.empty((0, 6)), qdd) else NONFINITE
+    return OK if aba(topology, params, gravity, q, v, tau, params[:0], qdd) else NONFINITE  # no forces
 
 
 @njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {MATRIX})", cache=True)
