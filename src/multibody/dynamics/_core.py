@@ -350,26 +350,30 @@ def sizes_fit(topology, nq, nv):
     return topology[last, IQ] + topology[last, NQJ] == nq and topology[last, IV] + topology[last, NVJ] == nv
 
 
+@inline
+def state_fits(topology, q, v, x, out):
+    """True if q has the model's nq entries and v, x (a or τ) and out its nv."""
+    nv = out.shape[0]
+    return sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and x.shape[0] == nv
+
+
 @njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
 def rnea_one(topology, params, gravity, q, v, a, tau):
-    nv = tau.shape[0]
-    if not (sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and a.shape[0] == nv):
+    if not state_fits(topology, q, v, a, tau):
         return WRONG_SIZE
-    return OK if rnea(topology, params, gravity, q, v, a, params[:0], tau) else NONFINITE  # no forces
+    return OK if rnea(topology, params, gravity, q, v, a, params[:0], tau) else NONFINITE  # params[:0]: no forces
 
 
 @njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
 def aba_one(topology, params, gravity, q, v, tau, qdd):
-    nv = qdd.shape[0]
-    if not (sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and tau.shape[0] == nv):
+    if not state_fits(topology, q, v, tau, qdd):
         return WRONG_SIZE
-    return OK if aba(topology, params, gravity, q, v, tau, params[:0], qdd) else NONFINITE  # no forces
+    return OK if aba(topology, params, gravity, q, v, tau, params[:0], qdd) else NONFINITE
 
 
 @njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {MATRIX})", cache=True)
 def crba_one(topology, params, q, M):
-    nv = M.shape[0]
-    if not (sizes_fit(topology, q.shape[0], nv) and M.shape[1] == nv):
+    if not (sizes_fit(topology, q.shape[0], M.shape[0]) and M.shape[1] == M.shape[0]):
         return WRONG_SIZE
     return OK if crba(topology, params, q, M) else NONFINITE
 

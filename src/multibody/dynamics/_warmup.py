@@ -1,11 +1,16 @@
-"""Compile (or load from numba's cache) every kernel of the numeric core once: ``python -m multibody.dynamics._warmup``.
+"""Compile (or load from numba's cache) every kernel of the numeric core once:
+``python -m multibody.dynamics._warmup [core] [batch]`` (both parts by default).
 
-CI runs it before the test workers start, so that they share one compilation instead of each doing it.
+CI runs it before the test workers start, so that they share one compilation instead of each doing it; it runs
+the two parts in two processes at once, the structure-of-arrays batch kernel (``batch``, minutes to compile) beside
+everything else (``core``).
 """
+import sys
+
 import numpy as np
 
 
-def main():
+def main(parts=("core", "batch")):
     import multibody as mb
     model = mb.Model("warmup", gravity=(0.0, 0.0, -9.81))
     inertia = np.diag([0.1, 0.2, 0.25])
@@ -16,12 +21,16 @@ def main():
         parent = f"b{k}"
     q, v = model.neutral(), np.ones(model.nv)
     f_ext = np.ones((model.nbodies, 6))
+    if "batch" in parts:
+        for forces in (None, f_ext):
+            mb.aba(model, [q] * 16, v, v, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
+    if "core" not in parts:
+        return
     for forces in (None, f_ext):
         tau = mb.rnea(model, q, v, v, f_ext=forces)
         mb.aba(model, q, v, tau, f_ext=forces)
         mb.rnea(model, [q, q], v, v, f_ext=forces)
         mb.aba(model, [q, q], v, [tau, tau], f_ext=forces)
-        mb.aba(model, [q] * 16, v, tau, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
     mb.crba(model, q)
     mb.crba(model, [q, q])
     mb.energy(model, q, v)
@@ -34,4 +43,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or ("core", "batch"))
