@@ -55,19 +55,22 @@ def quat_to_rot(q, o, R):
 
 
 @inline
-def axis_angle_to_rot(ax, ay, az, angle, R):
-    """Rodrigues: R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a."""
+def rodrigues(ax, ay, az, angle):
+    """R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a, as a row-major 9-tuple."""
     s, c = np.sin(angle), np.cos(angle)
     t = 1.0 - c
-    R[0, 0] = c + t * ax * ax
-    R[0, 1] = t * ax * ay - s * az
-    R[0, 2] = t * ax * az + s * ay
-    R[1, 0] = t * ax * ay + s * az
-    R[1, 1] = c + t * ay * ay
-    R[1, 2] = t * ay * az - s * ax
-    R[2, 0] = t * ax * az - s * ay
-    R[2, 1] = t * ay * az + s * ax
-    R[2, 2] = c + t * az * az
+    return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
+            t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
+            t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
+
+
+@inline
+def axis_angle_to_rot(ax, ay, az, angle, R):
+    """R (3×3) of the rotation by angle about the unit axis a (:func:`rodrigues`)."""
+    J = rodrigues(ax, ay, az, angle)
+    for r in range(3):
+        for c in range(3):
+            R[r, c] = J[3 * r + c]
 
 
 @inline
@@ -242,16 +245,24 @@ def joint_pose(jtype, params, i, q, iq, R, p):
 
 @njit(cache=True)
 def local_poses(topology, params, q, R, p):
-    """R[i], p[i]: pose of body i in its parent body, placement ∘ joint: R = R_tree R_J, p = p_tree + R_tree p_J."""
+    """R[i], p[i]: pose of body i in its parent body, placement ∘ joint: R = R_tree R_J, p = p_tree + R_tree p_J.
+    R_J and p_J as tuples (in registers); revolute joints, the common case, skip the arrays altogether."""
     RJ = np.empty((3, 3))
     pJ = np.empty(3)
     for i in range(topology.shape[0]):
-        joint_pose(topology[i, JTYPE], params, i, q, topology[i, IQ], RJ, pJ)
+        jtype, iq = topology[i, JTYPE], topology[i, IQ]
+        if jtype == REVOLUTE:
+            RJt = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], q[iq])
+            pJt = (0.0, 0.0, 0.0)
+        else:
+            joint_pose(jtype, params, i, q, iq, RJ, pJ)
+            RJt = (RJ[0, 0], RJ[0, 1], RJ[0, 2], RJ[1, 0], RJ[1, 1], RJ[1, 2], RJ[2, 0], RJ[2, 1], RJ[2, 2])
+            pJt = (pJ[0], pJ[1], pJ[2])
         for r in range(3):
             t0, t1, t2 = params[i, F_RTREE + 3 * r], params[i, F_RTREE + 3 * r + 1], params[i, F_RTREE + 3 * r + 2]
-            p[i, r] = params[i, F_PTREE + r] + t0 * pJ[0] + t1 * pJ[1] + t2 * pJ[2]
+            p[i, r] = params[i, F_PTREE + r] + t0 * pJt[0] + t1 * pJt[1] + t2 * pJt[2]
             for c in range(3):
-                R[i, r, c] = t0 * RJ[0, c] + t1 * RJ[1, c] + t2 * RJ[2, c]
+                R[i, r, c] = t0 * RJt[c] + t1 * RJt[3 + c] + t2 * RJt[6 + c]
 
 
 @njit(cache=True)
