@@ -49,7 +49,9 @@ def rnea(model, q, v, a, f_ext=None):
     τ : (..., nv) generalized forces.
     """
     cm = model._compiled or model.compile()
-    if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
+    # One state given as float64 vectors: the fast path (anything else: TypeError, below). Written out here and in
+    # aba rather than shared: a helper's Python call would add ~0.1 µs to the ~3 µs this path takes.
+    if f_ext is None:
         tau = np.empty(cm.nv)
         try:
             if _core.rnea_one(cm.topology, cm.params, cm.gravity, q, v, a, tau) == _core.OK:
