@@ -9,7 +9,7 @@ whole step with its intermediate values in registers: a loop that stores to an a
 at another index is not vectorized by LLVM.
 
 Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` (same passes, same
-equations, same order of floating-point operations), so both give the same numbers. The compiled-model layout is the
+equations; some steps group their products differently, so the two agree to round-off). The compiled-model layout is the
 one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
 row major, first nv columns used). The rare cases — poses of joints other than revolute and prismatic, the
 inverse of multi-dof joint blocks D — go lane by lane through the scalar kernels' own functions.
@@ -21,7 +21,7 @@ from numba import njit, prange
 from ._core import _invert_spd
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_AXIS, F_INERTIA, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite,
-                               joint_pose)
+                               inertia_blocks_to_parent, joint_pose, rodrigues)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -72,14 +72,8 @@ def chunk_poses(topology, params, q, b0, nb, R, p, sc):
         if jtype == REVOLUTE:
             for b in range(nb):
                 sc[0, b], sc[1, b] = np.sin(q[b0 + b, iq]), np.cos(q[b0 + b, iq])
-            # Rodrigues: R_J = I + sin θ [a]× + (1 − cos θ) [a]×²
             for b in range(nb):
-                s, c = sc[0, b], sc[1, b]
-                t = 1.0 - c
-                J = (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
-                     t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
-                     t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
-                place(params, i, J, (0.0, 0.0, 0.0), R, p, b)
+                place(params, i, rodrigues(ax, ay, az, sc[0, b], sc[1, b]), (0.0, 0.0, 0.0), R, p, b)
         elif jtype == PRISMATIC:
             for b in range(nb):
                 x = q[b0 + b, iq]
@@ -193,72 +187,27 @@ def inertia_times(params, i, m, j, out, k, nb):
 
 
 @inline
-def block_times_rt(I, s, r, c0, R, i, c, b):
-    """(M Rᵀ)_rc of lane b, with M the 3×3 block of I[s] whose row r starts at column c0."""
-    return I[s, r, c0, b] * R[i, c, 0, b] + I[s, r, c0 + 1, b] * R[i, c, 1, b] + I[s, r, c0 + 2, b] * R[i, c, 2, b]
-
-
-@inline
-def r_times(R, i, r, w, c, b):
-    """(R W)_rc of lane b for W a row-major 9-tuple."""
-    return R[i, r, 0, b] * w[c] + R[i, r, 1, b] * w[3 + c] + R[i, r, 2, b] * w[6 + c]
-
-
-@inline
-def rotated_block(I, s, r0, c0, R, i, b):
-    """R M Rᵀ (row-major 9-tuple) of lane b for the block M = I[s, r0:r0 + 3, c0:c0 + 3], through W = M Rᵀ."""
-    w = (block_times_rt(I, s, r0, c0, R, i, 0, b), block_times_rt(I, s, r0, c0, R, i, 1, b),
-         block_times_rt(I, s, r0, c0, R, i, 2, b), block_times_rt(I, s, r0 + 1, c0, R, i, 0, b),
-         block_times_rt(I, s, r0 + 1, c0, R, i, 1, b), block_times_rt(I, s, r0 + 1, c0, R, i, 2, b),
-         block_times_rt(I, s, r0 + 2, c0, R, i, 0, b), block_times_rt(I, s, r0 + 2, c0, R, i, 1, b),
-         block_times_rt(I, s, r0 + 2, c0, R, i, 2, b))
-    return (r_times(R, i, 0, w, 0, b), r_times(R, i, 0, w, 1, b), r_times(R, i, 0, w, 2, b),
-            r_times(R, i, 1, w, 0, b), r_times(R, i, 1, w, 1, b), r_times(R, i, 1, w, 2, b),
-            r_times(R, i, 2, w, 0, b), r_times(R, i, 2, w, 1, b), r_times(R, i, 2, w, 2, b))
-
-
-@inline
-def shifted_a(A, B, B2, r, c, px, py, pz):
-    """Entry (r, c) of A'' = A' + [p]× B'ᵀ − B'' [p]× (column c of [p]× B'ᵀ is p × B'[c, :]; row r of B''[p]×
-    is B''[r, :] × p)."""
-    if r == 0:
-        t = py * B[3 * c + 2] - pz * B[3 * c + 1]
-    elif r == 1:
-        t = pz * B[3 * c] - px * B[3 * c + 2]
-    else:
-        t = px * B[3 * c + 1] - py * B[3 * c]
-    if c == 0:
-        u = B2[3 * r + 1] * pz - B2[3 * r + 2] * py
-    elif c == 1:
-        u = B2[3 * r + 2] * px - B2[3 * r] * pz
-    else:
-        u = B2[3 * r] * py - B2[3 * r + 1] * px
-    return A[3 * r + c] + t - u
+def lane_block(I, s, r0, c0, b):
+    """The 3×3 block I[s, r0:r0 + 3, c0:c0 + 3] of lane b as a row-major 9-tuple."""
+    return (I[s, r0, c0, b], I[s, r0, c0 + 1, b], I[s, r0, c0 + 2, b], I[s, r0 + 1, c0, b], I[s, r0 + 1, c0 + 1, b],
+            I[s, r0 + 1, c0 + 2, b], I[s, r0 + 2, c0, b], I[s, r0 + 2, c0 + 1, b], I[s, r0 + 2, c0 + 2, b])
 
 
 @step
 def inertia_to_parent(R, p, i, I, s, out, d, nb):
-    """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] = [[A, B], [Bᵀ, C]] in body-i axes
-    (RBDA eq. 2.66), as the scalar ``inertia_to_parent`` with its work blocks held in registers.
-
-    With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
-    C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×.
-    """
+    """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] in body-i axes (RBDA eq. 2.66): the scalar
+    kernels' :func:`inertia_blocks_to_parent` on each lane's blocks, held in registers."""
     for b in range(nb):
-        A = rotated_block(I, s, 0, 0, R, i, b)
-        B = rotated_block(I, s, 0, 3, R, i, b)
-        C = rotated_block(I, s, 3, 3, R, i, b)
-        px, py, pz = p[i, 0, b], p[i, 1, b], p[i, 2, b]
-        # B'' = B' + [p]× C'  (column c of [p]× C' is p × C'[:, c])
-        B2 = (B[0] + py * C[6] - pz * C[3], B[1] + py * C[7] - pz * C[4], B[2] + py * C[8] - pz * C[5],
-              B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
-              B[6] + px * C[3] - py * C[0], B[7] + px * C[4] - py * C[1], B[8] + px * C[5] - py * C[2])
+        Rb = (R[i, 0, 0, b], R[i, 0, 1, b], R[i, 0, 2, b], R[i, 1, 0, b], R[i, 1, 1, b], R[i, 1, 2, b], R[i, 2, 0, b],
+              R[i, 2, 1, b], R[i, 2, 2, b])
+        A2, B2, C2 = inertia_blocks_to_parent(lane_block(I, s, 0, 0, b), lane_block(I, s, 0, 3, b),
+                                              lane_block(I, s, 3, 3, b), Rb, p[i, 0, b], p[i, 1, b], p[i, 2, b])
         for r in range(3):
             for c in range(3):
-                out[d, r, c, b] += shifted_a(A, B, B2, r, c, px, py, pz)
+                out[d, r, c, b] += A2[3 * r + c]
                 out[d, r, 3 + c, b] += B2[3 * r + c]
                 out[d, 3 + c, r, b] += B2[3 * r + c]
-                out[d, 3 + r, 3 + c, b] += C[3 * r + c]
+                out[d, 3 + r, 3 + c, b] += C2[3 * r + c]
 
 
 @inline

@@ -55,9 +55,9 @@ def quat_to_rot(q, o, R):
 
 
 @inline
-def rodrigues(ax, ay, az, angle):
-    """R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a, as a row-major 9-tuple."""
-    s, c = np.sin(angle), np.cos(angle)
+def rodrigues(ax, ay, az, s, c):
+    """R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a, from s = sin θ and c = cos θ, as a row-major
+    9-tuple."""
     t = 1.0 - c
     return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
             t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
@@ -67,7 +67,7 @@ def rodrigues(ax, ay, az, angle):
 @inline
 def axis_angle_to_rot(ax, ay, az, angle, R):
     """R (3×3) of the rotation by angle about the unit axis a (:func:`rodrigues`)."""
-    J = rodrigues(ax, ay, az, angle)
+    J = rodrigues(ax, ay, az, np.sin(angle), np.cos(angle))
     for r in range(3):
         for c in range(3):
             R[r, c] = J[3 * r + c]
@@ -186,16 +186,12 @@ def block(I, s, r0, c0):
 
 
 @inline
-def inertia_to_parent(R, p, i, I, s, out, d):
-    """out[d] += X_iᵀ I[s] X_i for a symmetric 6×6 inertia I[s] = [[A, B], [Bᵀ, C]] in body-i axes
-    (RBDA eq. 2.66), the blocks held in registers.
-
-    With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
-    C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×.
-    """
-    Ri = (R[i, 0, 0], R[i, 0, 1], R[i, 0, 2], R[i, 1, 0], R[i, 1, 1], R[i, 1, 2], R[i, 2, 0], R[i, 2, 1], R[i, 2, 2])
-    A, B, C = rotated(block(I, s, 0, 0), Ri), rotated(block(I, s, 0, 3), Ri), rotated(block(I, s, 3, 3), Ri)
-    px, py, pz = p[i, 0], p[i, 1], p[i, 2]
+def inertia_blocks_to_parent(A, B, C, R, px, py, pz):
+    """The blocks (A'', B'', C'') of X_iᵀ I X_i for a symmetric 6×6 inertia I = [[A, B], [Bᵀ, C]] in body-i axes
+    (RBDA eq. 2.66), all row-major 9-tuples (values in registers); R and p = (px, py, pz) the pose of body i in its
+    parent. With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
+    C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×."""
+    A, B, C = rotated(A, R), rotated(B, R), rotated(C, R)
     # B'' = B' + [p]× C'  (column c of [p]× C' is p × C'[:, c])
     B2 = (B[0] + py * C[6] - pz * C[3], B[1] + py * C[7] - pz * C[4], B[2] + py * C[8] - pz * C[5],
           B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
@@ -210,12 +206,21 @@ def inertia_to_parent(R, p, i, I, s, out, d):
           A[6] + (px * B[1] - py * B[0]) - (B2[7] * pz - B2[8] * py),
           A[7] + (px * B[4] - py * B[3]) - (B2[8] * px - B2[6] * pz),
           A[8] + (px * B[7] - py * B[6]) - (B2[6] * py - B2[7] * px))
+    return A2, B2, C
+
+
+@inline
+def inertia_to_parent(R, p, i, I, s, out, d):
+    """out[d] += X_iᵀ I[s] X_i for a symmetric 6×6 inertia I[s] in body-i axes (:func:`inertia_blocks_to_parent`)."""
+    Ri = (R[i, 0, 0], R[i, 0, 1], R[i, 0, 2], R[i, 1, 0], R[i, 1, 1], R[i, 1, 2], R[i, 2, 0], R[i, 2, 1], R[i, 2, 2])
+    A2, B2, C2 = inertia_blocks_to_parent(block(I, s, 0, 0), block(I, s, 0, 3), block(I, s, 3, 3), Ri,
+                                          p[i, 0], p[i, 1], p[i, 2])
     for r in range(3):
         for c in range(3):
             out[d, r, c] += A2[3 * r + c]
             out[d, r, 3 + c] += B2[3 * r + c]
             out[d, 3 + c, r] += B2[3 * r + c]
-            out[d, 3 + r, 3 + c] += C[3 * r + c]
+            out[d, 3 + r, 3 + c] += C2[3 * r + c]
 
 
 @inline
@@ -252,7 +257,8 @@ def local_poses(topology, params, q, R, p):
     for i in range(topology.shape[0]):
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         if jtype == REVOLUTE:
-            RJt = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], q[iq])
+            RJt = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], np.sin(q[iq]),
+                            np.cos(q[iq]))
             pJt = (0.0, 0.0, 0.0)
         else:
             joint_pose(jtype, params, i, q, iq, RJ, pJ)
