@@ -37,6 +37,16 @@ def test_n_link_chains_agree_with_pinocchio(n):
     _assert_agree(model, *random_state(rng, model))
 
 
+def test_a_tree_too_big_for_stack_work_arrays_agrees_with_pinocchio():
+    """Past STACK_DOUBLES the kernels' per-body work arrays move from the stack to the heap (here the articulated
+    inertias of 130 bodies, 131 × 36 doubles); both kinds must give the same dynamics."""
+    from multibody.dynamics._spatial_kernels import STACK_DOUBLES
+    rng = np.random.default_rng(130)
+    model = random_model(rng, 130)
+    assert (model.nbodies + 1) * 36 > STACK_DOUBLES
+    _assert_agree(model, *random_state(rng, model), tol=1e-8)
+
+
 def test_external_forces_agree_with_pinocchio():
     rng = np.random.default_rng(5)
     model = random_model(rng, 6, kinds=("revolute", "prismatic", "spherical"), free_base=True)

@@ -21,7 +21,7 @@ from numba import njit, prange
 from ._core import _invert_spd
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_AXIS, F_INERTIA, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite,
-                               inertia_blocks_to_parent, joint_pose, rodrigues)
+                               inertia_blocks_to_parent, joint_pose, rodrigues, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -29,7 +29,8 @@ MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (
 inline = njit(cache=True, inline="always")  # the small helpers called inside a loop over the lanes
 # A whole step over the lanes is an ordinary compiled call: inlining the steps as well made the kernel take about
 # 5 min to compile (measured 107 s this way) for 0–10 % more speed.
-step = njit(cache=True)
+step = njit(cache=True, error_model="numpy")  # x / 0 gives inf (caught by the final finiteness check), not a
+# raise: the check for it would be an early exit that keeps a lane loop from vectorizing
 
 
 @step
@@ -65,7 +66,6 @@ def chunk_poses(topology, params, q, b0, nb, R, p, sc):
     """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at state b0 + b (RBDA Table 4.1, as the scalar
     ``local_poses``). Revolute and prismatic joints are vectorized (sc: (2, LANES) scratch for sin and cos, library
     calls made lane by lane); the other joint types go lane by lane through the scalar ``joint_pose``."""
-    RJ, pJ = np.empty((3, 3)), np.empty(3)
     for i in range(topology.shape[0]):
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
@@ -80,9 +80,8 @@ def chunk_poses(topology, params, q, b0, nb, R, p, sc):
                 place(params, i, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (ax * x, ay * x, az * x), R, p, b)
         else:
             for b in range(nb):
-                joint_pose(jtype, params, i, q[b0 + b], iq, RJ, pJ)
-                place(params, i, (RJ[0, 0], RJ[0, 1], RJ[0, 2], RJ[1, 0], RJ[1, 1], RJ[1, 2], RJ[2, 0], RJ[2, 1],
-                                  RJ[2, 2]), (pJ[0], pJ[1], pJ[2]), R, p, b)
+                RJ, pJ = joint_pose(jtype, params, i, q[b0 + b], iq)
+                place(params, i, RJ, pJ, R, p, b)
 
 
 @step
@@ -196,18 +195,27 @@ def lane_block(I, s, r0, c0, b):
 @step
 def inertia_to_parent(R, p, i, I, s, out, d, nb):
     """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] in body-i axes (RBDA eq. 2.66): the scalar
-    kernels' :func:`inertia_blocks_to_parent` on each lane's blocks, held in registers."""
+    kernels' :func:`inertia_blocks_to_parent` on each lane's blocks, held in registers.
+
+    The lanes' blocks go through a stack array first: a loop that only reads the arguments and writes its own
+    array vectorizes, where one that also wrote ``out`` would need more run-time overlap checks than LLVM makes."""
+    blocks = work((27, LANES))
     for b in range(nb):
         Rb = (R[i, 0, 0, b], R[i, 0, 1, b], R[i, 0, 2, b], R[i, 1, 0, b], R[i, 1, 1, b], R[i, 1, 2, b], R[i, 2, 0, b],
               R[i, 2, 1, b], R[i, 2, 2, b])
         A2, B2, C2 = inertia_blocks_to_parent(lane_block(I, s, 0, 0, b), lane_block(I, s, 0, 3, b),
                                               lane_block(I, s, 3, 3, b), Rb, p[i, 0, b], p[i, 1, b], p[i, 2, b])
-        for r in range(3):
-            for c in range(3):
-                out[d, r, c, b] += A2[3 * r + c]
-                out[d, r, 3 + c, b] += B2[3 * r + c]
-                out[d, 3 + c, r, b] += B2[3 * r + c]
-                out[d, 3 + r, 3 + c, b] += C2[3 * r + c]
+        for k in range(9):
+            blocks[k, b] = A2[k]
+            blocks[9 + k, b] = B2[k]
+            blocks[18 + k, b] = C2[k]
+    for r in range(3):
+        for c in range(3):
+            for b in range(nb):
+                out[d, r, c, b] += blocks[3 * r + c, b]
+                out[d, r, 3 + c, b] += blocks[9 + 3 * r + c, b]
+                out[d, 3 + c, r, b] += blocks[9 + 3 * r + c, b]
+                out[d, 3 + r, 3 + c, b] += blocks[18 + 3 * r + c, b]
 
 
 @inline
@@ -221,9 +229,12 @@ def row_times(M, i, r, b, s):
 def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
     """Pass 2 of the ABA for a joint with one degree of freedom (motion subspace a single column s), the steps
     of the general case fused into one loop over the lanes, intermediate values in registers:
-    U = I^A s ;  D = sᵀ U ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + U D⁻¹ u + I^a c."""
+    U = I^A s ;  D = sᵀ U ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + U D⁻¹ u + I^a c.
+    Results go through a stack array, as in :func:`inertia_to_parent`: rows 0–35 I^a, 36–41 p^a, 42–47 U, 48 u,
+    49 D⁻¹."""
     s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
          params[i, F_S + 30])
+    result = work((50, LANES))
     for b in range(nb):
         Ui = (row_times(IA, i, 0, b, s), row_times(IA, i, 1, b, s), row_times(IA, i, 2, b, s),
               row_times(IA, i, 3, b, s), row_times(IA, i, 4, b, s), row_times(IA, i, 5, b, s))
@@ -231,18 +242,27 @@ def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
         ui = (u[iv, b] - s[0] * PA[i, 0, b] - s[1] * PA[i, 1, b] - s[2] * PA[i, 2, b] - s[3] * PA[i, 3, b]
               - s[4] * PA[i, 4, b] - s[5] * PA[i, 5, b])
         dinv = 1.0 / d
-        u[iv, b] = ui
-        Dinv[iv, 0, b] = dinv
+        result[48, b] = ui
+        result[49, b] = dinv
         for r in range(6):
-            U[iv, r, b] = Ui[r]
-        for r in range(6):
+            result[42 + r, b] = Ui[r]
             urk = Ui[r] * dinv
             acc = 0.0
             for c in range(6):
                 ia = IA[i, r, c, b] - urk * Ui[c]
-                Ia[0, r, c, b] = ia
+                result[6 * r + c, b] = ia
                 acc += ia * C[i, c, b]
-            pa[0, r, b] = PA[i, r, b] + urk * ui + acc
+            result[36 + r, b] = PA[i, r, b] + urk * ui + acc
+    for b in range(nb):
+        u[iv, b] = result[48, b]
+        Dinv[iv, 0, b] = result[49, b]
+    for r in range(6):
+        for b in range(nb):
+            U[iv, r, b] = result[42 + r, b]
+            pa[0, r, b] = result[36 + r, b]
+        for c in range(6):
+            for b in range(nb):
+                Ia[0, r, c, b] = result[6 * r + c, b]
 
 
 @step

@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ._spatial_kernels import IQ, IV, JTYPE, NQJ, inline, quat_to_rot
+from ._spatial_kernels import IQ, IV, JTYPE, NQJ, inline, quaternion_rotation
 
 
 @inline
@@ -30,10 +30,9 @@ def configuration_rate(topology, q, v, qdot):
             for k in range(4):
                 qdot[o + k] *= 0.5
             if jt == FREE:
-                Rq = np.empty((3, 3))
-                quat_to_rot(q, o, Rq)
+                Rq = quaternion_rotation(q, o)
                 for r in range(3):
-                    qdot[iq + r] = Rq[r, 0] * v[iv + 3] + Rq[r, 1] * v[iv + 4] + Rq[r, 2] * v[iv + 5]
+                    qdot[iq + r] = Rq[3 * r] * v[iv + 3] + Rq[3 * r + 1] * v[iv + 4] + Rq[3 * r + 2] * v[iv + 5]
         elif jt == PLANAR:
             c, s = np.cos(q[iq + 2]), np.sin(q[iq + 2])
             qdot[iq] = c * v[iv] - s * v[iv + 1]
@@ -72,8 +71,7 @@ def integrate(topology, q, v, dt, q_out):
             w = iv  # ω comes first in v for both (FREE: v = [ω; v_origin])
             phx, phy, phz = v[w] * dt, v[w + 1] * dt, v[w + 2] * dt
             if jt == FREE:
-                Rq = np.empty((3, 3))
-                quat_to_rot(q, o, Rq)
+                Rq = quaternion_rotation(q, o)
                 theta2 = phx * phx + phy * phy + phz * phz
                 theta = np.sqrt(theta2)
                 if theta < 1e-6:
@@ -89,7 +87,7 @@ def integrate(topology, q, v, dt, q_out):
                 dy = ly + a_coef * c1y + b_coef * c2y
                 dz = lz + a_coef * c1z + b_coef * c2z
                 for r in range(3):
-                    q_out[iq + r] = q[iq + r] + Rq[r, 0] * dx + Rq[r, 1] * dy + Rq[r, 2] * dz
+                    q_out[iq + r] = q[iq + r] + Rq[3 * r] * dx + Rq[3 * r + 1] * dy + Rq[3 * r + 2] * dz
             _so3_exp_quat(phx, phy, phz, dq, 0)
             _quat_product(q[o], q[o + 1], q[o + 2], q[o + 3], dq[0], dq[1], dq[2], dq[3], q_out, o)
             norm = np.sqrt(q_out[o] ** 2 + q_out[o + 1] ** 2 + q_out[o + 2] ** 2 + q_out[o + 3] ** 2)

@@ -3,17 +3,18 @@
 See :mod:`multibody.dynamics._spatial_kernels` for the model layout and the building blocks. Each algorithm
 takes the model arrays (``topology``, ``params``, ``gravity``), the state, and writes its output array; it
 returns True when the output is finite (the NaN guard the public wrappers act on). Per-body work arrays are
-allocated in each call: numba's allocation costs ~20 ns, and a measured variant that carved them from one
-reused scratch array ran 5–10 % slower (the compiler can no longer tell the arrays apart).
+separate arrays on each call's stack (:func:`~._spatial_kernels.work`): a heap allocation costs ~40 ns, and a
+measured variant that carved them from one reused scratch array ran 5–10 % slower (the compiler can no longer
+tell the arrays apart).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import numpy as np
 from numba import njit, prange
 
 from ._spatial_kernels import (F_COM, F_INERTIA, F_MASS, F_S, IQ, IV, NQJ, NVJ, PARENT, all_finite,
-                               body_velocities, cross_force_add, cross_motion_add, force_to_parent, inertia_times,
+                               body_velocities, cross_force, cross_motion, force_to_parent, inertia_times,
                                inertia_to_parent, inline, local_poses, motion_to_child, rigid_inertia_times,
-                               rotated, subspace_times, world_poses)
+                               rotated, row6, subspace_times, unpacked, work, world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE = 0, 1, 2
@@ -27,32 +28,32 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     external spatial force on each body, body axes, about the body origin. Writes tau (nv).
     """
     n = topology.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
+    R = work((n, 3, 3))
+    p = work((n, 3))
     local_poses(topology, params, q, R, p)
-    V = np.zeros((n + 1, 6))  # row −1: the world
-    A = np.zeros((n + 1, 6))
-    F = np.zeros((n + 1, 6))
-    vJ = np.empty((1, 6))
-    h = np.empty((1, 6))
+    V = work((n + 1, 6))  # row −1: the world
+    A = work((n + 1, 6))
+    F = work((n + 1, 6))  # (row −1 collects the forces on the world, unused)
+    V[-1] = 0.0
+    A[-1, :3] = 0.0
     A[-1, 3:] = -gravity
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
         # v_i = X_i v_λ + S q̇
-        subspace_times(params, i, nvj, v, iv, vJ, 0)
+        vJ = subspace_times(params, i, nvj, v, iv)
         motion_to_child(R, p, i, V, lam, V, i)
         for r in range(6):
-            V[i, r] += vJ[0, r]
+            V[i, r] += vJ[r]
+        vi = row6(V, i)
         # a_i = X_i a_λ + S q̈ + v_i ×m S q̇
         motion_to_child(R, p, i, A, lam, A, i)
+        aJ, c = subspace_times(params, i, nvj, a, iv), cross_motion(vi, vJ)
         for r in range(6):
-            for c in range(nvj):
-                A[i, r] += params[i, F_S + 6 * r + c] * a[iv + c]
-        cross_motion_add(V, i, vJ, 0, A, i)
+            A[i, r] += aJ[r] + c[r]
         # f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i
-        inertia_times(params, i, A, i, F, i)
-        inertia_times(params, i, V, i, h, 0)
-        cross_force_add(V, i, h, 0, F, i)
+        Ia, b = inertia_times(params, i, row6(A, i)), cross_force(vi, inertia_times(params, i, vi))
+        for r in range(6):
+            F[i, r] = Ia[r] + b[r]
         if f_ext.shape[0] > 0:
             for r in range(6):
                 F[i, r] -= f_ext[i, r]
@@ -64,7 +65,7 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
             for r in range(6):
                 acc += params[i, F_S + 6 * r + c] * F[i, r]
             tau[iv + c] = acc
-        force_to_parent(R, p, i, F, i, F, topology[i, PARENT])
+        force_to_parent(R, p, i, row6(F, i), F, topology[i, PARENT])
     return all_finite(tau)
 
 
@@ -107,27 +108,25 @@ def crba(topology, params, q, M):
     the motion-subspace columns in world coordinates.
     """
     n = topology.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    Y = np.empty((n, 10))    # composite inertias (m, h, I), world axes, about the world origin
-    s = np.empty((n, 6, 6))  # s[i, k]: column k of body i's motion subspace, world coordinates
-    F = np.empty((6, 6))     # F[k] = Y^c_i s_i[k]
-    local_poses(topology, params, q, R, p)
-    world_poses(topology, R, p, R0, p0)
+    R0 = work((n, 3, 3))
+    p0 = work((n, 3))
+    Y = work((n, 10))              # composite inertias (m, h, I), world axes, about the world origin
+    s = work((M.shape[0], 6))      # s[iv + k]: column k of body i's motion subspace, world coordinates
+    F = work((6, 6))               # F[k] = Y^c_i s[iv + k]
+    world_poses(topology, params, q, R0, p0)
     for i in range(n):
         inertia_about_world_origin(params, i, R0, p0, Y, i)
         # s = [R0 S_ω; R0 S_v + p0 × (R0 S_ω)]
-        for k in range(topology[i, NVJ]):
+        for c in range(topology[i, NVJ]):
+            k = topology[i, IV] + c
             for r in range(3):
-                s[i, k, r] = (R0[i, r, 0] * params[i, F_S + k] + R0[i, r, 1] * params[i, F_S + 6 + k]
-                              + R0[i, r, 2] * params[i, F_S + 12 + k])
-                s[i, k, 3 + r] = (R0[i, r, 0] * params[i, F_S + 18 + k] + R0[i, r, 1] * params[i, F_S + 24 + k]
-                                  + R0[i, r, 2] * params[i, F_S + 30 + k])
-            s[i, k, 3] += p0[i, 1] * s[i, k, 2] - p0[i, 2] * s[i, k, 1]
-            s[i, k, 4] += p0[i, 2] * s[i, k, 0] - p0[i, 0] * s[i, k, 2]
-            s[i, k, 5] += p0[i, 0] * s[i, k, 1] - p0[i, 1] * s[i, k, 0]
+                s[k, r] = (R0[i, r, 0] * params[i, F_S + c] + R0[i, r, 1] * params[i, F_S + 6 + c]
+                           + R0[i, r, 2] * params[i, F_S + 12 + c])
+                s[k, 3 + r] = (R0[i, r, 0] * params[i, F_S + 18 + c] + R0[i, r, 1] * params[i, F_S + 24 + c]
+                               + R0[i, r, 2] * params[i, F_S + 30 + c])
+            s[k, 3] += p0[i, 1] * s[k, 2] - p0[i, 2] * s[k, 1]
+            s[k, 4] += p0[i, 2] * s[k, 0] - p0[i, 0] * s[k, 2]
+            s[k, 5] += p0[i, 0] * s[k, 1] - p0[i, 1] * s[k, 0]
     M[:, :] = 0.0
     for i in range(n - 1, -1, -1):
         lam = topology[i, PARENT]
@@ -138,7 +137,7 @@ def crba(topology, params, q, M):
         for k in range(nvi):
             F[k, 0], F[k, 1], F[k, 2], F[k, 3], F[k, 4], F[k, 5] = rigid_inertia_times(
                 Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9],
-                s[i, k, 0], s[i, k, 1], s[i, k, 2], s[i, k, 3], s[i, k, 4], s[i, k, 5])
+                s[ivi + k, 0], s[ivi + k, 1], s[ivi + k, 2], s[ivi + k, 3], s[ivi + k, 4], s[ivi + k, 5])
         # M_ji = s_jᵀ F for j = i and every ancestor of i
         j = i
         while j >= 0:
@@ -147,7 +146,7 @@ def crba(topology, params, q, M):
                 for m in range(topology[j, NVJ]):
                     acc = 0.0
                     for r in range(6):
-                        acc += s[j, m, r] * F[k, r]
+                        acc += s[ivj + m, r] * F[k, r]
                     M[ivj + m, ivi + k] = acc
                     M[ivi + k, ivj + m] = acc
             j = topology[j, PARENT]
@@ -186,11 +185,12 @@ def _invert_spd(D, k, Dinv, i):
 
 
 @inline
-def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, D, Dinv, Ia, pa):
+def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, Dinv):
     """Pass 2 of the ABA at body i (RBDA Table 7.1): from its articulated inertia I^A and bias force p^A, the
-    quantities of its joint, U = I^A S, D⁻¹ (D = Sᵀ U) and u = τ − Sᵀ p^A, and what it hands to its parent,
-    I^a (into Ia[0]) and p^a (into pa[0]). D: (6, 6) scratch."""
+    quantities of its joint, U = I^A S, D⁻¹ (D = Sᵀ U) and u = τ − Sᵀ p^A, and in place of I^A and p^A what it
+    hands to its parent, I^a and p^a."""
     # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+    D = np.empty((nvj, nvj))
     for k in range(nvj):
         for r in range(6):
             acc = 0.0
@@ -210,23 +210,19 @@ def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, D, Dinv, Ia, pa):
     if nvj > 0:
         _invert_spd(D, nvj, Dinv, i)
     # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
-    for r in range(6):
-        pa[0, r] = PA[i, r]
-        for c in range(6):
-            Ia[0, r, c] = IA[i, r, c]
     for k in range(nvj):
         for m in range(nvj):
             dkm = Dinv[i, k, m]
             for r in range(6):
                 urk = U[i, k, r] * dkm
-                pa[0, r] += urk * u[iv + m]
+                PA[i, r] += urk * u[iv + m]
                 for c in range(6):
-                    Ia[0, r, c] -= urk * U[i, m, c]
+                    IA[i, r, c] -= urk * U[i, m, c]
     for r in range(6):
         acc = 0.0
         for c in range(6):
-            acc += Ia[0, r, c] * C[i, c]
-        pa[0, r] += acc
+            acc += IA[i, r, c] * C[i, c]
+        PA[i, r] += acc
 
 
 @inline
@@ -237,7 +233,7 @@ def matrix_row_times(M, i, r, s):
 
 
 @inline
-def articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv, Ia, pa):
+def articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv):
     """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
     fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U ;  u = τ − sᵀ p^A ;
     I^a = I^A − U Uᵀ / d ;  p^a = p^A + U u / d + I^a c."""
@@ -257,9 +253,9 @@ def articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv, Ia, pa):
         acc = 0.0
         for c in range(6):
             ia = IA[i, r, c] - urd * Ui[c]
-            Ia[0, r, c] = ia
+            IA[i, r, c] = ia
             acc += ia * C[i, c]
-        pa[0, r] = PA[i, r] + urd * ui + acc
+        PA[i, r] += urd * ui + acc
 
 
 @njit(cache=True)
@@ -269,78 +265,76 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     Same gravity and f_ext conventions as :func:`rnea`. Writes qdd (nv).
     """
     n = topology.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
+    R = work((n, 3, 3))
+    p = work((n, 3))
     local_poses(topology, params, q, R, p)
-    V = np.zeros((n + 1, 6))      # body velocities; row −1: the world
-    C = np.zeros((n, 6))          # velocity-product accelerations c_i = v_i ×m S q̇ (joint bias is zero)
-    IA = np.empty((n + 1, 6, 6))  # articulated-body inertias
-    PA = np.zeros((n + 1, 6))     # articulated-body bias forces
-    U = np.empty((n, 6, 6))       # U_i = I^A_i S_i, rows U[i, k] = column k
-    Dinv = np.empty((n, 6, 6))
-    u = np.empty(tau.shape[0])
-    vJ = np.empty((1, 6))
+    V = work((n + 1, 6))      # body velocities; row −1: the world
+    C = work((n, 6))          # velocity-product accelerations c_i = v_i ×m S q̇ (joint bias is zero)
+    IA = work((n + 1, 6, 6))  # articulated-body inertias (row −1 collects the world's, unused)
+    PA = work((n + 1, 6))     # articulated-body bias forces
+    U = work((n, 6, 6))       # U_i = I^A_i S_i, rows U[i, k] = column k
+    Dinv = work((n, 6, 6))
+    u = work((tau.shape[0],))
+    V[-1] = 0.0
     # pass 1: velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
-        subspace_times(params, i, topology[i, NVJ], v, topology[i, IV], vJ, 0)
+        vJ = subspace_times(params, i, topology[i, NVJ], v, topology[i, IV])
         motion_to_child(R, p, i, V, topology[i, PARENT], V, i)
         for r in range(6):
-            V[i, r] += vJ[0, r]
-        cross_motion_add(V, i, vJ, 0, C, i)
+            V[i, r] += vJ[r]
+        vi = row6(V, i)
+        # c_i = v_i ×m S q̇ ;  p^A_i = v_i ×* I_i v_i − f_ext,i
+        c, b = cross_motion(vi, vJ), cross_force(vi, inertia_times(params, i, vi))
         for r in range(6):
-            for c in range(6):
-                IA[i, r, c] = params[i, F_INERTIA + 6 * r + c]
-        # p^A_i = v_i ×* I_i v_i − f_ext,i
-        inertia_times(params, i, V, i, vJ, 0)
-        cross_force_add(V, i, vJ, 0, PA, i)
+            C[i, r] = c[r]
+            PA[i, r] = b[r]
+            for k in range(6):
+                IA[i, r, k] = params[i, F_INERTIA + 6 * r + k]
         if f_ext.shape[0] > 0:
             for r in range(6):
                 PA[i, r] -= f_ext[i, r]
-    # pass 2: articulated inertias, leaves to root
-    Ia = np.empty((1, 6, 6))
-    pa = np.empty((1, 6))
-    D = np.empty((6, 6))
+    # pass 2: articulated inertias, leaves to root (I^a, p^a in place of I^A_i, p^A_i)
     for i in range(n - 1, -1, -1):
         nvj, iv = topology[i, NVJ], topology[i, IV]
         if nvj == 1:
-            articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv, Ia, pa)
+            articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv)
         else:
-            articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, D, Dinv, Ia, pa)
+            articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, Dinv)
         # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
         lam = topology[i, PARENT]
-        inertia_to_parent(R, p, i, Ia, 0, IA, lam)
-        force_to_parent(R, p, i, pa, 0, PA, lam)
+        inertia_to_parent(R, p, i, IA, i, IA, lam)
+        force_to_parent(R, p, i, row6(PA, i), PA, lam)
     # pass 3: accelerations, root to leaves
-    A = np.zeros((n + 1, 6))
+    A = work((n + 1, 6))
+    A[-1, :3] = 0.0
     A[-1, 3:] = -gravity
-    h = np.empty(6)
     for i in range(n):
         nvj, iv = topology[i, NVJ], topology[i, IV]
         # a' = X a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + S q̈
         motion_to_child(R, p, i, A, topology[i, PARENT], A, i)
         for r in range(6):
             A[i, r] += C[i, r]
-        for k in range(nvj):
+        for k in range(nvj):  # u ← u − Uᵀ a'
             acc = u[iv + k]
             for r in range(6):
                 acc -= U[i, k, r] * A[i, r]
-            h[k] = acc
+            u[iv + k] = acc
         for k in range(nvj):
             acc = 0.0
             for m in range(nvj):
-                acc += Dinv[i, k, m] * h[m]
+                acc += Dinv[i, k, m] * u[iv + m]
             qdd[iv + k] = acc
+        aJ = subspace_times(params, i, nvj, qdd, iv)
         for r in range(6):
-            for k in range(nvj):
-                A[i, r] += params[i, F_S + 6 * r + k] * qdd[iv + k]
+            A[i, r] += aJ[r]
     return all_finite(qdd)
 
 
-# Single-state entry points for the public wrappers: compiled for C-contiguous float64 vectors only, so that
-# anything else (lists, batches, other dtypes, strided or read-only views) raises TypeError at the call and the
-# wrapper takes its general path; no external forces. They return OK, NONFINITE (an output entry is not finite)
+# Single-state entry points for the public wrappers, the model packed in one array (see _spatial_kernels):
+# compiled for C-contiguous float64 vectors only, so that anything else (lists, batches, other dtypes, strided
+# or read-only views) raises TypeError at the call and the wrapper takes its general path; no external forces. They return OK, NONFINITE (an output entry is not finite)
 # or WRONG_SIZE (an array does not have the model's size).
-VECTOR, MATRIX, TOPOLOGY = "float64[::1]", "float64[:, ::1]", "int64[:, ::1]"
+VECTOR, MATRIX = "float64[::1]", "float64[:, ::1]"
 
 
 @inline
@@ -357,22 +351,25 @@ def state_fits(topology, q, v, x, out):
     return sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and x.shape[0] == nv
 
 
-@njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
-def rnea_one(topology, params, gravity, q, v, a, tau):
+@njit(f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
+def rnea_one(packed, q, v, a, tau):
+    topology, params, gravity = unpacked(packed)
     if not state_fits(topology, q, v, a, tau):
         return WRONG_SIZE
     return OK if rnea(topology, params, gravity, q, v, a, params[:0], tau) else NONFINITE  # params[:0]: no forces
 
 
-@njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
-def aba_one(topology, params, gravity, q, v, tau, qdd):
+@njit(f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
+def aba_one(packed, q, v, tau, qdd):
+    topology, params, gravity = unpacked(packed)
     if not state_fits(topology, q, v, tau, qdd):
         return WRONG_SIZE
     return OK if aba(topology, params, gravity, q, v, tau, params[:0], qdd) else NONFINITE
 
 
-@njit(f"int64({TOPOLOGY}, {MATRIX}, {VECTOR}, {MATRIX})", cache=True)
-def crba_one(topology, params, q, M):
+@njit(f"int64({VECTOR}, {VECTOR}, {MATRIX})", cache=True)
+def crba_one(packed, q, M):
+    topology, params, _ = unpacked(packed)
     if not (sizes_fit(topology, q.shape[0], M.shape[0]) and M.shape[1] == M.shape[0]):
         return WRONG_SIZE
     return OK if crba(topology, params, q, M) else NONFINITE
@@ -388,7 +385,7 @@ def world_kinematics(topology, params, q, v):
     R0 = np.empty((n, 3, 3))
     p0 = np.empty((n, 3))
     local_poses(topology, params, q, R, p)
-    world_poses(topology, R, p, R0, p0)
+    world_poses(topology, params, q, R0, p0)
     V = np.empty((n + 1, 6))
     body_velocities(topology, params, R, p, v, V)
     c0 = np.empty((n, 3))
@@ -404,13 +401,12 @@ def energy(topology, params, gravity, q, v, out):
     """out[0] = kinetic energy ½ Σ v_iᵀ I_i v_i [J];  out[1] = potential energy −Σ m_i g · c_i [J]
     (c_i the mass center in world coordinates)."""
     R0, p0, V, c0 = world_kinematics(topology, params, q, v)
-    h = np.empty((1, 6))
     kinetic = 0.0
     potential = 0.0
     for i in range(topology.shape[0]):
-        inertia_times(params, i, V, i, h, 0)
+        h = inertia_times(params, i, row6(V, i))
         for r in range(6):
-            kinetic += 0.5 * V[i, r] * h[0, r]
+            kinetic += 0.5 * V[i, r] * h[r]
         for r in range(3):
             potential -= params[i, F_MASS] * gravity[r] * c0[i, r]
     out[0] = kinetic
@@ -422,14 +418,12 @@ def momentum(topology, params, q, v, out):
     """out[0:3] angular momentum about the world origin, out[3:6] linear momentum (world axes);
     out[6:9] the system's mass center in world coordinates."""
     R0, p0, V, c0 = world_kinematics(topology, params, q, v)
-    h = np.empty((1, 6))
     total = np.zeros((1, 6))
     out[:] = 0.0
     mass = 0.0
     for i in range(topology.shape[0]):
         # h_i = I_i v_i (body axes, about the body origin), moved to the world origin: X0_iᵀ h_i
-        inertia_times(params, i, V, i, h, 0)
-        force_to_parent(R0, p0, i, h, 0, total, 0)
+        force_to_parent(R0, p0, i, inertia_times(params, i, row6(V, i)), total, 0)
         mass += params[i, F_MASS]
         for r in range(3):
             out[6 + r] += params[i, F_MASS] * c0[i, r]
@@ -446,12 +440,9 @@ def jacobian(topology, params, q, body, point, J):
     Column of joint j (an ancestor of body): ω = R0_j S_ω,  v = R0_j S_v + ω × (P − p0_j).
     """
     n = topology.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
     R0 = np.empty((n, 3, 3))
     p0 = np.empty((n, 3))
-    local_poses(topology, params, q, R, p)
-    world_poses(topology, R, p, R0, p0)
+    world_poses(topology, params, q, R0, p0)
     P = np.empty(3)
     for r in range(3):
         P[r] = p0[body, r] + R0[body, r, 0] * point[0] + R0[body, r, 1] * point[1] + R0[body, r, 2] * point[2]

@@ -9,6 +9,12 @@ in v, joint nq, joint nv.
 translation (3), joint axis in joint axes (3), spatial inertia about the body origin in body axes (36, row
 major), motion subspace S in body axes (6 × 6 row major, first nv columns used), mass (1), mass center (3).
 
+``gravity`` (float64, 3): gravitational acceleration in world axes.
+
+``packed`` (float64): the three in one buffer, [n, gravity, topology (its int64 bits), params], of which they
+are views (:func:`unpacked`): the single-state entry points take the model as this one array, since each array
+argument of a compiled call costs ~0.1 µs to pass from Python.
+
 Naming: ``R[i]``, ``p[i]`` are the rotation (body-i axes → parent axes) and the body-i origin in parent
 axes. Spatial vectors are ``[angular; linear]`` in body axes about the body origin. Per-body arrays of
 spatial vectors have n + 1 rows: row −1 (the last) is the world, so ``parent = −1`` indexes it directly.
@@ -17,15 +23,58 @@ The helpers take whole arrays plus row indices rather than slices: an array view
 round trip in compiled code, which dominated the run time of the first version (measured 3× slower).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic, register_jitable
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 
 PARENT, JTYPE, IQ, IV, NQJ, NVJ = range(6)
 F_RTREE, F_PTREE, F_AXIS, F_INERTIA, F_S, F_MASS, F_COM, NPARAMS = 0, 9, 12, 15, 51, 87, 88, 91
 
+P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")
+
+
+STACK_DOUBLES = 4096  # work arrays up to this many float64 (32 KB) go on the stack, larger ones on the heap
+
+
+@intrinsic
+def _stack_doubles(typingctx, count):
+    """Pointer to ``count`` float64 on the stack frame of the compiled function this call ends up in."""
+    def codegen(context, builder, signature, args):
+        return builder.alloca(context.get_value_type(types.float64), size=args[0])
+    return types.CPointer(types.float64)(types.intp), codegen
+
+
+@inline
+def work(shape):
+    """An uninitialized float64 work array of the given shape for a kernel's own use, on the kernel's stack when
+    it is small (a heap array costs ~40 ns to allocate and free: 5–10 % of an rnea call at N = 7).
+
+    The stack memory lives until the function that calls ``work`` returns: call it only in a kernel body (or in
+    an ``inline="always"`` helper, which numba compiles into its caller), and never return the array."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    if size <= STACK_DOUBLES:
+        return numba.carray(_stack_doubles(size), shape)
+    return np.empty(shape)
+
+
+def packed_size(n):
+    """Length of the packed model of n bodies."""
+    return P_TOPOLOGY + (6 + NPARAMS) * n
+
+
+@register_jitable
+def unpacked(packed):
+    """(topology, params, gravity): the views of the packed model (plain NumPy from Python, compiled in the core)."""
+    n = int(packed[P_NBODIES])
+    start = P_TOPOLOGY + 6 * n
+    return (packed[P_TOPOLOGY:start].view(np.int64).reshape(n, 6),
+            packed[start:start + NPARAMS * n].reshape(n, NPARAMS), packed[P_GRAVITY:P_TOPOLOGY])
 
 
 @njit(cache=True)
@@ -38,20 +87,15 @@ def all_finite(x):
 
 
 @inline
-def quat_to_rot(q, o, R):
-    """R (3×3) of the quaternion q[o:o+4] = (w, x, y, z), normalized here so round-off in q does not scale R."""
+def quaternion_rotation(q, o):
+    """The rotation matrix of the quaternion q[o:o+4] = (w, x, y, z) as a row-major 9-tuple, normalized here so
+    round-off in q does not scale it."""
     w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
     s = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
     w, x, y, z = w * s, x * s, y * s, z * s
-    R[0, 0] = 1 - 2 * (y * y + z * z)
-    R[0, 1] = 2 * (x * y - w * z)
-    R[0, 2] = 2 * (x * z + w * y)
-    R[1, 0] = 2 * (x * y + w * z)
-    R[1, 1] = 1 - 2 * (x * x + z * z)
-    R[1, 2] = 2 * (y * z - w * x)
-    R[2, 0] = 2 * (x * z - w * y)
-    R[2, 1] = 2 * (y * z + w * x)
-    R[2, 2] = 1 - 2 * (x * x + y * y)
+    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
 
 
 @inline
@@ -62,15 +106,6 @@ def rodrigues(ax, ay, az, s, c):
     return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
             t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
             t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
-
-
-@inline
-def axis_angle_to_rot(ax, ay, az, angle, R):
-    """R (3×3) of the rotation by angle about the unit axis a (:func:`rodrigues`)."""
-    J = rodrigues(ax, ay, az, np.sin(angle), np.cos(angle))
-    for r in range(3):
-        for c in range(3):
-            R[r, c] = J[3 * r + c]
 
 
 @inline
@@ -89,16 +124,16 @@ def motion_to_child(R, p, i, m, j, out, k):
 
 
 @inline
-def force_to_parent(R, p, i, f, j, out, k):
-    """out[k] += X_iᵀ f[j]: force vector from body-i to parent coordinates.
+def force_to_parent(R, p, i, f, out, k):
+    """out[k] += X_iᵀ f: the force f (6-tuple) from body-i to parent coordinates.
 
     f_λ = R f_i, n_λ = R n_i + p × f_λ  (RBDA eq. 2.25).
     """
-    fx = R[i, 0, 0] * f[j, 3] + R[i, 0, 1] * f[j, 4] + R[i, 0, 2] * f[j, 5]
-    fy = R[i, 1, 0] * f[j, 3] + R[i, 1, 1] * f[j, 4] + R[i, 1, 2] * f[j, 5]
-    fz = R[i, 2, 0] * f[j, 3] + R[i, 2, 1] * f[j, 4] + R[i, 2, 2] * f[j, 5]
+    fx = R[i, 0, 0] * f[3] + R[i, 0, 1] * f[4] + R[i, 0, 2] * f[5]
+    fy = R[i, 1, 0] * f[3] + R[i, 1, 1] * f[4] + R[i, 1, 2] * f[5]
+    fz = R[i, 2, 0] * f[3] + R[i, 2, 1] * f[4] + R[i, 2, 2] * f[5]
     for r in range(3):
-        out[k, r] += R[i, r, 0] * f[j, 0] + R[i, r, 1] * f[j, 1] + R[i, r, 2] * f[j, 2]
+        out[k, r] += R[i, r, 0] * f[0] + R[i, r, 1] * f[1] + R[i, r, 2] * f[2]
     out[k, 0] += p[i, 1] * fz - p[i, 2] * fy
     out[k, 1] += p[i, 2] * fx - p[i, 0] * fz
     out[k, 2] += p[i, 0] * fy - p[i, 1] * fx
@@ -108,35 +143,46 @@ def force_to_parent(R, p, i, f, j, out, k):
 
 
 @inline
-def cross_motion_add(v, i, m, j, out, k):
-    """out[k] += v[i] ×m m[j] = [ω × m_ω; ω × m_v + v × m_ω]  (RBDA eq. 2.31)."""
-    out[k, 0] += v[i, 1] * m[j, 2] - v[i, 2] * m[j, 1]
-    out[k, 1] += v[i, 2] * m[j, 0] - v[i, 0] * m[j, 2]
-    out[k, 2] += v[i, 0] * m[j, 1] - v[i, 1] * m[j, 0]
-    out[k, 3] += v[i, 1] * m[j, 5] - v[i, 2] * m[j, 4] + v[i, 4] * m[j, 2] - v[i, 5] * m[j, 1]
-    out[k, 4] += v[i, 2] * m[j, 3] - v[i, 0] * m[j, 5] + v[i, 5] * m[j, 0] - v[i, 3] * m[j, 2]
-    out[k, 5] += v[i, 0] * m[j, 4] - v[i, 1] * m[j, 3] + v[i, 3] * m[j, 1] - v[i, 4] * m[j, 0]
+def row6(X, i):
+    """Row i of an (n, 6) array of spatial vectors as a 6-tuple (values in registers)."""
+    return X[i, 0], X[i, 1], X[i, 2], X[i, 3], X[i, 4], X[i, 5]
 
 
 @inline
-def cross_force_add(v, i, f, j, out, k):
-    """out[k] += v[i] ×* f[j] = [ω × n + v × f; ω × f]  (RBDA eq. 2.32)."""
-    out[k, 0] += v[i, 1] * f[j, 2] - v[i, 2] * f[j, 1] + v[i, 4] * f[j, 5] - v[i, 5] * f[j, 4]
-    out[k, 1] += v[i, 2] * f[j, 0] - v[i, 0] * f[j, 2] + v[i, 5] * f[j, 3] - v[i, 3] * f[j, 5]
-    out[k, 2] += v[i, 0] * f[j, 1] - v[i, 1] * f[j, 0] + v[i, 3] * f[j, 4] - v[i, 4] * f[j, 3]
-    out[k, 3] += v[i, 1] * f[j, 5] - v[i, 2] * f[j, 4]
-    out[k, 4] += v[i, 2] * f[j, 3] - v[i, 0] * f[j, 5]
-    out[k, 5] += v[i, 0] * f[j, 4] - v[i, 1] * f[j, 3]
+def cross_motion(v, m):
+    """v ×m m = [ω × m_ω; ω × m_v + v × m_ω] for spatial motion vectors given as 6-tuples (RBDA eq. 2.31)."""
+    return (v[1] * m[2] - v[2] * m[1],
+            v[2] * m[0] - v[0] * m[2],
+            v[0] * m[1] - v[1] * m[0],
+            v[1] * m[5] - v[2] * m[4] + v[4] * m[2] - v[5] * m[1],
+            v[2] * m[3] - v[0] * m[5] + v[5] * m[0] - v[3] * m[2],
+            v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0])
 
 
 @inline
-def subspace_times(params, i, nvj, x, iv, out, k):
-    """out[k] = S_i x[iv:iv+nvj]: joint velocity (or acceleration) as a spatial vector in body axes."""
-    for r in range(6):
-        acc = 0.0
-        for c in range(nvj):
-            acc += params[i, F_S + 6 * r + c] * x[iv + c]
-        out[k, r] = acc
+def cross_force(v, f):
+    """v ×* f = [ω × n + v × f; ω × f] for a motion v and a force f given as 6-tuples (RBDA eq. 2.32)."""
+    return (v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4],
+            v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5],
+            v[0] * f[1] - v[1] * f[0] + v[3] * f[4] - v[4] * f[3],
+            v[1] * f[5] - v[2] * f[4],
+            v[2] * f[3] - v[0] * f[5],
+            v[0] * f[4] - v[1] * f[3])
+
+
+@inline
+def subspace_times(params, i, nvj, x, iv):
+    """S_i x[iv:iv+nvj] as a 6-tuple: joint velocity (or acceleration) as a spatial vector in body axes."""
+    s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+    for c in range(nvj):
+        xc = x[iv + c]
+        s0 += params[i, F_S + c] * xc
+        s1 += params[i, F_S + 6 + c] * xc
+        s2 += params[i, F_S + 12 + c] * xc
+        s3 += params[i, F_S + 18 + c] * xc
+        s4 += params[i, F_S + 24 + c] * xc
+        s5 += params[i, F_S + 30 + c] * xc
+    return s0, s1, s2, s3, s4, s5
 
 
 @inline
@@ -153,14 +199,13 @@ def rigid_inertia_times(mass, h0, h1, h2, I00, I11, I22, I01, I02, I12, w0, w1, 
 
 
 @inline
-def inertia_times(params, i, m, j, out, k):
-    """out[k] = I_i m[j] with body i's spatial inertia (about its origin, body axes)."""
+def inertia_times(params, i, m):
+    """I_i m for body i's spatial inertia (about its origin, body axes) and a motion vector m (6-tuple)."""
     mass = params[i, F_MASS]
-    out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4], out[k, 5] = rigid_inertia_times(
-        mass, mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2],
-        params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14],
-        params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8],
-        m[j, 0], m[j, 1], m[j, 2], m[j, 3], m[j, 4], m[j, 5])
+    return rigid_inertia_times(mass, mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2],
+                               params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14],
+                               params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8],
+                               m[0], m[1], m[2], m[3], m[4], m[5])
 
 
 @inline
@@ -176,6 +221,16 @@ def rotated(M, R):
             R[3] * W[1] + R[4] * W[4] + R[5] * W[7], R[3] * W[2] + R[4] * W[5] + R[5] * W[8],
             R[6] * W[0] + R[7] * W[3] + R[8] * W[6], R[6] * W[1] + R[7] * W[4] + R[8] * W[7],
             R[6] * W[2] + R[7] * W[5] + R[8] * W[8])
+
+
+@inline
+def rotation_product(A, B):
+    """A B for 3×3 matrices given as row-major 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8], A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+            A[3] * B[1] + A[4] * B[4] + A[5] * B[7], A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
 @inline
@@ -224,66 +279,67 @@ def inertia_to_parent(R, p, i, I, s, out, d):
 
 
 @inline
-def joint_pose(jtype, params, i, q, iq, R, p):
-    """Pose of the child body in the joint frame: R (child axes → joint axes) and origin p (RBDA Table 4.1)."""
-    for r in range(3):
-        p[r] = 0.0
-        for c in range(3):
-            R[r, c] = 1.0 if r == c else 0.0
+def joint_pose(jtype, params, i, q, iq):
+    """Pose of the child body in the joint frame (RBDA Table 4.1): R_J (child axes → joint axes) as a row-major
+    9-tuple and the origin p_J as a 3-tuple."""
     ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
+    identity, origin = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
     if jtype == REVOLUTE:
-        axis_angle_to_rot(ax, ay, az, q[iq], R)
-    elif jtype == PRISMATIC:
-        p[0], p[1], p[2] = ax * q[iq], ay * q[iq], az * q[iq]
-    elif jtype == CYLINDRICAL:
-        axis_angle_to_rot(ax, ay, az, q[iq], R)
-        p[0], p[1], p[2] = ax * q[iq + 1], ay * q[iq + 1], az * q[iq + 1]
-    elif jtype == SPHERICAL:
-        quat_to_rot(q, iq, R)
-    elif jtype == FREE:
-        quat_to_rot(q, iq + 3, R)
-        p[0], p[1], p[2] = q[iq], q[iq + 1], q[iq + 2]
-    elif jtype == PLANAR:
-        axis_angle_to_rot(0.0, 0.0, 1.0, q[iq + 2], R)
-        p[0], p[1] = q[iq], q[iq + 1]
+        return rodrigues(ax, ay, az, np.sin(q[iq]), np.cos(q[iq])), origin
+    if jtype == PRISMATIC:
+        return identity, (ax * q[iq], ay * q[iq], az * q[iq])
+    if jtype == CYLINDRICAL:
+        return rodrigues(ax, ay, az, np.sin(q[iq]), np.cos(q[iq])), (ax * q[iq + 1], ay * q[iq + 1], az * q[iq + 1])
+    if jtype == SPHERICAL:
+        return quaternion_rotation(q, iq), origin
+    if jtype == FREE:
+        return quaternion_rotation(q, iq + 3), (q[iq], q[iq + 1], q[iq + 2])
+    if jtype == PLANAR:
+        return rodrigues(0.0, 0.0, 1.0, np.sin(q[iq + 2]), np.cos(q[iq + 2])), (q[iq], q[iq + 1], 0.0)
+    return identity, origin
+
+
+@inline
+def pose_in_parent(topology, params, q, i):
+    """Pose of body i in its parent body, placement ∘ joint: R = R_tree R_J (row-major 9-tuple) and
+    p = p_tree + R_tree p_J (3-tuple)."""
+    RJ, pJ = joint_pose(topology[i, JTYPE], params, i, q, topology[i, IQ])
+    T = (params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
+         params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
+         params[i, F_RTREE + 8])
+    return rotation_product(T, RJ), (params[i, F_PTREE] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
+                                     params[i, F_PTREE + 1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
+                                     params[i, F_PTREE + 2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
 
 
 @njit(cache=True)
 def local_poses(topology, params, q, R, p):
-    """R[i], p[i]: pose of body i in its parent body, placement ∘ joint: R = R_tree R_J, p = p_tree + R_tree p_J.
-    R_J and p_J as tuples (in registers); revolute joints, the common case, skip the arrays altogether."""
-    RJ = np.empty((3, 3))
-    pJ = np.empty(3)
+    """R[i], p[i]: pose of body i in its parent body (:func:`pose_in_parent`)."""
     for i in range(topology.shape[0]):
-        jtype, iq = topology[i, JTYPE], topology[i, IQ]
-        if jtype == REVOLUTE:
-            RJt = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], np.sin(q[iq]),
-                            np.cos(q[iq]))
-            pJt = (0.0, 0.0, 0.0)
-        else:
-            joint_pose(jtype, params, i, q, iq, RJ, pJ)
-            RJt = (RJ[0, 0], RJ[0, 1], RJ[0, 2], RJ[1, 0], RJ[1, 1], RJ[1, 2], RJ[2, 0], RJ[2, 1], RJ[2, 2])
-            pJt = (pJ[0], pJ[1], pJ[2])
+        Ri, pi = pose_in_parent(topology, params, q, i)
         for r in range(3):
-            t0, t1, t2 = params[i, F_RTREE + 3 * r], params[i, F_RTREE + 3 * r + 1], params[i, F_RTREE + 3 * r + 2]
-            p[i, r] = params[i, F_PTREE + r] + t0 * pJt[0] + t1 * pJt[1] + t2 * pJt[2]
+            p[i, r] = pi[r]
             for c in range(3):
-                R[i, r, c] = t0 * RJt[c] + t1 * RJt[3 + c] + t2 * RJt[6 + c]
+                R[i, r, c] = Ri[3 * r + c]
 
 
 @njit(cache=True)
-def world_poses(topology, R, p, R0, p0):
-    """R0[i], p0[i]: pose of body i in the world, R0_i = R0_λ R_i, p0_i = p0_λ + R0_λ p_i."""
+def world_poses(topology, params, q, R0, p0):
+    """R0[i], p0[i]: pose of body i in the world, R0_i = R0_λ R_i, p0_i = p0_λ + R0_λ p_i with (R_i, p_i) its
+    pose in its parent (:func:`pose_in_parent`)."""
     for i in range(topology.shape[0]):
+        Ri, pi = pose_in_parent(topology, params, q, i)
         lam = topology[i, PARENT]
         if lam < 0:
-            R0[i] = R[i]
-            p0[i] = p[i]
+            for r in range(3):
+                p0[i, r] = pi[r]
+                for c in range(3):
+                    R0[i, r, c] = Ri[3 * r + c]
             continue
         for r in range(3):
-            p0[i, r] = p0[lam, r] + R0[lam, r, 0] * p[i, 0] + R0[lam, r, 1] * p[i, 1] + R0[lam, r, 2] * p[i, 2]
+            p0[i, r] = p0[lam, r] + R0[lam, r, 0] * pi[0] + R0[lam, r, 1] * pi[1] + R0[lam, r, 2] * pi[2]
             for c in range(3):
-                R0[i, r, c] = R0[lam, r, 0] * R[i, 0, c] + R0[lam, r, 1] * R[i, 1, c] + R0[lam, r, 2] * R[i, 2, c]
+                R0[i, r, c] = R0[lam, r, 0] * Ri[c] + R0[lam, r, 1] * Ri[3 + c] + R0[lam, r, 2] * Ri[6 + c]
 
 
 @njit(cache=True)
@@ -293,7 +349,6 @@ def body_velocities(topology, params, R, p, v, V):
     V[-1, :] = 0.0
     for i in range(topology.shape[0]):
         motion_to_child(R, p, i, V, topology[i, PARENT], V, i)
-        nvj, iv = topology[i, NVJ], topology[i, IV]
+        vJ = subspace_times(params, i, topology[i, NVJ], v, topology[i, IV])
         for r in range(6):
-            for c in range(nvj):
-                V[i, r] += params[i, F_S + 6 * r + c] * v[iv + c]
+            V[i, r] += vJ[r]

@@ -54,7 +54,7 @@ def rnea(model, q, v, a, f_ext=None):
     if f_ext is None:
         tau = np.empty(cm.nv)
         try:
-            if _core.rnea_one(cm.topology, cm.params, cm.gravity, q, v, a, tau) == _core.OK:
+            if _core.rnea_one(cm.packed, q, v, a, tau) == _core.OK:
                 return tau
         except TypeError:
             pass
@@ -80,7 +80,7 @@ def aba(model, q, v, tau, f_ext=None):
     if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
         qdd = np.empty(cm.nv)
         try:
-            if _core.aba_one(cm.topology, cm.params, cm.gravity, q, v, tau, qdd) == _core.OK:
+            if _core.aba_one(cm.packed, q, v, tau, qdd) == _core.OK:
                 return qdd
         except TypeError:
             pass
@@ -106,7 +106,7 @@ def crba(model, q):
     cm = model._compiled or model.compile()
     M = np.empty((cm.nv, cm.nv))
     try:  # one state given as a float64 vector: the fast path (anything else: TypeError, below)
-        if _core.crba_one(cm.topology, cm.params, q, M) == _core.OK:
+        if _core.crba_one(cm.packed, q, M) == _core.OK:
             return M
     except TypeError:
         pass

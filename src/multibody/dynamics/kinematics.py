@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _configuration, _core
-from ._spatial_kernels import all_finite, local_poses, world_poses
+from ._spatial_kernels import all_finite, world_poses
 from ._inputs import as_state, batch_of, raise_nonfinite
 
 
@@ -29,9 +29,8 @@ def body_poses(model, q):
     if q.ndim > 1:
         return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1)
     n = model.nbodies
-    R, p, R0, p0 = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3))
-    local_poses(cm.topology, cm.params, q, R, p)
-    world_poses(cm.topology, R, p, R0, p0)
+    R0, p0 = np.empty((n, 3, 3)), np.empty((n, 3))
+    world_poses(cm.topology, cm.params, q, R0, p0)
     if not all_finite(p0):
         raise_nonfinite(model, "body_poses", q=q)
     return R0, p0

@@ -23,8 +23,11 @@ class CompiledModel:
     topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
     params : (n, 91) float64 — placement, axis, spatial inertia, motion subspace, mass, com.
     gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
+    packed : float64 — the three above in one buffer (they are views of it), for the single-state entry points
+        of the core: each array argument of a compiled call costs ~0.1 µs to pass (see ``_spatial_kernels``).
     """
 
+    packed: np.ndarray
     topology: np.ndarray
     params: np.ndarray
     gravity: np.ndarray
@@ -270,8 +273,9 @@ class Model:
         if not self.bodies:
             raise ModelError(f"model '{self.name}': has no bodies")
         n = len(self.bodies)
-        topology = np.zeros((n, 6), dtype=np.int64)
-        params = np.zeros((n, core.NPARAMS))
+        packed = np.zeros(core.packed_size(n))
+        packed[core.P_NBODIES] = n
+        topology, params, gravity = core.unpacked(packed)
         iq = iv = 0
         for i, (body, joint, parent, placement) in enumerate(zip(self.bodies, self.joints, self.parents, self.placements)):
             topology[i] = (parent, joint.code, iq, iv, joint.nq, joint.nv)
@@ -286,9 +290,9 @@ class Model:
             params[i, core.F_S:core.F_S + 36] = S.ravel()
             params[i, core.F_MASS] = body.mass
             params[i, core.F_COM:core.F_COM + 3] = body.com
+        gravity[:] = self.gravity
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
-        gravity = np.array(self.gravity, dtype=float)
-        self._compiled = CompiledModel(topology, params, gravity, iq, iv)
+        self._compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
         return self._compiled
 
     def __repr__(self):
