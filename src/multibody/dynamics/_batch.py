@@ -20,8 +20,9 @@ from numba import njit, prange
 
 from ._core import _invert_spd
 from ..model.joints import PRISMATIC, REVOLUTE
-from ._spatial_kernels import (F_AXIS, F_INERTIA, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite,
-                               inertia_blocks_to_parent, joint_pose, rodrigues, work)
+from ._spatial_kernels import (F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT,
+                               all_finite, cross_force, cross_motion, inertia_blocks_to_parent, joint_pose,
+                               motion_in_child, rigid_inertia_times, rodrigues, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -50,22 +51,24 @@ def scatter(x, b0, nb, out):
 
 
 @inline
-def place(params, i, J, pJ, R, p, b):
-    """R[i, :, :, b] = R_tree J, p[i, :, b] = p_tree + R_tree pJ: the joint pose (J row major, 9-tuple; pJ 3-tuple)
+def place(params, i, J, pJ, pose, b):
+    """pose[:, b] = (R_tree J row major, p_tree + R_tree pJ): the joint pose (J row major, 9-tuple; pJ 3-tuple)
     composed with the joint placement, as in the scalar ``local_poses``."""
     for r in range(3):
         t0, t1, t2 = params[i, F_RTREE + 3 * r], params[i, F_RTREE + 3 * r + 1], params[i, F_RTREE + 3 * r + 2]
-        p[i, r, b] = params[i, F_PTREE + r] + t0 * pJ[0] + t1 * pJ[1] + t2 * pJ[2]
-        R[i, r, 0, b] = t0 * J[0] + t1 * J[3] + t2 * J[6]
-        R[i, r, 1, b] = t0 * J[1] + t1 * J[4] + t2 * J[7]
-        R[i, r, 2, b] = t0 * J[2] + t1 * J[5] + t2 * J[8]
+        pose[9 + r, b] = params[i, F_PTREE + r] + t0 * pJ[0] + t1 * pJ[1] + t2 * pJ[2]
+        pose[3 * r, b] = t0 * J[0] + t1 * J[3] + t2 * J[6]
+        pose[3 * r + 1, b] = t0 * J[1] + t1 * J[4] + t2 * J[7]
+        pose[3 * r + 2, b] = t0 * J[2] + t1 * J[5] + t2 * J[8]
 
 
 @step
-def chunk_poses(topology, params, q, b0, nb, R, p, sc):
+def chunk_poses(topology, params, q, b0, nb, R, p):
     """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at state b0 + b (RBDA Table 4.1, as the scalar
-    ``local_poses``). Revolute and prismatic joints are vectorized (sc: (2, LANES) scratch for sin and cos, library
-    calls made lane by lane); the other joint types go lane by lane through the scalar ``joint_pose``."""
+    ``local_poses``). Revolute and prismatic joints are vectorized (sine and cosine are library calls made lane
+    by lane); the other joint types go lane by lane through the scalar ``joint_pose``. The lanes' poses go
+    through a stack array, as in :func:`inertia_to_parent`."""
+    sc, pose = work((2, LANES)), work((12, LANES))
     for i in range(topology.shape[0]):
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
@@ -73,15 +76,21 @@ def chunk_poses(topology, params, q, b0, nb, R, p, sc):
             for b in range(nb):
                 sc[0, b], sc[1, b] = np.sin(q[b0 + b, iq]), np.cos(q[b0 + b, iq])
             for b in range(nb):
-                place(params, i, rodrigues(ax, ay, az, sc[0, b], sc[1, b]), (0.0, 0.0, 0.0), R, p, b)
+                place(params, i, rodrigues(ax, ay, az, sc[0, b], sc[1, b]), (0.0, 0.0, 0.0), pose, b)
         elif jtype == PRISMATIC:
             for b in range(nb):
                 x = q[b0 + b, iq]
-                place(params, i, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (ax * x, ay * x, az * x), R, p, b)
+                place(params, i, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (ax * x, ay * x, az * x), pose, b)
         else:
             for b in range(nb):
                 RJ, pJ = joint_pose(jtype, params, i, q[b0 + b], iq)
-                place(params, i, RJ, pJ, R, p, b)
+                place(params, i, RJ, pJ, pose, b)
+        for r in range(3):
+            for b in range(nb):
+                p[i, r, b] = pose[9 + r, b]
+            for c in range(3):
+                for b in range(nb):
+                    R[i, r, c, b] = pose[3 * r + c, b]
 
 
 @step
@@ -99,20 +108,60 @@ def invert_spd_lanes(D, k, Dinv, iv, nb):
                 Dinv[iv + r, c, b] = Dinvl[0, r, c]
 
 
+@inline
+def lane_pose(R, p, i, b):
+    """Body i's pose in its parent at lane b: (R row-major 9-tuple, p 3-tuple)."""
+    return ((R[i, 0, 0, b], R[i, 0, 1, b], R[i, 0, 2, b], R[i, 1, 0, b], R[i, 1, 1, b], R[i, 1, 2, b], R[i, 2, 0, b],
+             R[i, 2, 1, b], R[i, 2, 2, b]), (p[i, 0, b], p[i, 1, b], p[i, 2, b]))
+
+
+@inline
+def lane_vector(x, j, b):
+    """x[j, :, b], a spatial vector of lane b, as a 6-tuple."""
+    return x[j, 0, b], x[j, 1, b], x[j, 2, b], x[j, 3, b], x[j, 4, b], x[j, 5, b]
+
+
 @step
 def motion_to_child(R, p, i, m, j, out, k, nb):
-    """out[k] = X_i m[j] per lane: ω_i = Rᵀ ω, v_i = Rᵀ (v + ω × p)  (RBDA eq. 2.24)."""
+    """out[k] = X_i m[j] per lane (:func:`motion_in_child`)."""
     for b in range(nb):
-        w0, w1, w2 = m[j, 0, b], m[j, 1, b], m[j, 2, b]
-        v0 = m[j, 3, b] + w1 * p[i, 2, b] - w2 * p[i, 1, b]
-        v1 = m[j, 4, b] + w2 * p[i, 0, b] - w0 * p[i, 2, b]
-        v2 = m[j, 5, b] + w0 * p[i, 1, b] - w1 * p[i, 0, b]
-        out[k, 0, b] = R[i, 0, 0, b] * w0 + R[i, 1, 0, b] * w1 + R[i, 2, 0, b] * w2
-        out[k, 1, b] = R[i, 0, 1, b] * w0 + R[i, 1, 1, b] * w1 + R[i, 2, 1, b] * w2
-        out[k, 2, b] = R[i, 0, 2, b] * w0 + R[i, 1, 2, b] * w1 + R[i, 2, 2, b] * w2
-        out[k, 3, b] = R[i, 0, 0, b] * v0 + R[i, 1, 0, b] * v1 + R[i, 2, 0, b] * v2
-        out[k, 4, b] = R[i, 0, 1, b] * v0 + R[i, 1, 1, b] * v1 + R[i, 2, 1, b] * v2
-        out[k, 5, b] = R[i, 0, 2, b] * v0 + R[i, 1, 2, b] * v1 + R[i, 2, 2, b] * v2
+        Rb, pb = lane_pose(R, p, i, b)
+        x = motion_in_child(Rb, pb, lane_vector(m, j, b))
+        for r in range(6):
+            out[k, r, b] = x[r]
+
+
+@step
+def velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb):
+    """Pass 1 of the ABA at body i for a joint with one degree of freedom (motion subspace a single column s),
+    fused into one loop over the lanes with the intermediate values in registers: v_i = X_i v_λ + s q̇ ;
+    c_i = v_i ×m s q̇ ;  p^A_i = v_i ×* I_i v_i. Results go through a stack array, as in
+    :func:`inertia_to_parent`: rows 0–5 v_i, 6–11 c_i, 12–17 p^A_i."""
+    s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
+         params[i, F_S + 30])
+    mass = params[i, F_MASS]
+    h0, h1, h2 = mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2]
+    I00, I11, I22 = params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14]
+    I01, I02, I12 = params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8]
+    result = work((18, LANES))
+    for b in range(nb):
+        Rb, pb = lane_pose(R, p, i, b)
+        x = motion_in_child(Rb, pb, lane_vector(V, lam, b))
+        rate = qd[iv, b]
+        vJ = (s[0] * rate, s[1] * rate, s[2] * rate, s[3] * rate, s[4] * rate, s[5] * rate)
+        vi = (x[0] + vJ[0], x[1] + vJ[1], x[2] + vJ[2], x[3] + vJ[3], x[4] + vJ[4], x[5] + vJ[5])
+        c = cross_motion(vi, vJ)
+        f = cross_force(vi, rigid_inertia_times(mass, h0, h1, h2, I00, I11, I22, I01, I02, I12,
+                                                vi[0], vi[1], vi[2], vi[3], vi[4], vi[5]))
+        for r in range(6):
+            result[r, b] = vi[r]
+            result[6 + r, b] = c[r]
+            result[12 + r, b] = f[r]
+    for r in range(6):
+        for b in range(nb):
+            V[i, r, b] = result[r, b]
+            C[i, r, b] = result[6 + r, b]
+            PA[i, r, b] = result[12 + r, b]
 
 
 @step
@@ -267,7 +316,7 @@ def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
 
 @step
 def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
-              R, p, sc, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+              R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
     """Articulated-body algorithm (RBDA Table 7.1) for states b0 … b0 + nb − 1, as ``_core.aba``; writes qdd.
 
     The work arrays (lane axis last, LANES long; rows −1 of V, IA, PA and A: the world) are those of the
@@ -275,10 +324,10 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
     V (n + 1, 6) body velocities; C (n, 6) velocity-product accelerations c_i = v_i ×m S q̇; IA (n + 1, 6, 6)
     and PA (n + 1, 6) articulated-body inertias and bias forces; U (nv, 6) with U[iv + k] column k of
     U_i = I^A_i S_i; D (6, 6) and Dinv (nv, 6) with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
-    sc (2) sin and cos; scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6).
+    Scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6).
     """
     n = topology.shape[0]
-    chunk_poses(topology, params, q, b0, nb, R, p, sc)
+    chunk_poses(topology, params, q, b0, nb, R, p)
     gather(v, b0, nb, qd)
     gather(tau, b0, nb, u)
     V[n] = 0.0
@@ -286,21 +335,25 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
     PA[:] = 0.0
     # pass 1: velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
-        subspace_times(params, i, topology[i, NVJ], qd, topology[i, IV], vJ, 0, nb)
-        motion_to_child(R, p, i, V, topology[i, PARENT], V, i, nb)
-        for r in range(6):
-            for b in range(nb):
-                V[i, r, b] += vJ[0, r, b]
-        cross_motion_add(V, i, vJ, 0, C, i, nb)
+        lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
+        if nvj == 1:
+            velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb)
+        else:
+            subspace_times(params, i, nvj, qd, iv, vJ, 0, nb)
+            motion_to_child(R, p, i, V, lam, V, i, nb)
+            for r in range(6):
+                for b in range(nb):
+                    V[i, r, b] += vJ[0, r, b]
+            cross_motion_add(V, i, vJ, 0, C, i, nb)
+            # p^A_i = v_i ×* I_i v_i
+            inertia_times(params, i, V, i, vJ, 0, nb)
+            cross_force_add(V, i, vJ, 0, PA, i, nb)
         for r in range(6):
             for c in range(6):
                 s = params[i, F_INERTIA + 6 * r + c]
                 for b in range(nb):
                     IA[i, r, c, b] = s
-        # p^A_i = v_i ×* I_i v_i − f_ext,i
-        inertia_times(params, i, V, i, vJ, 0, nb)
-        cross_force_add(V, i, vJ, 0, PA, i, nb)
-        if f_ext.shape[1] > 0:
+        if f_ext.shape[1] > 0:  # p^A_i −= f_ext,i
             for r in range(6):
                 for b in range(nb):
                     PA[i, r, b] -= f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i, r]
@@ -403,7 +456,7 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     """
     n, nv, L = topology.shape[0], qdd.shape[1], LANES
     T = max(1, min(threads, (q.shape[0] + L - 1) // L))  # threads, each with its own chunks
-    R, p, sc = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L)), np.empty((T, 2, L))
+    R, p = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L))
     qd, u, out = np.empty((T, nv, L)), np.empty((T, nv, L)), np.empty((T, nv, L))
     V, C, A = np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)), np.empty((T, n + 1, 6, L))
     IA, PA = np.empty((T, n + 1, 6, 6, L)), np.empty((T, n + 1, 6, L))
@@ -413,6 +466,6 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     for t in prange(T):
         for b0 in range(t * L, q.shape[0], T * L):
             aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
-                      R[t], p[t], sc[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
+                      R[t], p[t], qd[t], u[t], out[t], V[t], C[t], IA[t], PA[t], U[t], D[t], Dinv[t],
                       vJ[t], Ia[t], pa[t], h[t], A[t])
     return all_finite(qdd)
