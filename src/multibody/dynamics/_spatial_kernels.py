@@ -241,21 +241,6 @@ def inertia_times(params, i, m):
 
 
 @inline
-def rotated(M, R):
-    """R M Rᵀ for 3×3 matrices given as row-major 9-tuples (values in registers), through W = M Rᵀ."""
-    W = (M[0] * R[0] + M[1] * R[1] + M[2] * R[2], M[0] * R[3] + M[1] * R[4] + M[2] * R[5],
-         M[0] * R[6] + M[1] * R[7] + M[2] * R[8], M[3] * R[0] + M[4] * R[1] + M[5] * R[2],
-         M[3] * R[3] + M[4] * R[4] + M[5] * R[5], M[3] * R[6] + M[4] * R[7] + M[5] * R[8],
-         M[6] * R[0] + M[7] * R[1] + M[8] * R[2], M[6] * R[3] + M[7] * R[4] + M[8] * R[5],
-         M[6] * R[6] + M[7] * R[7] + M[8] * R[8])
-    return (R[0] * W[0] + R[1] * W[3] + R[2] * W[6], R[0] * W[1] + R[1] * W[4] + R[2] * W[7],
-            R[0] * W[2] + R[1] * W[5] + R[2] * W[8], R[3] * W[0] + R[4] * W[3] + R[5] * W[6],
-            R[3] * W[1] + R[4] * W[4] + R[5] * W[7], R[3] * W[2] + R[4] * W[5] + R[5] * W[8],
-            R[6] * W[0] + R[7] * W[3] + R[8] * W[6], R[6] * W[1] + R[7] * W[4] + R[8] * W[7],
-            R[6] * W[2] + R[7] * W[5] + R[8] * W[8])
-
-
-@inline
 def rotation_product(A, B):
     """A B for 3×3 matrices given as row-major 9-tuples."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -263,6 +248,17 @@ def rotation_product(A, B):
             A[3] * B[1] + A[4] * B[4] + A[5] * B[7], A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
             A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@inline
+def rotated(M, R):
+    """R M Rᵀ for 3×3 matrices given as row-major 9-tuples (values in registers), through W = M Rᵀ."""
+    W = (M[0] * R[0] + M[1] * R[1] + M[2] * R[2], M[0] * R[3] + M[1] * R[4] + M[2] * R[5],
+         M[0] * R[6] + M[1] * R[7] + M[2] * R[8], M[3] * R[0] + M[4] * R[1] + M[5] * R[2],
+         M[3] * R[3] + M[4] * R[4] + M[5] * R[5], M[3] * R[6] + M[4] * R[7] + M[5] * R[8],
+         M[6] * R[0] + M[7] * R[1] + M[8] * R[2], M[6] * R[3] + M[7] * R[4] + M[8] * R[5],
+         M[6] * R[6] + M[7] * R[7] + M[8] * R[8])
+    return rotation_product(R, W)
 
 
 @inline
