@@ -23,9 +23,10 @@ from numba import njit, prange
 
 from ._core import _invert_spd
 from ..model.joints import PRISMATIC, REVOLUTE
-from ._spatial_kernels import (F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE, NVJ, PARENT,
-                               all_finite, cross_force, cross_motion, inertia_blocks_to_parent, joint_pose,
-                               motion_in_child, rigid_inertia_times, rodrigues, work)
+from ._spatial_kernels import (F_AXIS, F_INERTIA, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite, cross_force,
+                               cross_motion, inertia_blocks_to_parent, joint_pose, motion_in_child, placed, rodrigues,
+                               work)
+from ._spatial_kernels import inertia_times as scalar_inertia_times
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -56,13 +57,12 @@ def scatter(x, b0, nb, out):
 @inline
 def place(params, i, J, pJ, pose, b):
     """pose[:, b] = (R_tree J row major, p_tree + R_tree pJ): the joint pose (J row major, 9-tuple; pJ 3-tuple)
-    composed with the joint placement, as in the scalar ``local_poses``."""
-    for r in range(3):
-        t0, t1, t2 = params[i, F_RTREE + 3 * r], params[i, F_RTREE + 3 * r + 1], params[i, F_RTREE + 3 * r + 2]
-        pose[9 + r, b] = params[i, F_PTREE + r] + t0 * pJ[0] + t1 * pJ[1] + t2 * pJ[2]
-        pose[3 * r, b] = t0 * J[0] + t1 * J[3] + t2 * J[6]
-        pose[3 * r + 1, b] = t0 * J[1] + t1 * J[4] + t2 * J[7]
-        pose[3 * r + 2, b] = t0 * J[2] + t1 * J[5] + t2 * J[8]
+    composed with the joint placement (the scalar kernels' :func:`placed`)."""
+    Ri, pi = placed(params, i, J, pJ)
+    for k in range(9):
+        pose[k, b] = Ri[k]
+    for k in range(3):
+        pose[9 + k, b] = pi[k]
 
 
 @step
@@ -142,10 +142,6 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb):
     :func:`inertia_to_parent`: rows 0–5 v_i, 6–11 c_i, 12–17 p^A_i."""
     s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
          params[i, F_S + 30])
-    mass = params[i, F_MASS]
-    h0, h1, h2 = mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2]
-    I00, I11, I22 = params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14]
-    I01, I02, I12 = params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8]
     result = work((18, LANES))
     for b in range(nb):
         Rb, pb = lane_pose(R, p, i, b)
@@ -154,8 +150,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb):
         vJ = (s[0] * rate, s[1] * rate, s[2] * rate, s[3] * rate, s[4] * rate, s[5] * rate)
         vi = (x[0] + vJ[0], x[1] + vJ[1], x[2] + vJ[2], x[3] + vJ[3], x[4] + vJ[4], x[5] + vJ[5])
         c = cross_motion(vi, vJ)
-        f = cross_force(vi, rigid_inertia_times(mass, h0, h1, h2, I00, I11, I22, I01, I02, I12,
-                                                vi[0], vi[1], vi[2], vi[3], vi[4], vi[5]))
+        f = cross_force(vi, scalar_inertia_times(params, i, vi))
         for r in range(6):
             result[r, b] = vi[r]
             result[6 + r, b] = c[r]

@@ -327,6 +327,18 @@ def joint_pose(jtype, params, i, q, iq):
     return identity, origin
 
 
+@inline
+def placed(params, i, RJ, pJ):
+    """The joint pose (R_J row-major 9-tuple, p_J 3-tuple) composed with body i's joint placement: the pose of body i
+    in its parent, (R_tree R_J, p_tree + R_tree p_J)."""
+    T = (params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
+         params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
+         params[i, F_RTREE + 8])
+    return rotation_product(T, RJ), (params[i, F_PTREE] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
+                                     params[i, F_PTREE + 1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
+                                     params[i, F_PTREE + 2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
+
+
 @njit(cache=True)
 def poses(topology, params, q, R, p, in_world):
     """R[i], p[i]: pose of body i in its parent body, placement ∘ joint: R_i = R_tree R_J, p_i = p_tree + R_tree p_J
@@ -339,18 +351,10 @@ def poses(topology, params, q, R, p, in_world):
         if jtype == REVOLUTE:
             RJ = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], np.sin(q[iq]),
                            np.cos(q[iq]))
-            pi = (params[i, F_PTREE], params[i, F_PTREE + 1], params[i, F_PTREE + 2])
+            pJ = (0.0, 0.0, 0.0)
         else:
             RJ, pJ = joint_pose(jtype, params, i, q, iq)
-            pi = (params[i, F_PTREE] + params[i, F_RTREE] * pJ[0] + params[i, F_RTREE + 1] * pJ[1]
-                  + params[i, F_RTREE + 2] * pJ[2],
-                  params[i, F_PTREE + 1] + params[i, F_RTREE + 3] * pJ[0] + params[i, F_RTREE + 4] * pJ[1]
-                  + params[i, F_RTREE + 5] * pJ[2],
-                  params[i, F_PTREE + 2] + params[i, F_RTREE + 6] * pJ[0] + params[i, F_RTREE + 7] * pJ[1]
-                  + params[i, F_RTREE + 8] * pJ[2])
-        Ri = rotation_product((params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2],
-                               params[i, F_RTREE + 3], params[i, F_RTREE + 4], params[i, F_RTREE + 5],
-                               params[i, F_RTREE + 6], params[i, F_RTREE + 7], params[i, F_RTREE + 8]), RJ)
+        Ri, pi = placed(params, i, RJ, pJ)
         lam = topology[i, PARENT]
         if in_world and lam >= 0:
             for r in range(3):
