@@ -43,7 +43,7 @@ def test_errors_are_one_line_and_debug_shows_the_traceback(tmp_path, capsys):
     bad.write_text("bodies:\n  - name: a\n    joint: revolute\n    mass: -1\n    inertia: [1, 1, 1]\n")
     assert main(["info", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("multibody info: error: ") and "mass must be finite and positive" in err
+    assert err.count("\n") == 1 and err.startswith("multibody info: error: ") and "mass must be finite and non-negative" in err
     assert main(["simulate", "no_such_model"]) == 1
     assert "no such model file or bundled example" in capsys.readouterr().err
     with pytest.raises(mb.ModelError):

@@ -6,7 +6,7 @@ symbolically (:mod:`multibody.symbolic`).
 """
 from .errors import ModelError, SimulationError
 from .spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat
-from .model import Body, Cylindrical, Fixed, Free, Joint, Model, Planar, Prismatic, Revolute, Spherical
+from .model import Body, Cylindrical, Fixed, Free, Joint, JointLimits, Model, Planar, Prismatic, Revolute, Spherical
 from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate, crba,
                        energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea)

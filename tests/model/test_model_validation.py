@@ -15,7 +15,7 @@ def _pendulum():
     return model
 
 
-@pytest.mark.parametrize("mass, words", [(0.0, "mass must be finite and positive"), (-1.0, "positive"),
+@pytest.mark.parametrize("mass, words", [(-1.0, "mass must be finite and non-negative"),
                                          (np.nan, "finite"), (np.inf, "finite"), ("heavy", "must be a number")])
 def test_bad_mass_names_body_and_value(mass, words):
     with pytest.raises(mb.ModelError, match=words) as err:
@@ -25,7 +25,8 @@ def test_bad_mass_names_body_and_value(mass, words):
 
 @pytest.mark.parametrize("inertia, words", [
     (np.array([[1.0, 0.5, 0], [0.0, 1.0, 0], [0, 0, 1.0]]), "symmetric"),
-    (np.diag([1.0, -1.0, 1.0]), "positive definite"),
+    (np.diag([1.0, -1.0, 1.0]), "positive semi-definite"),
+    (np.diag([1.0, -2e-6, 1.0]), "positive semi-definite"),
     (np.diag([0.1, 0.1, 1.0]), "triangle inequality"),
     (np.eye(2), r"shape \(3, 3\)"),
     (np.diag([1.0, np.nan, 1.0]), "finite"),
@@ -34,6 +35,32 @@ def test_bad_inertia_names_body_and_problem(inertia, words):
     with pytest.raises(mb.ModelError, match=words) as err:
         mb.Body("forearm", mass=1.0, inertia=inertia)
     assert "'forearm'" in str(err.value)
+
+
+def test_point_masses_massless_bodies_and_round_off_inertias_are_accepted():
+    assert mb.Body("point", mass=2.0, inertia=np.zeros((3, 3))).mass == 2.0
+    assert mb.Body("ghost", mass=0.0, inertia=np.zeros((3, 3))).massless
+    mb.Body("rounded", mass=1.0, inertia=np.diag([1.0, -1e-7, 1.0]))          # within a relative 1e-6
+    mb.Body("rod", mass=1.0, inertia=np.diag([1.0, 1.0, 2.0 + 1e-7]))          # triangle, within 1e-6
+    mb.Body("odd", mass=1.0, inertia=np.diag([0.1, 0.1, 1.0]), check_inertia="semidefinite")
+    mb.Body("wrong", mass=1.0, inertia=np.diag([1.0, -1.0, 1.0]), check_inertia="none")
+    with pytest.raises(mb.ModelError, match="check_inertia must be one of"):
+        mb.Body("typo", mass=1.0, inertia=np.eye(3), check_inertia="loose")
+
+
+def test_a_massless_body_moved_by_a_joint_is_allowed_while_the_mass_matrix_is_positive_definite():
+    """Virtual links of a multi-axis joint: two massless bodies, then the massive one (RBDA §4.2)."""
+    model = mb.Model("hip")
+    for name, axis, parent in (("hip_z", (0, 0, 1), "world"), ("hip_x", (1, 0, 0), "hip_z")):
+        model.add(mb.Body(name, mass=0.0, inertia=np.zeros((3, 3))), parent=parent, joint=mb.Revolute(axis))
+    model.add(mb.Body("thigh", mass=3.0, com=(0, 0, -0.2), inertia=INERTIA), parent="hip_x", joint=mb.Revolute((0, 1, 0)))
+    q, v, a = np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.3]), np.array([1.0, -2.0, 0.5])
+    assert np.linalg.eigvalsh(mb.crba(model, q))[0] > 0
+    np.testing.assert_allclose(mb.aba(model, q, v, mb.rnea(model, q, v, a)), a, rtol=0, atol=1e-10)
+    model.add(mb.Body("dangling", mass=0.0, inertia=np.zeros((3, 3))), parent="thigh", joint=mb.Prismatic((0, 0, 1)))
+    with pytest.raises(mb.ModelError, match=r"mass matrix is singular.*joint 'dangling_joint'") as err:
+        mb.crba(model, np.zeros(4))
+    assert "hip_z" not in str(err.value)
 
 
 def test_inertia_is_required_and_principal_moments_accepted():

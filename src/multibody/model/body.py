@@ -15,19 +15,29 @@ class Body:
     name : str
         Unique name in its model ("world" is reserved).
     mass : float
-        Mass [kg], finite and positive. A sympy expression is accepted for the symbolic path.
+        Mass [kg], finite and non-negative. A massless body (a virtual link between the axes of a multi-axis
+        joint) is allowed as long as the model's mass matrix stays positive definite, which
+        :meth:`Model.compile` checks. A sympy expression is accepted for the symbolic path.
     com : (3,) array_like
         Mass center in the body frame [m].
     inertia : (3, 3) array_like
-        Inertia tensor about the mass center, in body axes [kg·m²]: symmetric, positive definite,
-        and obeying the triangle inequalities (Ixx + Iyy ≥ Izz, ...).
+        Inertia tensor about the mass center, in body axes [kg·m²]: symmetric, positive semi-definite (zero for a
+        point mass), and obeying the triangle inequalities (Ixx + Iyy ≥ Izz, ...). Both checks allow a relative
+        1e-6 of the largest principal moment, the round-off of values written in files.
+    check_inertia : {"physical", "semidefinite", "none"}
+        "physical" (default) applies both checks; "semidefinite" drops the triangle inequalities (inertias that
+        no mass distribution has, which real robot files contain: the dynamics stay well defined); "none" only
+        requires a finite symmetric matrix (a model whose mass matrix is still positive definite can run).
     """
 
-    def __init__(self, name, mass=1.0, com=(0.0, 0.0, 0.0), inertia=None):
+    def __init__(self, name, mass=1.0, com=(0.0, 0.0, 0.0), inertia=None, check_inertia="physical"):
         if not isinstance(name, str) or not name:
             raise ModelError(f"body name must be a non-empty string, got {name!r}")
         if name == "world":
             raise ModelError("body name 'world' is reserved for the fixed base")
+        if check_inertia not in INERTIA_CHECKS:
+            raise ModelError(f"body '{name}': check_inertia must be one of {', '.join(INERTIA_CHECKS)}, "
+                             f"got {check_inertia!r}")
         self.name = name
         self.symbolic = is_symbolic(mass) or is_symbolic(com) or (inertia is not None and is_symbolic(inertia))
         self.com = _as_vector3(com, f"body '{name}': com")
@@ -40,7 +50,12 @@ class Body:
                 raise ModelError(f"body '{name}': inertia must have shape (3, 3), got {self.inertia.shape}")
             return
         self.mass = _check_mass(name, mass)
-        self.inertia = _check_inertia(name, inertia)
+        self.inertia = _check_inertia(name, inertia, check_inertia)
+
+    @property
+    def massless(self):
+        """True for a body with zero mass and zero inertia (a frame moved by a joint)."""
+        return not self.symbolic and self.mass == 0.0 and not np.any(self.inertia)
 
     def spatial_inertia(self):
         """6×6 spatial inertia about the body-frame origin, body axes, ``[angular; linear]`` (RBDA eq. 2.63)."""
@@ -62,12 +77,16 @@ def _check_mass(name, mass):
         m = float(mass)
     except (TypeError, ValueError) as exc:
         raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from exc
-    if not np.isfinite(m) or m <= 0.0:
-        raise ModelError(f"body '{name}': mass must be finite and positive, got {mass!r}")
+    if not np.isfinite(m) or m < 0.0:
+        raise ModelError(f"body '{name}': mass must be finite and non-negative, got {mass!r}")
     return m
 
 
-def _check_inertia(name, inertia):
+INERTIA_CHECKS = ("physical", "semidefinite", "none")
+INERTIA_TOLERANCE = 1e-6  # relative to the largest principal moment: the round-off of inertias written in files
+
+
+def _check_inertia(name, inertia, check="physical"):
     try:
         I = np.asarray(inertia, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -82,12 +101,16 @@ def _check_inertia(name, inertia):
     if not np.allclose(I, I.T, rtol=0.0, atol=1e-12 * scale):
         raise ModelError(f"body '{name}': inertia must be symmetric, got {I.tolist()}")
     I = 0.5 * (I + I.T)
+    if check == "none":
+        return I
     moments = np.linalg.eigvalsh(I)
-    if moments[0] <= 0.0:
-        raise ModelError(f"body '{name}': inertia must be positive definite, got principal moments {moments.tolist()}")
+    tolerance = INERTIA_TOLERANCE * max(abs(moments[-1]), abs(moments[0]))
+    if moments[0] < -tolerance:
+        raise ModelError(f"body '{name}': inertia must be positive semi-definite, got principal moments "
+                         f"{moments.tolist()}")
     a, b, c = moments
-    if a + b < c * (1.0 - 1e-9):
+    if check == "physical" and a + b < c - tolerance:
         raise ModelError(
             f"body '{name}': inertia violates the triangle inequality: principal moments {moments.tolist()}, "
-            f"{a:g} + {b:g} < {c:g}")
+            f"{a:g} + {b:g} < {c:g} (check_inertia='semidefinite' accepts it)")
     return I

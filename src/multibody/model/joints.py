@@ -20,6 +20,8 @@ Fixed           0    0   —
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import ModelError
@@ -37,16 +39,55 @@ def _unit_axis(axis, joint_kind):
     return a / norm
 
 
+@dataclass(frozen=True)
+class JointLimits:
+    """Limits of a one-degree-of-freedom joint, as model files give them (URDF ``<limit>``, MJCF ``range``).
+
+    lower, upper : range of the joint variable [rad or m] (−inf / inf: unbounded); effort : largest joint torque
+    or force [N·m or N]; velocity : largest joint rate [rad/s or m/s]. Stored with the joint; the dynamics
+    algorithms do not use them (a simulation enforces the range only when asked to).
+    """
+
+    lower: float = -np.inf
+    upper: float = np.inf
+    effort: float = np.inf
+    velocity: float = np.inf
+
+    def __post_init__(self):
+        for field in ("lower", "upper", "effort", "velocity"):
+            value = getattr(self, field)
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ModelError(f"joint limits: {field} must be a number, got {value!r}") from None
+            if np.isnan(value):
+                raise ModelError(f"joint limits: {field} must not be NaN")
+            object.__setattr__(self, field, value)
+        if self.lower > self.upper:
+            raise ModelError(f"joint limits: lower {self.lower:g} exceeds upper {self.upper:g}")
+        if self.effort < 0 or self.velocity < 0:
+            raise ModelError(f"joint limits: effort and velocity must be non-negative, got {self.effort:g}, "
+                             f"{self.velocity:g}")
+
+
 class Joint:
-    """Base of the joint types. ``name`` defaults to ``"<child body>_joint"`` when added to a model."""
+    """Base of the joint types. ``name`` defaults to ``"<child body>_joint"`` when added to a model.
+
+    ``limits`` (a :class:`JointLimits`, one-dof joints only) is stored with the joint; ``None`` means unbounded.
+    """
 
     code = None
     nq = 0
     nv = 0
 
-    def __init__(self, name=None):
+    def __init__(self, name=None, limits=None):
         self.name = name
         self.axis = np.array([0.0, 0.0, 1.0])
+        if limits is not None and not isinstance(limits, JointLimits):
+            raise ModelError(f"joint {name!r}: limits must be a multibody.JointLimits, got {limits!r}")
+        if limits is not None and self.nv != 1:
+            raise ModelError(f"joint {name!r}: limits are supported on one-dof joints, not {type(self).__name__}")
+        self.limits = limits
 
     def neutral(self):
         """The joint's zero configuration (identity quaternion for rotations)."""
@@ -67,8 +108,8 @@ class Revolute(Joint):
 
     code, nq, nv = REVOLUTE, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
-        super().__init__(name)
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None):
+        super().__init__(name, limits)
         self.axis = _unit_axis(axis, "Revolute")
 
     def motion_subspace(self):
@@ -80,8 +121,8 @@ class Prismatic(Joint):
 
     code, nq, nv = PRISMATIC, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
-        super().__init__(name)
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None):
+        super().__init__(name, limits)
         self.axis = _unit_axis(axis, "Prismatic")
 
     def motion_subspace(self):

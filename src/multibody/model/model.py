@@ -203,6 +203,27 @@ class Model:
         """The zero configuration: zero joint variables, identity quaternions."""
         return np.concatenate([j.neutral() for j in self.joints]) if self.joints else np.zeros(0)
 
+    def random_configuration(self, seed=None):
+        """A random configuration: one-dof joints uniform within their limits (within ±π or ±1 m where a limit is
+        missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere. ``seed`` as for
+        ``numpy.random.default_rng``."""
+        from .joints import FREE, PRISMATIC, SPHERICAL
+        rng = np.random.default_rng(seed)
+        parts = []
+        for joint in self.joints:
+            if joint.code in (SPHERICAL, FREE):
+                quaternion = rng.normal(size=4)
+                parts.append(np.concatenate([rng.uniform(-1.0, 1.0, joint.nq - 4), quaternion / np.linalg.norm(quaternion)]))
+            elif joint.nq == 1:
+                bound = 1.0 if joint.code == PRISMATIC else np.pi
+                limits = joint.limits
+                low = max(limits.lower, -bound) if limits else -bound
+                high = min(limits.upper, bound) if limits else bound
+                parts.append(rng.uniform(low, max(low, high), 1))
+            else:
+                parts.append(rng.uniform(-1.0, 1.0, joint.nq))
+        return np.concatenate(parts) if parts else np.zeros(0)
+
     def body_index(self, name):
         """Index of a body by name (or pass-through for an int index)."""
         if isinstance(name, (int, np.integer)) and 0 <= name < len(self.bodies):
@@ -292,8 +313,30 @@ class Model:
             params[i, core.F_COM:core.F_COM + 3] = body.com
         gravity[:] = self.gravity
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
-        self._compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
-        return self._compiled
+        compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
+        if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies):
+            self._check_mass_matrix(compiled)
+        self._compiled = compiled
+        return compiled
+
+    def _check_mass_matrix(self, compiled):
+        """Raise ModelError unless M(q) is positive definite, naming the joints of its null space; needed only
+        when some body has a singular inertia (massless bodies, point masses). Tested at a generic configuration
+        (fixed seed), so that a singularity of one special pose is not mistaken for a structural one."""
+        from ..dynamics import _core
+        M = np.zeros((compiled.nv, compiled.nv))
+        _core.crba(compiled.topology, compiled.params, self.random_configuration(0), M)
+        moments, modes = np.linalg.eigh(M)
+        scale = max(moments[-1], 1e-300) if len(moments) else 1.0
+        null = moments < 1e-12 * scale
+        if not null.any():
+            return
+        involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
+        names = [self.describe_v(k) for k in np.flatnonzero(involved)]
+        raise ModelError(
+            f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "
+            f"{moments[-1]:.3g}): nothing with mass moves along {', '.join(names)}; give the bodies these joints "
+            f"move mass or inertia, or fix the joints")
 
     def __repr__(self):
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
