@@ -70,7 +70,11 @@ def test_humanoid_example_has_a_floating_pelvis_and_a_camera_frame():
     (lambda x: x.replace('type="prismatic"', 'type="screw"'), "joint 'j3' type: unsupported joint type 'screw'"),
     (lambda x: x.replace('<axis xyz="1 0 0"/>', '<axis xyz="1 0"/>'), "joint 'j3' <axis> xyz: expected 3"),
     (lambda x: x.replace('<link name="l2">', '<link name="l2x">'), "joint 'j2' <child>: unknown child link 'l2'"),
-    (lambda x: x.replace('type="fixed"', 'type="revolute"'), "link 'tool': has no <inertial> but is moved by revolute"),
+    (lambda x: x.replace('<mass value="0.7"/>', '<mass value="-0.7"/>'), "link 'slider' <inertial> <mass>: mass must be non-negative"),
+    (lambda x: x.replace('ixx="0.002" iyy="0.002" izz="0.001"', 'ixx="0.002" iyy="-0.002" izz="0.001"'),
+     "link 'slider' <inertial> <inertia>: body 'slider': inertia must be positive semi-definite, got principal moments"),
+    (lambda x: x.replace('<limit lower="0" upper="1"', '<limit lower="1" upper="0"'), "joint 'j3' <limit>: joint limits: lower 1 exceeds upper 0"),
+    (lambda x: x.replace('name="j4"', 'name="j1"'), "joint 'j1': defined twice"),
 ])
 def test_errors_are_one_clear_line(edit, message):
     with pytest.raises(mb.ModelError) as info:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..errors import ModelError
 from . import _batch, _core
 from ._inputs import as_state, batch_of, external_forces, raise_nonfinite
 
@@ -82,8 +83,10 @@ def aba(model, q, v, tau, f_ext=None):
         try:
             if _core.aba_one(cm.packed, q, v, tau, qdd) == _core.OK:
                 return qdd
-        except TypeError:
+        except (TypeError, ZeroDivisionError):  # not float64 vectors; or a singular M (cm.singular, below)
             pass
+    if cm.singular:
+        raise ModelError(cm.singular)
     forces = external_forces(model, f_ext)
     q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
     batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))

@@ -1,28 +1,49 @@
-"""URDF import: links become bodies and joints become joints (revolute, continuous, prismatic, fixed, floating).
+"""URDF import: the robot files people have (ROS descriptions, example-robot-data) as a :class:`Model`.
 
 Conventions match multibody's: a URDF joint's ``<origin>`` is the pose of the joint frame in the parent link
 frame (our ``placement``) and the child link frame coincides with the joint frame at zero. ``<inertial>``
 gives the mass, the mass center (``origin xyz``) and the inertia about it in the axes ``origin rpy``, which are
-rotated into the link frame: I_link = R I Rᵀ. Links without ``<inertial>``:
+rotated into the link frame: I_link = R I Rᵀ.
 
-* the root: left out, its children attach to the world (a "world" or massless base link);
-* attached by a fixed joint: kept as a named frame of its parent body (tool frames, sensors);
-* moved by a joint: an error (a massless body has no dynamics).
+How links become bodies (docs/files.md has the table of what is read and what is not):
 
-With ``floating_base=True`` a massive root link gets a free joint to the world instead of a fixed one.
+* Links are visited depth first, children in the order of their joints in the file: that is the order of q.
+* A link attached by a fixed joint is welded into its parent body (``fuse_fixed=True``, the default): its mass
+  and inertia add to the parent's and its name becomes a frame of the parent body, usable wherever a body name
+  is (``body_pose``, ``jacobian``, constraints). With ``fuse_fixed=False`` it stays a body on a Fixed joint.
+* A link without ``<inertial>``, or with zero mass and zero inertia, is massless. Moved by a joint, it is a
+  massless body (the virtual links of multi-axis joints); ``Model.compile`` checks that the mass matrix stays
+  positive definite and names the joints otherwise.
+* Fixed base: the root link and the links welded to it are one body on a Fixed joint to the world, or, when
+  they have no mass, the world itself (a root link named ``world`` is always the world).
+* ``floating_base=True``: the root gets a Free joint named ``root_joint`` (q: the root link's pose in the world);
+  when the root link is ``world`` with one fixed child, that child floats instead. A file whose root cannot
+  float raises; the flag is never ignored.
+* Inertias must be positive semi-definite to a relative 1e-6 (:data:`~multibody.model.body.INERTIA_TOLERANCE`);
+  ones that break the triangle inequality (no mass distribution has them, yet real robot files do) are accepted
+  with one warning per file. ``check_inertia`` ("physical", "semidefinite", "none") makes this stricter or looser.
+* ``<limit>`` becomes the joint's :class:`~multibody.JointLimits`; ``<dynamics damping>`` a
+  :class:`~multibody.JointSpring` of zero stiffness, ``<dynamics friction>`` a :class:`~multibody.JointFriction`;
+  ``<mimic>`` a :class:`~multibody.Mimic` constraint (honoured by ``forward_dynamics`` and ``simulate``; rnea,
+  crba and aba treat the mimic joint as an independent degree of freedom, as Pinocchio's parser does).
 """
 from __future__ import annotations
 
+import warnings
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Body, Fixed, Free, Model, Prismatic, Revolute
+from ..model import Body, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute
+from ..model.body import INERTIA_CHECKS, _check_inertia, welded
 from ..spatial import Transform
 
-_JOINTS = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "fixed": Fixed, "floating": Free}
+_JOINTS = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "fixed": Fixed, "floating": Free,
+           "planar": Planar}
+ROOT_JOINT = "root_joint"  # the floating base's joint (Pinocchio's name)
 
 
 class _Urdf:
@@ -42,15 +63,18 @@ class _Urdf:
             return default
         return value
 
-    def numbers(self, element, name, where, count, default=None):
+    def numbers(self, element, name, where, count, default=None, infinite=False):
         text = self.attribute(element, name, where, default)
         try:
             values = np.array([float(x) for x in text.split()])
         except ValueError:
             self.fail(f"{where} {name}", f"expected {count} number(s), got {text!r}")
-        if values.shape != (count,) or not np.all(np.isfinite(values)):
-            self.fail(f"{where} {name}", f"expected {count} finite number(s), got {text!r}")
+        if values.shape != (count,) or not np.all(np.isfinite(values) | (infinite & np.isinf(values))):
+            self.fail(f"{where} {name}", f"expected {count} {'' if infinite else 'finite '}number(s), got {text!r}")
         return values
+
+    def number(self, element, name, where, default, infinite=False):
+        return self.numbers(element, name, where, 1, default, infinite)[0]
 
     def origin(self, parent, where):
         element = parent.find("origin")
@@ -65,9 +89,22 @@ class _Urdf:
             self.fail(f"{where} <origin>", str(exc))
 
 
-def _body(urdf, link):
-    """Body of a <link> with an <inertial>, or None without one."""
-    name = urdf.attribute(link, "name", "<link>")
+@dataclass
+class _Plan:
+    """A body to be: its parent body (or "world"), joint, placement, and the links welded into it with their
+    poses in its frame."""
+
+    name: str
+    parent: str
+    joint: object
+    placement: Transform
+    links: list = field(default_factory=list)  # [(link name, pose of the link frame in this body's frame)]
+
+
+def _inertial(urdf, link):
+    """(mass, pose of the inertial frame in the link frame, inertia in that frame) of a link, or None for a
+    massless one (no ``<inertial>``, or zero mass and zero inertia)."""
+    name = link.get("name")
     inertial = link.find("inertial")
     if inertial is None:
         return None
@@ -76,21 +113,48 @@ def _body(urdf, link):
     mass_element = inertial.find("mass")
     if mass_element is None:
         urdf.fail(where, "missing <mass>")
-    mass = urdf.numbers(mass_element, "value", f"{where} <mass>", 1)[0]
+    mass = urdf.number(mass_element, "value", f"{where} <mass>", None)
+    if mass < 0:
+        urdf.fail(f"{where} <mass>", f"mass must be non-negative, got {mass:g}")
     element = inertial.find("inertia")
     if element is None:
         urdf.fail(where, "missing <inertia>")
-    i = {key: urdf.numbers(element, key, f"{where} <inertia>", 1, "0" if key[1] != key[2] else None)[0]
+    i = {key: urdf.number(element, key, f"{where} <inertia>", "0" if key[1] != key[2] else None)
          for key in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
     inertia = np.array([[i["ixx"], i["ixy"], i["ixz"]], [i["ixy"], i["iyy"], i["iyz"]], [i["ixz"], i["iyz"], i["izz"]]])
-    try:
-        return Body(name, mass=mass, com=pose.translation, inertia=pose.rotation @ inertia @ pose.rotation.T)
-    except ModelError as exc:
-        urdf.fail(where, str(exc))
+    return None if mass == 0 and not inertia.any() else (mass, pose, inertia)
 
 
-def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False):
-    """A :class:`Model` from a URDF file path or an XML string."""
+def _bodies(urdf, raw, check):
+    """{link: Body in the link frame, or None} from the raw inertials, each inertia checked (``check``) to a
+    relative 1e-6 of the largest principal moment in the file, so that the round-off junk of a dummy link's
+    1e-8 kg m² does not fail a robot of 1 kg m²; a warning lists the links that break the triangle inequality."""
+    scale = max((np.abs(np.linalg.eigvalsh(r[2])).max() for r in raw.values() if r is not None), default=0.0)
+    bodies, unphysical = {}, []
+    for name, entry in raw.items():
+        if entry is None:
+            bodies[name] = None
+            continue
+        mass, pose, inertia = entry
+        try:
+            inertia = _check_inertia(name, inertia, check, scale)
+        except ModelError as exc:
+            urdf.fail(f"link '{name}' <inertial> <inertia>", f"{exc} [kg m²]")
+        if check == "semidefinite":
+            try:
+                _check_inertia(name, inertia, "physical", scale)
+            except ModelError:
+                unphysical.append(name)
+        bodies[name] = Body(name, mass=mass, com=pose.translation, inertia=pose.rotation @ inertia @ pose.rotation.T,
+                            check_inertia="none")
+    if unphysical:
+        warnings.warn(f"{urdf.source}: the inertias of links {', '.join(unphysical)} break the triangle inequality "
+                      f"(no mass distribution has them); used as given", stacklevel=4)
+    return bodies
+
+
+def _read(path_or_xml):
+    """(source label, root element) of a file path or an XML string."""
     text = str(path_or_xml)
     if text.lstrip().startswith("<"):
         source, xml = "<urdf string>", text
@@ -99,13 +163,21 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False)
         if not Path(text).is_file():
             raise ModelError(f"{source}: no such URDF file")
         xml = Path(text).read_text()
-    urdf = _Urdf(source)
     try:
-        robot = ET.fromstring(xml)
+        return source, ET.fromstring(xml)
     except ET.ParseError as exc:
         line, column = exc.position
         raise ModelError(f"{source}: malformed XML at line {line}, column {column + 1}: "
                          f"{str(exc).split(':')[0]}") from None
+
+
+def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
+                    check_inertia="semidefinite") -> Model:
+    """A :class:`Model` from a URDF file path or an XML string (see the module docstring for the reading)."""
+    source, robot = _read(path_or_xml)
+    urdf = _Urdf(source)
+    if check_inertia not in INERTIA_CHECKS:
+        raise ModelError(f"{source}: check_inertia must be one of {', '.join(INERTIA_CHECKS)}, got {check_inertia!r}")
     if robot.tag != "robot":
         urdf.fail(f"<{robot.tag}>", "the root element must be <robot>")
     links = {}
@@ -116,10 +188,13 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False)
         links[name] = link
     if not links:
         urdf.fail("<robot>", "has no <link>")
-    joints, parent_of = {}, {}
+    children, parent_of, joint_names = {}, {}, set()
     for joint in robot.findall("joint"):
         name = urdf.attribute(joint, "name", "<joint>")
         where = f"joint '{name}'"
+        if name in joint_names:
+            urdf.fail(where, "defined twice")
+        joint_names.add(name)
         kind = urdf.attribute(joint, "type", where)
         if kind not in _JOINTS:
             urdf.fail(f"{where} type", f"unsupported joint type '{kind}' (supported: {', '.join(_JOINTS)})")
@@ -129,49 +204,172 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False)
             if link not in links:
                 urdf.fail(f"{where} <{role}>", f"unknown {role} link '{link}' (links: {', '.join(links)})")
         if child in parent_of:
-            urdf.fail(f"{where} <child>", f"link '{child}' already has parent joint '{parent_of[child][0]}'")
-        parent_of[child] = (name, parent)
-        joints.setdefault(parent, []).append(joint)
+            urdf.fail(f"{where} <child>", f"link '{child}' already has parent joint '{parent_of[child]}'")
+        parent_of[child] = name
+        children.setdefault(parent, []).append(joint)
     roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         urdf.fail("<robot>", f"the links must form one tree; roots found: {', '.join(roots) or 'none (a loop)'}")
-    model = Model(robot.get("name", "robot"), gravity=gravity)
-    root = _body(urdf, links[roots[0]])
-    attached = {roots[0]: ("world", Transform())}  # URDF link -> (model body or "world", pose in it)
-    if root is not None:
-        model.add(root, parent="world", joint=Free() if floating_base else Fixed())
-        attached[roots[0]] = (root.name, Transform())
-    queue = [roots[0]]
-    while queue:
-        parent = queue.pop(0)
-        for joint in joints.get(parent, []):
-            _add_joint(urdf, model, joint, links, attached)
-            queue.append(joint.find("child").get("link"))
-    return model
+    inertials = _bodies(urdf, {name: _inertial(urdf, link) for name, link in links.items()}, check_inertia)
+    plans, attached = _plan(urdf, roots[0], children, inertials, floating_base, fuse_fixed, joint_names)
+    unreached = [name for name in links if name not in attached]
+    if unreached:
+        urdf.fail("<robot>", f"links not connected to the root '{roots[0]}' (a joint loop?): {', '.join(unreached)}")
+    return _build(urdf, robot, plans, attached, inertials, gravity, children)
 
 
-def _add_joint(urdf, model, joint, links, attached):
+def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_names):
+    """Bodies in depth-first file order ([_Plan]) and where each link ended up: {link: (body or "world", pose)}."""
+    attached = {}
+    if floating_base and root == "world":
+        joints = children.get(root, [])
+        if len(joints) != 1 or joints[0].get("type") not in ("fixed", "floating"):
+            urdf.fail("<robot>", "floating_base=True, but the root link 'world' is the fixed world and does not have "
+                      "exactly one fixed or floating child joint to float instead")
+        # the base floats: the world link's child, q its pose in the world (the file's own floating joint, if it
+        # has one, is that already)
+        floating_base = joints[0].get("type") == "fixed"
+        if floating_base:
+            attached[root] = ("world", Transform())
+            root = joints[0].find("child").get("link")
+    if floating_base:
+        name = ROOT_JOINT
+        while name in joint_names:
+            name += "_"
+        plans = [_Plan(root, "world", Free(name=name), Transform(), [(root, Transform())])]
+    elif root != "world" and (not fuse_fixed or _welded_mass(root, children, inertials)):
+        plans = [_Plan(root, "world", Fixed(name=f"{root}_joint"), Transform(), [(root, Transform())])]
+    else:  # the world itself: the root link and what is welded to it have no mass, or it is named 'world'
+        plans = []
+    attached[root] = (root, Transform()) if plans else ("world", Transform())
+    bodies = {plan.name: plan for plan in plans}
+    stack = [root]
+    while stack:
+        link = stack.pop()
+        for joint in reversed(children.get(link, [])):
+            stack.append(_attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed))
+    return plans, attached
+
+
+def _welded_mass(root, children, inertials):
+    """True if ``root`` or a link welded to it by fixed joints has mass properties."""
+    stack = [root]
+    while stack:
+        link = stack.pop()
+        if inertials[link] is not None:
+            return True
+        stack += [j.find("child").get("link") for j in children.get(link, []) if j.get("type") == "fixed"]
+    return False
+
+
+def _attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed):
+    """Place the child link of ``joint``: welded into its parent's body, or a new body (planned). Returns it."""
     name, kind = joint.get("name"), joint.get("type")
     where = f"joint '{name}'"
     child = joint.find("child").get("link")
     body, offset = attached[joint.find("parent").get("link")]
     placement = offset @ urdf.origin(joint, where)
-    child_body = _body(urdf, links[child])
-    if child_body is None:
-        if kind != "fixed":
-            urdf.fail(f"link '{child}'", f"has no <inertial> but is moved by {kind} joint '{name}'")
-        if body != "world":
-            model.add_frame(child, body, placement)
+    if kind == "fixed" and (fuse_fixed or inertials[child] is None):
         attached[child] = (body, placement)
-        return
+        if body != "world":
+            bodies[body].links.append((child, placement))
+        return child
+    link_in_body = Transform()
+    if kind == "planar":
+        # our Planar moves in its joint frame's xy plane: turn that frame so that its z is the URDF axis
+        normal = urdf.numbers(joint.find("axis"), "xyz", f"{where} <axis>", 3, "1 0 0")
+        turn = _z_to(normal, urdf, where)
+        placement, link_in_body = placement @ turn, turn.inverse()
+    plan = _Plan(child, body, _joint(urdf, joint, kind), placement, [(child, link_in_body)])
+    plans.append(plan)
+    bodies[child] = plan
+    attached[child] = (child, link_in_body)
+    return child
+
+
+def _z_to(normal, urdf, where):
+    """A rotation (as a Transform) whose z axis is ``normal``."""
+    norm = np.linalg.norm(normal)
+    if norm < 1e-12:
+        urdf.fail(f"{where} <axis>", f"the plane normal must be a non-zero vector, got {normal.tolist()}")
+    z = normal / norm
+    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return Transform(rotation=np.column_stack([x, np.cross(z, x), z]))
+
+
+def _joint(urdf, joint, kind):
+    """The multibody joint of a moving URDF joint, with its limits."""
+    name = joint.get("name")
+    where = f"joint '{name}'"
     cls = _JOINTS[kind]
-    if cls in (Revolute, Prismatic):
-        axis = urdf.numbers(joint.find("axis"), "xyz", f"{where} <axis>", 3, "1 0 0")
+    if cls not in (Revolute, Prismatic):
+        return cls(name=name)
+    axis = urdf.numbers(joint.find("axis"), "xyz", f"{where} <axis>", 3, "1 0 0")
+    limit = joint.find("limit")
+    limits = None
+    if limit is not None:
+        bounded = kind != "continuous"
+        values = {key: urdf.number(limit, key, f"{where} <limit>", default, infinite=True)
+                  for key, default in (("lower", "0" if bounded else "-inf"), ("upper", "0" if bounded else "inf"),
+                                       ("effort", "inf"), ("velocity", "inf"))}
+        if not bounded:
+            values.update(lower=-np.inf, upper=np.inf)
         try:
-            model_joint = cls(axis, name=name)
+            limits = JointLimits(**values)
         except ModelError as exc:
-            urdf.fail(f"{where} <axis>", str(exc))
-    else:
-        model_joint = cls(name=name)
-    model.add(child_body, parent=body, joint=model_joint, placement=placement)
-    attached[child] = (child_body.name, Transform())
+            urdf.fail(f"{where} <limit>", str(exc))
+    try:
+        return cls(axis, name=name, limits=limits)
+    except ModelError as exc:
+        urdf.fail(f"{where} <axis>", str(exc))
+
+
+def _build(urdf, robot, plans, attached, inertials, gravity, children):
+    """The Model of the plan: bodies with their welded links' inertia, frames for the welded links, force
+    elements of ``<dynamics>``, constraints of ``<mimic>``."""
+    model = Model(robot.get("name", "robot"), gravity=gravity)
+    massless = Body("massless", mass=0.0, inertia=np.zeros((3, 3)))
+    for plan in plans:
+        parts = [(inertials[link], pose) for link, pose in plan.links if inertials[link] is not None]
+        body = welded(plan.name, parts or [(massless, Transform())])
+        model.add(body, parent=plan.parent, joint=plan.joint, placement=plan.placement)
+    for link, (body, pose) in attached.items():
+        if body != "world" and link != body:
+            model.add_frame(link, body, pose)
+    moving = {plan.joint.name for plan in plans}
+    broken = []
+    for joint in (j for js in children.values() for j in js):
+        name = joint.get("name")
+        if name not in moving:
+            continue
+        where = f"joint '{name}'"
+        dynamics = joint.find("dynamics")
+        if dynamics is not None:
+            damping = urdf.number(dynamics, "damping", f"{where} <dynamics>", "0")
+            friction = urdf.number(dynamics, "friction", f"{where} <dynamics>", "0")
+            try:
+                from .. import JointFriction, JointSpring
+                if damping:
+                    model.add_force(JointSpring(name, 0.0, damping=damping, name=f"{name} damping"))
+                if friction:
+                    model.add_force(JointFriction(name, friction, name=f"{name} friction"))
+            except ModelError as exc:
+                urdf.fail(f"{where} <dynamics>", str(exc))
+        mimic = joint.find("mimic")
+        if mimic is not None:
+            master = urdf.attribute(mimic, "joint", f"{where} <mimic>")
+            if master not in moving:
+                broken.append(f"{name} (mimics '{master}')")
+                continue
+            try:
+                from .. import Mimic
+                model.add_constraint(Mimic(name, master, multiplier=urdf.number(mimic, "multiplier", where, "1"),
+                                           offset=urdf.number(mimic, "offset", where, "0")))
+            except ModelError as exc:
+                urdf.fail(f"{where} <mimic>", str(exc))
+    if broken:
+        warnings.warn(f"{urdf.source}: <mimic> of joints that are not moving joints of the robot ignored: "
+                      f"{', '.join(broken)}", stacklevel=4)
+    return model

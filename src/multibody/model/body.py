@@ -83,10 +83,11 @@ def _check_mass(name, mass):
 
 
 INERTIA_CHECKS = ("physical", "semidefinite", "none")
-INERTIA_TOLERANCE = 1e-6  # relative to the largest principal moment: the round-off of inertias written in files
+INERTIA_TOLERANCE = 1e-6  # relative to the largest principal moment (of the body, or of a whole model file's
+# bodies, where the importers pass that as ``scale``): the round-off of inertias written in files
 
 
-def _check_inertia(name, inertia, check="physical"):
+def _check_inertia(name, inertia, check="physical", scale=0.0):
     try:
         I = np.asarray(inertia, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -97,14 +98,14 @@ def _check_inertia(name, inertia, check="physical"):
         raise ModelError(f"body '{name}': inertia must have shape (3, 3) (or 3 principal moments), got shape {I.shape}")
     if not np.all(np.isfinite(I)):
         raise ModelError(f"body '{name}': inertia must be finite, got {I.tolist()}")
-    scale = max(np.abs(I).max(), 1e-300)
-    if not np.allclose(I, I.T, rtol=0.0, atol=1e-12 * scale):
+    largest = max(np.abs(I).max(), 1e-300)
+    if not np.allclose(I, I.T, rtol=0.0, atol=1e-12 * largest):
         raise ModelError(f"body '{name}': inertia must be symmetric, got {I.tolist()}")
     I = 0.5 * (I + I.T)
     if check == "none":
         return I
     moments = np.linalg.eigvalsh(I)
-    tolerance = INERTIA_TOLERANCE * max(abs(moments[-1]), abs(moments[0]))
+    tolerance = INERTIA_TOLERANCE * max(abs(moments[-1]), abs(moments[0]), scale)
     if moments[0] < -tolerance:
         raise ModelError(f"body '{name}': inertia must be positive semi-definite, got principal moments "
                          f"{moments.tolist()}")
@@ -114,3 +115,18 @@ def _check_inertia(name, inertia, check="physical"):
             f"body '{name}': inertia violates the triangle inequality: principal moments {moments.tolist()}, "
             f"{a:g} + {b:g} < {c:g} (check_inertia='semidefinite' accepts it)")
     return I
+
+
+def welded(name, parts):
+    """One body of several rigidly joined: ``parts`` is a list of (Body, Transform: the part's frame in the new
+    body's frame). Mass adds up, the mass center is the mass-weighted mean, and the central inertia is
+    Σ (R Iₖ Rᵀ + mₖ (|dₖ|² E − dₖ dₖᵀ)) with dₖ from the new mass center to part k's (parallel-axis theorem).
+    The parts were checked when they were made, so the sum is taken as it is."""
+    mass = sum(body.mass for body, _ in parts)
+    centers = [pose.apply(body.com) for body, pose in parts]
+    com = sum(body.mass * c for (body, _), c in zip(parts, centers)) / mass if mass > 0 else np.zeros(3)
+    inertia = np.zeros((3, 3))
+    for (body, pose), c in zip(parts, centers):
+        d = c - com
+        inertia += pose.rotation @ body.inertia @ pose.rotation.T + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    return Body(name, mass=mass, com=com, inertia=inertia, check_inertia="none")

@@ -6,6 +6,7 @@ rebuilt after any change.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,7 @@ class CompiledModel:
     gravity: np.ndarray
     nq: int
     nv: int
+    singular: str = ""  # why M(q) is singular (massless bodies moved by joints), or "": forward dynamics raises it
 
 
 class Model:
@@ -330,10 +332,10 @@ class Model:
         scale = max(moments[-1], 1e-300) if len(moments) else 1.0
         null = moments < 1e-12 * scale
         if not null.any():
-            return
+            return ""
         involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
         names = [self.describe_v(k) for k in np.flatnonzero(involved)]
-        raise ModelError(
+        return (
             f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "
             f"{moments[-1]:.3g}): nothing with mass moves along {', '.join(names)}; give the bodies these joints "
             f"move mass or inertia, or fix the joints")
@@ -376,9 +378,12 @@ class Model:
         return model_from_dh(rows, gravity=gravity, name=name, model_class=cls)
 
     @classmethod
-    def from_urdf(cls, path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False):
-        """A tree from a URDF file path or XML string (revolute, continuous, prismatic, fixed and floating
-        joints; inertials; origins). See :func:`multibody.io.urdf.model_from_urdf`."""
+    def from_urdf(cls, path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
+                  check_inertia="semidefinite"):
+        """A tree from a URDF file path or XML string: links visited depth first in file order (the order of q),
+        fixed joints welded into their parent body (their links become frames) unless ``fuse_fixed=False``,
+        massless links as frames or massless bodies, a Free root joint with ``floating_base=True``, joint
+        limits, damping, friction and mimic joints read. See :mod:`multibody.io.urdf`."""
         from ..io.urdf import model_from_urdf
-        return model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base)
-
+        return model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
+                               check_inertia=check_inertia)
