@@ -111,3 +111,15 @@ def test_soa_aba_agrees_with_rnea_on_the_benchmark_chain():
     Q, V, A = rng.normal(size=(3, 50, 20))
     T = mb.rnea(model, Q, V, A)
     np.testing.assert_allclose(mb.aba(model, Q, V, T), A, atol=1e-8)
+
+
+def test_soa_aba_includes_armature():
+    rng = np.random.default_rng(23)
+    model = random_model(rng, 10, kinds=ALL_KINDS, free_base=True)
+    for joint in model.joints:
+        joint.armature = rng.uniform(0.0, 0.5, size=joint.nv)
+    model._compiled = None
+    Q, V, T = states(rng, model, _batch.LANES + 5)
+    assert_close(mb.aba(model, Q, V, T), scalar_aba(model, Q, V, T))
+    a = scalar_aba(model, Q, V, T)
+    np.testing.assert_allclose(mb.rnea(model, Q, V, a), T, atol=1e-9 * (1 + np.abs(T).max()))

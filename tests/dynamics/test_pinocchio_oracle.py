@@ -77,3 +77,38 @@ def test_energy_and_momentum_agree_with_pinocchio():
     linear, angular_origin = mb.momentum(model, q, v)[1], mb.momentum(model, q, v)[0]
     np.testing.assert_allclose(linear, hg.linear, atol=1e-12)
     np.testing.assert_allclose(angular_origin - np.cross(mb.center_of_mass(model, q), linear), hg.angular, atol=1e-11)
+
+
+def _with_random_armature(rng, model):
+    """Give every joint a random armature (one value per velocity)."""
+    for joint in model.joints:
+        joint.armature = rng.uniform(0.0, 0.5, size=joint.nv)
+    model._compiled = None
+    return model
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_armature_agrees_with_pinocchio(seed):
+    rng = np.random.default_rng(100 + seed)
+    model = _with_random_armature(rng, random_model(rng, 8, free_base=seed % 2 == 1))
+    twin = PinocchioTwin(model)
+    twin.pm.armature = twin.v(np.concatenate([joint.armature for joint in model.joints]))
+    twin.data = twin.pm.createData()
+    q, v, a = random_state(rng, model)
+    tau = mb.rnea(model, q, v, a)
+    scale = 1 + np.abs(tau).max()
+    np.testing.assert_allclose(tau, twin.rnea(q, v, a), atol=1e-9 * scale)
+    np.testing.assert_allclose(mb.crba(model, q), twin.crba(q), atol=1e-9 * scale)
+    np.testing.assert_allclose(mb.aba(model, q, v, tau), a, atol=1e-9 * (1 + np.abs(a).max()))
+    np.testing.assert_allclose(mb.aba(model, q, v, tau), twin.aba(q, v, tau), atol=1e-9 * (1 + np.abs(a).max()))
+    kinetic = mb.kinetic_energy(model, q, v)
+    np.testing.assert_allclose(kinetic, 0.5 * v @ mb.crba(model, q) @ v, rtol=1e-12)
+
+
+def test_armature_must_be_non_negative_and_sized():
+    with pytest.raises(mb.ModelError, match="'elbow'.*non-negative"):
+        mb.Revolute((0, 0, 1), name="elbow", armature=-0.1)
+    with pytest.raises(mb.ModelError, match="'ball'.*3 numbers"):
+        mb.Spherical(name="ball", armature=[0.1, 0.2])
+    assert mb.Spherical(armature=[0.1, 0.2, 0.3]).armature.tolist() == [0.1, 0.2, 0.3]
+    assert mb.Free(armature=0.5).armature.tolist() == [0.5] * 6

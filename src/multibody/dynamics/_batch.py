@@ -23,9 +23,9 @@ from numba import njit, prange
 
 from ._core import _invert_spd
 from ..model.joints import PRISMATIC, REVOLUTE
-from ._spatial_kernels import (F_AXIS, F_INERTIA, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite, cross_force,
-                               cross_motion, inertia_blocks_to_parent, joint_pose, motion_in_child, placed, rodrigues,
-                               work)
+from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_INERTIA, F_S, IQ, IV, JTYPE, NVJ, PARENT, all_finite,
+                               cross_force, cross_motion, inertia_blocks_to_parent, joint_pose, motion_in_child, placed,
+                               rodrigues, work)
 from ._spatial_kernels import inertia_times as scalar_inertia_times
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
@@ -276,16 +276,18 @@ def row_times(M, i, r, b, s):
 def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
     """Pass 2 of the ABA for a joint with one degree of freedom (motion subspace a single column s), the steps
     of the general case fused into one loop over the lanes, intermediate values in registers:
-    U = I^A s ;  D = sᵀ U ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + U D⁻¹ u + I^a c.
+    U = I^A s ;  D = sᵀ U + armature ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;
+    p^a = p^A + U D⁻¹ u + I^a c.
     Results go through a stack array, as in :func:`inertia_to_parent`: rows 0–35 I^a, 36–41 p^a, 42–47 U, 48 u,
     49 D⁻¹."""
     s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
          params[i, F_S + 30])
+    armature = params[i, F_ARMATURE]
     result = work((50, LANES))
     for b in range(nb):
         Ui = (row_times(IA, i, 0, b, s), row_times(IA, i, 1, b, s), row_times(IA, i, 2, b, s),
               row_times(IA, i, 3, b, s), row_times(IA, i, 4, b, s), row_times(IA, i, 5, b, s))
-        d = s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5]
+        d = s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5] + armature
         ui = (u[iv, b] - s[0] * PA[i, 0, b] - s[1] * PA[i, 1, b] - s[2] * PA[i, 2, b] - s[3] * PA[i, 3, b]
               - s[4] * PA[i, 4, b] - s[5] * PA[i, 5, b])
         dinv = 1.0 / d
@@ -361,7 +363,7 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
         if nvj == 1:
             articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb)
         else:
-            # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+            # U = I^A S ;  D = Sᵀ U + diag(armature) ;  u = τ − Sᵀ p^A
             for k in range(nvj):
                 for r in range(6):
                     for b in range(nb):
@@ -382,6 +384,8 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
                         s = params[i, F_S + 6 * r + m]
                         for b in range(nb):
                             D[m, k, b] += s * U[iv + k, r, b]
+                for b in range(nb):
+                    D[k, k, b] += params[i, F_ARMATURE + k]
             if nvj > 1:
                 invert_spd_lanes(D, nvj, Dinv, iv, nb)
             # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u

@@ -11,7 +11,7 @@ Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA)
 import numpy as np
 from numba import njit, prange
 
-from ._spatial_kernels import (F_COM, F_INERTIA, F_MASS, F_S, IQ, IV, NQJ, NVJ, PARENT, all_finite,
+from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, IQ, IV, NQJ, NVJ, PARENT, all_finite,
                                body_velocities, cross_force, cross_motion, force_to_parent, inertia_times,
                                inertia_to_parent, inline, local_poses, motion_to_child, rigid_inertia_times,
                                rotated, row6, subspace_times, unpacked, work, world_poses)
@@ -22,7 +22,8 @@ OK, NONFINITE, WRONG_SIZE = 0, 1, 2
 
 @njit(cache=True)
 def rnea(topology, params, gravity, q, v, a, f_ext, tau):
-    """Recursive Newton–Euler inverse dynamics, τ = M(q) a + c(q, v) − Σ Jᵀ f_ext (RBDA Table 5.1).
+    """Recursive Newton–Euler inverse dynamics, τ = M(q) a + c(q, v) − Σ Jᵀ f_ext (RBDA Table 5.1), M including
+    the joint armature (τ_k += armature_k a_k).
 
     Gravity enters as the fictitious base acceleration a_0 = [0; −g]. f_ext (n × 6, or 0 × 6 for none):
     external spatial force on each body, body axes, about the body origin. Writes tau (nv).
@@ -58,10 +59,10 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
             for r in range(6):
                 F[i, r] -= f_ext[i, r]
     for i in range(n - 1, -1, -1):
-        # τ_i = S_iᵀ f_i ;  f_λ += X_iᵀ f_i
+        # τ_i = S_iᵀ f_i + armature_i q̈_i ;  f_λ += X_iᵀ f_i
         nvj, iv = topology[i, NVJ], topology[i, IV]
         for c in range(nvj):
-            acc = 0.0
+            acc = params[i, F_ARMATURE + c] * a[iv + c]
             for r in range(6):
                 acc += params[i, F_S + 6 * r + c] * F[i, r]
             tau[iv + c] = acc
@@ -150,6 +151,8 @@ def crba(topology, params, q, M):
                     M[ivj + m, ivi + k] = acc
                     M[ivi + k, ivj + m] = acc
             j = topology[j, PARENT]
+        for k in range(nvi):  # M_ii += diag(armature_i)
+            M[ivi + k, ivi + k] += params[i, F_ARMATURE + k]
     return all_finite(M)
 
 
@@ -189,7 +192,7 @@ def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, Dinv):
     """Pass 2 of the ABA at body i (RBDA Table 7.1): from its articulated inertia I^A and bias force p^A, the
     quantities of its joint, U = I^A S, D⁻¹ (D = Sᵀ U) and u = τ − Sᵀ p^A, and in place of I^A and p^A what it
     hands to its parent, I^a and p^a."""
-    # U = I^A S ;  D = Sᵀ U ;  u = τ − Sᵀ p^A
+    # U = I^A S ;  D = Sᵀ U + diag(armature) ;  u = τ − Sᵀ p^A
     D = np.empty((nvj, nvj))
     for k in range(nvj):
         for r in range(6):
@@ -207,6 +210,7 @@ def articulate(params, i, nvj, iv, tau, IA, PA, C, U, u, Dinv):
             for r in range(6):
                 acc += params[i, F_S + 6 * r + m] * U[i, k, r]
             D[m, k] = acc
+        D[k, k] += params[i, F_ARMATURE + k]
     if nvj > 0:
         _invert_spd(D, nvj, Dinv, i)
     # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
@@ -235,13 +239,14 @@ def matrix_row_times(M, i, r, s):
 @inline
 def articulate_single_dof(params, i, iv, tau, IA, PA, C, U, u, Dinv):
     """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
-    fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U ;  u = τ − sᵀ p^A ;
+    fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U + armature ;  u = τ − sᵀ p^A ;
     I^a = I^A − U Uᵀ / d ;  p^a = p^A + U u / d + I^a c."""
     s = (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
          params[i, F_S + 30])
     Ui = (matrix_row_times(IA, i, 0, s), matrix_row_times(IA, i, 1, s), matrix_row_times(IA, i, 2, s),
           matrix_row_times(IA, i, 3, s), matrix_row_times(IA, i, 4, s), matrix_row_times(IA, i, 5, s))
-    dinv = 1.0 / (s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5])
+    dinv = 1.0 / (s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5]
+                  + params[i, F_ARMATURE])
     ui = (tau[iv] - s[0] * PA[i, 0] - s[1] * PA[i, 1] - s[2] * PA[i, 2] - s[3] * PA[i, 3] - s[4] * PA[i, 4]
           - s[5] * PA[i, 5])
     u[iv] = ui
@@ -398,8 +403,8 @@ def world_kinematics(topology, params, q, v):
 
 @njit(cache=True)
 def energy(topology, params, gravity, q, v, out):
-    """out[0] = kinetic energy ½ Σ v_iᵀ I_i v_i [J];  out[1] = potential energy −Σ m_i g · c_i [J]
-    (c_i the mass center in world coordinates)."""
+    """out[0] = kinetic energy ½ Σ v_iᵀ I_i v_i + ½ Σ armature_k q̇_k² [J];  out[1] = potential energy
+    −Σ m_i g · c_i [J] (c_i the mass center in world coordinates)."""
     R0, p0, V, c0 = world_kinematics(topology, params, q, v)
     kinetic = 0.0
     potential = 0.0
@@ -407,6 +412,8 @@ def energy(topology, params, gravity, q, v, out):
         h = inertia_times(params, i, row6(V, i))
         for r in range(6):
             kinetic += 0.5 * V[i, r] * h[r]
+        for k in range(topology[i, NVJ]):
+            kinetic += 0.5 * params[i, F_ARMATURE + k] * v[topology[i, IV] + k] ** 2
         for r in range(3):
             potential -= params[i, F_MASS] * gravity[r] * c0[i, r]
     out[0] = kinetic

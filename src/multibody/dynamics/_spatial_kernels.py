@@ -5,9 +5,10 @@ Layout of the compiled model (one row per body, parent before child):
 ``topology`` (int64, n × 6): parent index (−1 = world), joint type code, first index in q, first index
 in v, joint nq, joint nv.
 
-``params`` (float64, n × 91): joint placement rotation ``R_parent_joint`` (9, row major), placement
+``params`` (float64, n × 97): joint placement rotation ``R_parent_joint`` (9, row major), placement
 translation (3), joint axis in joint axes (3), spatial inertia about the body origin in body axes (36, row
-major), motion subspace S in body axes (6 × 6 row major, first nv columns used), mass (1), mass center (3).
+major), motion subspace S in body axes (6 × 6 row major, first nv columns used), mass (1), mass center (3),
+joint armature (6, first nv used: rotor inertia reflected to each joint velocity, added to the diagonal of M).
 
 ``gravity`` (float64, 3): gravitational acceleration in world axes.
 
@@ -31,7 +32,7 @@ from numba.extending import intrinsic, overload
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 
 PARENT, JTYPE, IQ, IV, NQJ, NVJ = range(6)
-F_RTREE, F_PTREE, F_AXIS, F_INERTIA, F_S, F_MASS, F_COM, NPARAMS = 0, 9, 12, 15, 51, 87, 88, 91
+F_RTREE, F_PTREE, F_AXIS, F_INERTIA, F_S, F_MASS, F_COM, F_ARMATURE, NPARAMS = 0, 9, 12, 15, 51, 87, 88, 91, 97
 
 P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")

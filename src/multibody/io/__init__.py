@@ -1,3 +1,4 @@
-"""Model files (YAML) and URDF import."""
+"""Model files (YAML), URDF and MJCF import."""
 from .files import ModelFile, file_from_dict, load, model_from_dict, model_to_dict, read_model_file
+from .mjcf import model_from_mjcf
 from .urdf import model_from_urdf

@@ -74,13 +74,16 @@ class Joint:
     """Base of the joint types. ``name`` defaults to ``"<child body>_joint"`` when added to a model.
 
     ``limits`` (a :class:`JointLimits`, one-dof joints only) is stored with the joint; ``None`` means unbounded.
+    ``armature`` [kg·m² or kg]: rotor inertia reflected to the joint (a motor's rotor seen through its gearbox,
+    as MuJoCo's and Pinocchio's ``armature``), a non-negative number for every velocity of the joint or one per
+    velocity; it adds to the diagonal of the mass matrix, M_kk += armature_k, in every algorithm.
     """
 
     code = None
     nq = 0
     nv = 0
 
-    def __init__(self, name=None, limits=None):
+    def __init__(self, name=None, limits=None, armature=0.0):
         self.name = name
         self.axis = np.array([0.0, 0.0, 1.0])
         if limits is not None and not isinstance(limits, JointLimits):
@@ -88,6 +91,23 @@ class Joint:
         if limits is not None and self.nv != 1:
             raise ModelError(f"joint {name!r}: limits are supported on one-dof joints, not {type(self).__name__}")
         self.limits = limits
+        self.armature = armature
+
+    @property
+    def armature(self):
+        """Reflected rotor inertia per joint velocity, an array of nv non-negative numbers."""
+        return self._armature
+
+    @armature.setter
+    def armature(self, value):
+        try:
+            values = np.broadcast_to(np.asarray(value, dtype=float), (self.nv,)).copy()
+        except (TypeError, ValueError):
+            raise ModelError(f"joint {self.name!r}: armature must be a number or {self.nv} numbers (one per joint "
+                             f"velocity), got {value!r}") from None
+        if not np.all(np.isfinite(values)) or np.any(values < 0.0):
+            raise ModelError(f"joint {self.name!r}: armature must be finite and non-negative, got {value!r}")
+        self._armature = values
 
     def neutral(self):
         """The joint's zero configuration (identity quaternion for rotations)."""
@@ -108,8 +128,8 @@ class Revolute(Joint):
 
     code, nq, nv = REVOLUTE, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None):
-        super().__init__(name, limits)
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None, armature=0.0):
+        super().__init__(name, limits, armature)
         self.axis = _unit_axis(axis, "Revolute")
 
     def motion_subspace(self):
@@ -121,8 +141,8 @@ class Prismatic(Joint):
 
     code, nq, nv = PRISMATIC, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None):
-        super().__init__(name, limits)
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None, armature=0.0):
+        super().__init__(name, limits, armature)
         self.axis = _unit_axis(axis, "Prismatic")
 
     def motion_subspace(self):
@@ -134,8 +154,8 @@ class Cylindrical(Joint):
 
     code, nq, nv = CYLINDRICAL, 2, 2
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
-        super().__init__(name)
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, armature=0.0):
+        super().__init__(name, armature=armature)
         self.axis = _unit_axis(axis, "Cylindrical")
 
     def motion_subspace(self):

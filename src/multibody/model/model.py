@@ -22,7 +22,7 @@ class CompiledModel:
     """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
 
     topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
-    params : (n, 91) float64 — placement, axis, spatial inertia, motion subspace, mass, com.
+    params : (n, 97) float64 — placement, axis, spatial inertia, motion subspace, mass, com, armature.
     gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
     packed : float64 — the three above in one buffer (they are views of it), for the single-state entry points
         of the core: each array argument of a compiled call costs ~0.1 µs to pass (see ``_spatial_kernels``).
@@ -313,6 +313,7 @@ class Model:
             params[i, core.F_S:core.F_S + 36] = S.ravel()
             params[i, core.F_MASS] = body.mass
             params[i, core.F_COM:core.F_COM + 3] = body.com
+            params[i, core.F_ARMATURE:core.F_ARMATURE + joint.nv] = joint.armature
         gravity[:] = self.gravity
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
         compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
@@ -387,3 +388,11 @@ class Model:
         from ..io.urdf import model_from_urdf
         return model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
                                check_inertia=check_inertia)
+
+    @classmethod
+    def from_mjcf(cls, path_or_xml, name=None):
+        """A tree from an MJCF (MuJoCo XML) file path or XML string: bodies, joints (q is MuJoCo's qpos), inertials,
+        armature, springs and dampers, gravity, connect and weld equalities, contact geoms. See
+        :mod:`multibody.io.mjcf`."""
+        from ..io.mjcf import model_from_mjcf
+        return model_from_mjcf(path_or_xml, name=name)

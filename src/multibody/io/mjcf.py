@@ -1,0 +1,690 @@
+"""MJCF import: MuJoCo's XML models (the dm-control suite, MuJoCo Menagerie) as a :class:`Model`.
+
+How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of what is read and what is not):
+
+* A MuJoCo body frame is placed in its parent by ``pos`` and an orientation (``quat``, ``axisangle``, ``euler``,
+  ``xyaxes``, ``zaxis``); its joints (``pos`` and ``axis`` in the body frame) move it in file order, each about
+  its own anchor: the body's pose is T₀ J₁ ⋯ J_k with J = Tr(p) Rot(axis, q − ref) Tr(−p). Each joint becomes
+  a multibody joint whose frame sits at the anchor; a body with k > 1 joints becomes a chain of k − 1 massless
+  bodies named ``<body>:<joint>`` ending in the body itself, which keeps the mass. The multibody body frame is
+  then the MuJoCo body frame shifted to the last joint's anchor (mass center, frames, geometries and children
+  are shifted accordingly); a body without joints is a body on a Fixed joint.
+* **q is MuJoCo's qpos** for hinge, slide and ball joints: the joint frame is turned by −ref (hinge) or shifted
+  by −ref (slide), so that q = ref puts the body where the file does; ``range``, ``springref`` need no offset.
+  Free joints: q = qpos = (x, y, z, qw, qx, qy, qz) too, but **v differs**: MuJoCo's qvel is (linear velocity of
+  the body origin in world axes, angular velocity in body axes), multibody's v = [ω; v_origin] in body axes,
+  so v = [qvel[3:6]; Rᵀ qvel[0:3]]. Ball joints: v = qvel (ω in body axes).
+* Mass properties: ``<inertial>`` (``diaginertia`` in the inertial frame, or ``fullinertia``), or — when the body
+  has none (``inertiafromgeom="auto"``, the default) or always (``"true"``) — the sum of its geoms: sphere,
+  capsule, cylinder, box, ellipsoid of ``mass`` or ``density`` × volume, with MuJoCo's formulas (a capsule is a
+  cylinder and two hemispheres), only geoms whose ``group`` is within ``inertiagrouprange``. A mesh (or height
+  field) that would contribute raises ModelError: multibody does not compute mesh volumes. ``settotalmass``,
+  ``boundmass`` and ``boundinertia`` are applied as MuJoCo does.
+* ``armature`` → the joint's armature; ``damping``, ``stiffness``, ``springref`` of a hinge or slide →
+  a :class:`~multibody.JointSpring`; ``range`` (with ``limited`` or ``autolimits``) → :class:`~multibody.JointLimits`.
+* ``<equality><connect>`` → :class:`~multibody.Connect`, ``<weld>`` → :class:`~multibody.Weld` (relative pose from
+  ``relpose``, or from the reference configuration qpos0 as MuJoCo does); MuJoCo's constraints are soft
+  (``solref``/``solimp``), multibody's are exact.
+* Geoms of type sphere, box, capsule and plane that collide (``contype`` or ``conaffinity`` non-zero) become
+  contact geometries with their sliding ``friction``; named sites become frames (when the name is free).
+* Elements that change the dynamics but have no multibody counterpart (tendons, actuators, frictionloss,
+  springs and dampers on ball and free joints, other equality types, gravity compensation, fluid forces,
+  contact geometries of other shapes, ...) are listed in one ``warnings.warn`` per file. Pure visuals and
+  bookkeeping (lights, cameras, materials, textures, sensors, keyframes, ``<visual>``, ``<statistic>``) are
+  ignored silently.
+"""
+from __future__ import annotations
+
+import warnings
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..model import Body, Fixed, Free, JointLimits, Model, Prismatic, Revolute, Spherical
+from ..spatial import Transform, quat_to_rotation, rotation_about
+
+_ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+_SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom", "extension", "compiler", "option",
+           "default", "worldbody", "equality", "contact", "tendon", "actuator", "deformable", "include"}
+_ROTATING = ("hinge", "ball")  # joint types whose angles are in the compiler's angle unit
+
+
+class _Mjcf:
+    """Parse helpers that report ``source: where: problem``, and the file-wide settings."""
+
+    def __init__(self, source):
+        self.source = source
+        self.ignored = Counter()  # what was ignored that changes the dynamics -> count
+        self.degrees = True
+        self.eulerseq = "xyz"
+        self.inertiafromgeom = "auto"
+        self.autolimits = True
+        self.groups = (0, 5)
+        self.boundmass = self.boundinertia = 0.0
+        self.totalmass = -1.0
+
+    def fail(self, where, problem):
+        raise ModelError(f"{self.source}: {where}: {problem}")
+
+    def numbers(self, attrs, name, where, count, default=None):
+        """The attribute ``name`` of the (defaults-merged) attribute dict as ``count`` finite floats (count may be a
+        tuple of allowed counts)."""
+        text = attrs.get(name, default)
+        if text is None:
+            self.fail(where, f"missing attribute '{name}'")
+        counts = count if isinstance(count, tuple) else (count,)
+        try:
+            values = np.array([float(x) for x in str(text).split()])
+        except ValueError:
+            values = None
+        if values is None or len(values) not in counts or not np.all(np.isfinite(values)):
+            self.fail(f"{where} {name}", f"expected {' or '.join(map(str, counts))} finite number(s), got {text!r}")
+        return values
+
+    def number(self, attrs, name, where, default):
+        return float(self.numbers(attrs, name, where, 1, default)[0])
+
+    def choice(self, attrs, name, where, allowed, default):
+        value = attrs.get(name, default)
+        if value not in allowed:
+            self.fail(f"{where} {name}", f"expected one of {', '.join(allowed)}, got {value!r}")
+        return value
+
+    def angle(self, value):
+        return np.deg2rad(value) if self.degrees else value
+
+    def rotation(self, attrs, where):
+        """The rotation of the element's orientation attribute (at most one of quat, axisangle, euler, xyaxes,
+        zaxis)."""
+        given = [key for key in _ORIENTATIONS if key in attrs]
+        if len(given) > 1:
+            self.fail(where, f"more than one orientation given ({', '.join(given)})")
+        if not given:
+            return np.eye(3)
+        key = given[0]
+        if key == "quat":
+            q = self.numbers(attrs, key, where, 4)
+            if np.linalg.norm(q) < 1e-12:
+                self.fail(f"{where} quat", f"must be non-zero, got {attrs[key]!r}")
+            return quat_to_rotation(q / np.linalg.norm(q))
+        if key == "axisangle":
+            values = self.numbers(attrs, key, where, 4)
+            return rotation_about(self._unit(values[:3], f"{where} axisangle"), self.angle(values[3]))
+        if key == "euler":
+            angles = self.angle(self.numbers(attrs, key, where, 3))
+            R = np.eye(3)
+            for axis, angle in zip(self.eulerseq, angles):
+                step = rotation_about(np.eye(3)["xyz".index(axis.lower())], angle)
+                R = R @ step if axis.islower() else step @ R  # lower case: rotating axes; upper case: fixed axes
+            return R
+        if key == "xyaxes":
+            values = self.numbers(attrs, key, where, 6)
+            x = self._unit(values[:3], f"{where} xyaxes")
+            y = self._unit(values[3:] - x * (x @ values[3:]), f"{where} xyaxes")
+            return np.column_stack([x, y, np.cross(x, y)])
+        return _z_to(self._unit(self.numbers(attrs, key, where, 3), f"{where} zaxis"))
+
+    def _unit(self, vector, where):
+        norm = np.linalg.norm(vector)
+        if norm < 1e-12:
+            self.fail(where, f"must be a non-zero vector, got {vector.tolist()}")
+        return vector / norm
+
+    def pose(self, attrs, where):
+        return Transform(self.rotation(attrs, where), self.numbers(attrs, "pos", where, 3, "0 0 0"))
+
+
+def _z_to(z):
+    """The smallest rotation taking (0, 0, 1) to the unit vector z (MuJoCo's zaxis)."""
+    axis = np.cross([0.0, 0.0, 1.0], z)
+    s, c = np.linalg.norm(axis), z[2]
+    if s < 1e-14:
+        return np.eye(3) if c > 0 else rotation_about((1.0, 0.0, 0.0), np.pi)
+    return rotation_about(axis / s, np.arctan2(s, c))
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading the file: includes, defaults
+# ----------------------------------------------------------------------------------------------
+def _read(path_or_xml):
+    """(root element, source name, directory for includes)."""
+    text = str(path_or_xml)
+    if isinstance(path_or_xml, str) and text.lstrip().startswith("<"):
+        source, directory = "<mjcf string>", Path.cwd()
+        try:
+            root = ET.fromstring(text)
+        except ET.ParseError as exc:
+            raise ModelError(f"{source}: invalid XML: {exc}") from None
+    else:
+        path = Path(path_or_xml)
+        if not path.is_file():
+            raise ModelError(f"{path}: no such MJCF file")
+        source, directory = str(path), path.parent
+        root = _parse_file(path, source)
+    if root.tag != "mujoco":
+        raise ModelError(f"{source}: the root element is <{root.tag}>, not <mujoco>")
+    _expand_includes(root, directory, source, depth=0)
+    return root, source, directory
+
+
+def _parse_file(path, source):
+    try:
+        return ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ModelError(f"{source}: invalid XML: {exc}") from None
+
+
+def _expand_includes(element, directory, source, depth):
+    """Replace each <include file=...> by the children of the included file's root (paths relative to the main
+    file, as MuJoCo resolves them)."""
+    if depth > 20:
+        raise ModelError(f"{source}: <include> nested more than 20 deep (a cycle?)")
+    for index, child in enumerate(list(element)):
+        if child.tag == "include":
+            name = child.get("file")
+            if not name:
+                raise ModelError(f"{source}: <include>: missing attribute 'file'")
+            path = directory / name
+            if not path.is_file():
+                raise ModelError(f"{source}: <include file={name!r}>: no such file ({path})")
+            included = _parse_file(path, str(path))
+            _expand_includes(included, directory, str(path), depth + 1)
+            position = list(element).index(child)
+            element.remove(child)
+            for offset, grandchild in enumerate(list(included)):
+                element.insert(position + offset, grandchild)
+        else:
+            _expand_includes(child, directory, source, depth)
+
+
+def _defaults(root):
+    """{class name: {tag: attribute dict}} with nested classes inheriting from their parents ("main" is the top)."""
+    classes = {"main": {}}
+
+    def visit(element, inherited):
+        name = element.get("class", "main")
+        own = {tag: dict(attrs) for tag, attrs in inherited.items()}
+        for child in element:
+            if child.tag != "default":
+                own[child.tag] = {**own.get(child.tag, {}), **child.attrib}
+        classes[name] = own
+        for child in element:
+            if child.tag == "default":
+                visit(child, own)
+
+    for element in root.findall("default"):
+        visit(element, classes.get("main", {}))
+    return classes
+
+
+def _attributes(mjcf, classes, element, childclass):
+    """The element's attributes over those of its default class (its ``class``, or the enclosing childclass)."""
+    name = element.get("class", childclass)
+    if name not in classes:
+        mjcf.fail(f"<{element.tag} name={element.get('name')!r}>", f"unknown default class {name!r}")
+    base = dict(classes[name].get(element.tag, {}))
+    if any(key in element.attrib for key in _ORIENTATIONS):  # the element's own orientation wins over a default's
+        for key in _ORIENTATIONS:
+            base.pop(key, None)
+    return {**base, **element.attrib}
+
+
+# ----------------------------------------------------------------------------------------------
+# Mass properties
+# ----------------------------------------------------------------------------------------------
+def _geom_frame(mjcf, attrs, kind, where):
+    """(pose in the body frame, size) of a geom, resolving ``fromto`` (capsule, cylinder, box, ellipsoid)."""
+    size = mjcf.numbers(attrs, "size", where, (1, 2, 3), "0 0 0")
+    size = np.concatenate([size, np.zeros(3 - len(size))])
+    if "fromto" in attrs and kind in ("capsule", "cylinder", "box", "ellipsoid"):
+        ends = mjcf.numbers(attrs, "fromto", where, 6)
+        axis = ends[3:] - ends[:3]
+        length = np.linalg.norm(axis)
+        if length < 1e-12:
+            mjcf.fail(f"{where} fromto", "the two ends coincide")
+        size = size.copy()
+        size[1 if kind in ("capsule", "cylinder") else 2] = 0.5 * length
+        if kind in ("box", "ellipsoid") and size[1] == 0.0:
+            size[1] = size[0]
+        return Transform(_z_to(axis / length), 0.5 * (ends[:3] + ends[3:])), size
+    return mjcf.pose(attrs, where), size
+
+
+def _shape_volume_and_inertia(kind, size):
+    """Volume and central principal inertia per unit mass (geom axes) of MuJoCo's primitive shapes."""
+    r = size[0]
+    if kind == "sphere":
+        return 4.0 / 3.0 * np.pi * r**3, np.full(3, 0.4 * r * r)
+    if kind == "capsule":
+        h = 2.0 * size[1]
+        volume = np.pi * r * r * (h + 4.0 / 3.0 * r)
+        sphere = 4.0 * r / (4.0 * r + 3.0 * h)  # the two hemispheres' share of the mass
+        cylinder = 1.0 - sphere
+        transverse = (cylinder * (3 * r * r + h * h) / 12 + 0.4 * sphere * r * r
+                      + sphere * h * (3 * r + 2 * h) / 8)
+        return volume, np.array([transverse, transverse, cylinder * r * r / 2 + 0.4 * sphere * r * r])
+    if kind == "cylinder":
+        h = 2.0 * size[1]
+        return np.pi * r * r * h, np.array([(3 * r * r + h * h) / 12, (3 * r * r + h * h) / 12, r * r / 2])
+    a, b, c = size
+    if kind == "box":
+        return 8.0 * a * b * c, np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 3.0
+    if kind == "ellipsoid":
+        return 4.0 / 3.0 * np.pi * a * b * c, np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 5.0
+    return None
+
+
+def _combine(parts):
+    """Mass, mass center and central inertia of rigid parts given as (mass, center, central inertia)."""
+    mass = sum(m for m, _, _ in parts)
+    if mass <= 0.0:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    center = sum(m * c for m, c, _ in parts) / mass
+    inertia = np.zeros((3, 3))
+    for m, c, I in parts:
+        d = c - center
+        inertia += I + m * (d @ d * np.eye(3) - np.outer(d, d))
+    return mass, center, inertia
+
+
+def _geom_mass_properties(mjcf, geoms, body_name):
+    parts = []
+    for attrs, kind, pose, size, where in geoms:
+        group = int(mjcf.number(attrs, "group", where, "0"))
+        if not mjcf.groups[0] <= group <= mjcf.groups[1] or kind == "plane":
+            continue
+        shape = _shape_volume_and_inertia(kind, size)
+        if shape is None:
+            if "mass" in attrs and float(attrs["mass"]) == 0.0 or float(attrs.get("density", 1000.0)) == 0.0:
+                continue
+            mjcf.fail(where, f"the mass properties of body '{body_name}' would come from a {kind} geom, whose "
+                             f"volume multibody does not compute; give the body an <inertial> (or the geom mass=\"0\")")
+        volume, unit = shape
+        mass = mjcf.number(attrs, "mass", where, None) if "mass" in attrs else (
+            mjcf.number(attrs, "density", where, "1000") * volume)
+        parts.append((mass, pose.translation, mass * pose.rotation @ np.diag(unit) @ pose.rotation.T))
+    return _combine(parts)
+
+
+def _inertial(mjcf, element, where):
+    attrs = dict(element.attrib)
+    pose = mjcf.pose(attrs, f"{where} <inertial>")
+    mass = mjcf.number(attrs, "mass", f"{where} <inertial>", None)
+    if "fullinertia" in attrs:
+        xx, yy, zz, xy, xz, yz = mjcf.numbers(attrs, "fullinertia", f"{where} <inertial>", 6)
+        local = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    else:
+        local = np.diag(mjcf.numbers(attrs, "diaginertia", f"{where} <inertial>", 3))
+    return mass, pose.translation, pose.rotation @ local @ pose.rotation.T
+
+
+def _bounded(mjcf, mass, inertia):
+    """MuJoCo's boundmass / boundinertia: lower bounds on the mass and the principal moments."""
+    if mjcf.boundmass > 0.0:
+        mass = max(mass, mjcf.boundmass)
+    if mjcf.boundinertia > 0.0:
+        moments, axes = np.linalg.eigh(inertia)
+        inertia = axes @ np.diag(np.maximum(moments, mjcf.boundinertia)) @ axes.T
+    return mass, inertia
+
+
+# ----------------------------------------------------------------------------------------------
+# Settings: <compiler>, <option>
+# ----------------------------------------------------------------------------------------------
+def _settings(mjcf, root):
+    """Read every <compiler> and <option> (later ones override earlier ones); returns the gravity vector."""
+    for element in root.iter("compiler"):
+        attrs, where = element.attrib, "<compiler>"
+        if attrs.get("coordinate", "local") != "local":
+            mjcf.fail(f"{where} coordinate", f"only 'local' coordinates are supported, got {attrs['coordinate']!r}")
+        if "angle" in attrs:
+            mjcf.degrees = mjcf.choice(attrs, "angle", where, ("radian", "degree"), "degree") == "degree"
+        if "eulerseq" in attrs:
+            sequence = attrs["eulerseq"]
+            if len(sequence) != 3 or any(axis not in "xyzXYZ" for axis in sequence):
+                mjcf.fail(f"{where} eulerseq", f"expected three of x, y, z, X, Y, Z, got {sequence!r}")
+            mjcf.eulerseq = sequence
+        if "inertiafromgeom" in attrs:
+            mjcf.inertiafromgeom = mjcf.choice(attrs, "inertiafromgeom", where, ("true", "false", "auto"), "auto")
+        if "autolimits" in attrs:
+            mjcf.autolimits = mjcf.choice(attrs, "autolimits", where, ("true", "false"), "true") == "true"
+        if "inertiagrouprange" in attrs:
+            low, high = mjcf.numbers(attrs, "inertiagrouprange", where, 2)
+            mjcf.groups = (int(low), int(high))
+        mjcf.boundmass = mjcf.number(attrs, "boundmass", where, str(mjcf.boundmass))
+        mjcf.boundinertia = mjcf.number(attrs, "boundinertia", where, str(mjcf.boundinertia))
+        mjcf.totalmass = mjcf.number(attrs, "settotalmass", where, str(mjcf.totalmass))
+        if attrs.get("balanceinertia") == "true":
+            mjcf.ignored["compiler balanceinertia"] += 1
+    gravity = np.array([0.0, 0.0, -9.81])
+    for element in root.iter("option"):
+        if "gravity" in element.attrib:
+            gravity = mjcf.numbers(element.attrib, "gravity", "<option>", 3)
+        for key in ("density", "viscosity"):
+            if mjcf.number(element.attrib, key, "<option>", "0") != 0.0:
+                mjcf.ignored[f"fluid forces (option {key})"] += 1
+        if np.any(mjcf.numbers(element.attrib, "wind", "<option>", 3, "0 0 0")):
+            mjcf.ignored["fluid forces (option wind)"] += 1
+        for flag in element.findall("flag"):
+            if flag.get("gravity") == "disable":
+                gravity = np.zeros(3)
+    return gravity
+
+
+# ----------------------------------------------------------------------------------------------
+# The tree
+# ----------------------------------------------------------------------------------------------
+_UNSUPPORTED_IN_BODY = ("frame", "composite", "flexcomp", "replicate", "attach")
+
+
+class _Builder:
+    """Walks <worldbody> depth first, collecting the bodies (added once masses are final), then the rest."""
+
+    def __init__(self, mjcf, classes, model):
+        self.mjcf, self.classes, self.model = mjcf, classes, model
+        self.plans = []       # [body name, parent, joint, placement, mass, com, inertia]
+        self.springs = []     # JointSpring arguments
+        self.geoms = []       # (body, shape or None, kind, placement, friction, name)
+        self.sites = []       # (name, body, placement)
+        self.offsets = {"world": Transform()}  # MuJoCo body frame in its multibody body frame
+        self.mb_body = {"world": "world"}       # MuJoCo body name -> multibody body carrying it
+        self.qpos0 = []
+        self.count = 0
+
+    def world(self, element):
+        for child in element:
+            if child.tag == "body":
+                self.body(child, "world", Transform(), "main")
+            elif child.tag in ("geom", "site"):
+                self.attachment(child, "world", "world", Transform(), "main")
+            elif child.tag in _UNSUPPORTED_IN_BODY:
+                self.mjcf.fail(f"<worldbody> <{child.tag}>", "not supported by the multibody importer")
+            elif child.tag in ("plugin",):
+                self.mjcf.ignored[f"<{child.tag}>"] += 1
+
+    def body(self, element, parent, parent_offset, childclass):
+        mjcf = self.mjcf
+        self.count += 1
+        name = element.get("name") or f"body{self.count}"
+        where = f"body '{name}'"
+        if name in self.mb_body:
+            mjcf.fail(where, "duplicate body name")
+        childclass = element.get("childclass", childclass)
+        if childclass not in self.classes:
+            mjcf.fail(f"{where} childclass", f"unknown default class {childclass!r}")
+        pose = parent_offset @ mjcf.pose(element.attrib, where)
+        if float(element.get("gravcomp", "0")) != 0.0:
+            mjcf.ignored["body gravcomp"] += 1
+        joints, geoms, inertial = [], [], None
+        for child in element:
+            if child.tag == "joint":
+                joints.append(_attributes(mjcf, self.classes, child, childclass))
+            elif child.tag == "freejoint":
+                joints.append({"type": "free", **child.attrib})
+            elif child.tag == "inertial":
+                inertial = child
+            elif child.tag in _UNSUPPORTED_IN_BODY:
+                mjcf.fail(f"{where} <{child.tag}>", "not supported by the multibody importer")
+            elif child.tag == "plugin":
+                mjcf.ignored["<plugin>"] += 1
+        for child in element.findall("geom"):
+            attrs = _attributes(mjcf, self.classes, child, childclass)
+            kind = mjcf.choice(attrs, "type", f"{where} <geom>", ("plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                                                   "cylinder", "box", "mesh", "sdf"), "sphere")
+            geom_where = f"{where} <geom name={child.get('name')!r}>" if child.get("name") else f"{where} <geom>"
+            geoms.append((attrs, kind, *_geom_frame(mjcf, attrs, kind, geom_where), geom_where))
+        mass, com, inertia = self.mass_properties(name, inertial, geoms, where)
+        offset = self.joints(name, parent, pose, joints, where)
+        last = self.plans[-1]
+        last[4:] = [mass, offset.apply(com), offset.rotation @ inertia @ offset.rotation.T]
+        self.offsets[name], self.mb_body[name] = offset, name
+        for child in element:
+            if child.tag in ("geom", "site"):
+                self.attachment(child, name, name, offset, childclass)
+            elif child.tag == "body":
+                self.body(child, name, offset, childclass)
+
+    def mass_properties(self, name, inertial, geoms, where):
+        """(mass, mass center, central inertia) in the MuJoCo body frame."""
+        mjcf = self.mjcf
+        from_geoms = mjcf.inertiafromgeom == "true" or (mjcf.inertiafromgeom == "auto" and inertial is None)
+        if from_geoms:
+            mass, com, inertia = _geom_mass_properties(mjcf, geoms, name)
+        elif inertial is not None:
+            mass, com, inertia = _inertial(mjcf, inertial, where)
+        else:
+            mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        mass, inertia = _bounded(mjcf, mass, inertia)
+        return mass, com, inertia
+
+    def joints(self, name, parent, pose, joints, where):
+        """Add the plans of the body's joints; returns the MuJoCo body frame in the last multibody body frame."""
+        mjcf = self.mjcf
+        if not joints:
+            self.plans.append([name, parent, Fixed(name=f"{name}_fixed"), pose, 0.0, None, None])
+            return Transform()
+        previous_anchor = None
+        for k, attrs in enumerate(joints):
+            kind = mjcf.choice(attrs, "type", f"{where} <joint>", ("hinge", "slide", "ball", "free"), "hinge")
+            joint_name = attrs.get("name") or (f"{name}_joint{k}" if len(joints) > 1 else f"{name}_joint")
+            jwhere = f"{where} joint '{joint_name}'"
+            anchor = mjcf.numbers(attrs, "pos", jwhere, 3, "0 0 0")
+            body = name if k == len(joints) - 1 else f"{name}:{joint_name}"
+            if kind == "free":
+                if len(joints) > 1 or parent != "world":
+                    mjcf.fail(jwhere, "a free joint must be the only joint of a child of the world body")
+                self.plans.append([body, parent, Free(name=joint_name, armature=self.number(attrs, "armature", jwhere)),
+                                   Transform(), 0.0, None, None])
+                self.qpos0.append(np.concatenate([pose.translation, _quaternion(pose.rotation)]))
+                self.passive(attrs, kind, joint_name, jwhere)
+                return Transform()
+            shift = anchor if k == 0 else anchor - previous_anchor
+            placement = pose @ Transform(translation=shift) if k == 0 else Transform(translation=shift)
+            armature = self.number(attrs, "armature", jwhere)
+            if kind == "ball":
+                joint = Spherical(name=joint_name, armature=armature)
+                self.qpos0.append(np.array([1.0, 0.0, 0.0, 0.0]))
+            else:
+                axis = mjcf.numbers(attrs, "axis", jwhere, 3, "0 0 1")
+                if np.linalg.norm(axis) < 1e-12:
+                    mjcf.fail(f"{jwhere} axis", f"must be a non-zero vector, got {attrs.get('axis')!r}")
+                axis = axis / np.linalg.norm(axis)
+                ref = self.value(attrs, "ref", kind, jwhere)
+                limits = self.limits(attrs, kind, jwhere)
+                if kind == "hinge":
+                    joint = Revolute(axis, name=joint_name, limits=limits, armature=armature)
+                    placement = placement @ Transform(rotation_about(axis, -ref))  # the file's pose at q = ref
+                else:
+                    joint = Prismatic(axis, name=joint_name, limits=limits, armature=armature)
+                    placement = placement @ Transform(translation=-ref * axis)
+                self.qpos0.append(np.array([ref]))
+            self.passive(attrs, kind, joint_name, jwhere)
+            self.plans.append([body, parent, joint, placement, 0.0, np.zeros(3), np.zeros((3, 3))])
+            parent, previous_anchor = body, anchor
+        return Transform(translation=-previous_anchor)
+
+    def number(self, attrs, key, where, default="0"):
+        value = self.mjcf.number(attrs, key, where, default)
+        if value < 0.0:
+            self.mjcf.fail(f"{where} {key}", f"must be non-negative, got {attrs[key]!r}")
+        return value
+
+    def value(self, attrs, key, kind, where):
+        """A joint position attribute (ref, springref) in q's units: radians for hinges."""
+        value = self.mjcf.number(attrs, key, where, "0")
+        return self.mjcf.angle(value) if kind in _ROTATING else value
+
+    def limits(self, attrs, kind, where):
+        limited = self.mjcf.choice(attrs, "limited", where, ("true", "false", "auto"), "auto")
+        if limited == "false" or (limited == "auto" and not (self.mjcf.autolimits and "range" in attrs)):
+            return None
+        low, high = self.mjcf.numbers(attrs, "range", where, 2, "0 0")
+        if low > high:
+            self.mjcf.fail(f"{where} range", f"lower bound exceeds upper bound, got {attrs.get('range')!r}")
+        if kind == "hinge":
+            low, high = self.mjcf.angle(low), self.mjcf.angle(high)
+        return JointLimits(low, high)
+
+    def passive(self, attrs, kind, joint_name, where):
+        """Springs and dampers (JointSpring on hinges and slides); frictionloss and multi-dof springs are ignored."""
+        stiffness = self.number(attrs, "stiffness", where)
+        damping = self.number(attrs, "damping", where)
+        if self.number(attrs, "frictionloss", where) > 0.0:
+            self.mjcf.ignored["joint frictionloss"] += 1
+        if kind in ("ball", "free"):
+            if stiffness > 0.0 or damping > 0.0:
+                self.mjcf.ignored[f"stiffness and damping of {kind} joints"] += 1
+            return
+        if stiffness > 0.0 or damping > 0.0:
+            self.springs.append((joint_name, stiffness, self.value(attrs, "springref", kind, where), damping))
+
+    def attachment(self, element, mj_body, body, offset, childclass):
+        """A geom (contact shape) or site (frame) of a body, posed in its multibody body frame."""
+        mjcf = self.mjcf
+        attrs = _attributes(mjcf, self.classes, element, childclass)
+        label = element.get("name")
+        where = f"body '{mj_body}' <{element.tag}{f' name={label!r}' if label else ''}>"
+        if element.tag == "site":
+            if label and body != "world":
+                self.sites.append((label, body, offset @ mjcf.pose(attrs, where)))
+            return
+        kind = attrs.get("type", "sphere")
+        if attrs.get("contype", "1") == "0" and attrs.get("conaffinity", "1") == "0":
+            return
+        pose, size = _geom_frame(mjcf, attrs, kind, where)
+        friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0]
+        shape = _contact_shape(kind, size)
+        if shape is None:
+            mjcf.ignored[f"contact geoms of type {kind}"] += 1
+            return
+        self.geoms.append((body, shape, offset @ pose, friction, label))
+
+
+def _contact_shape(kind, size):
+    from ..constraints.geometry import Box, Capsule, Plane, Sphere
+    if kind == "sphere":
+        return Sphere(size[0])
+    if kind == "box":
+        return Box(size[:3])
+    if kind == "capsule":
+        return Capsule(size[0], size[1])
+    if kind == "plane":
+        return Plane()
+    return None
+
+
+def _quaternion(R):
+    from ..spatial import rotation_to_quat
+    return rotation_to_quat(R)
+
+
+# ----------------------------------------------------------------------------------------------
+# The model
+# ----------------------------------------------------------------------------------------------
+def model_from_mjcf(path_or_xml, name=None):
+    """A :class:`Model` from an MJCF (MuJoCo XML) file path or XML string; see the module docstring for the
+    conventions (q is MuJoCo's qpos; a free joint's v is [ω; v_origin] in body axes) and what is read.
+
+    Raises ModelError naming the file, element, attribute and value of anything it cannot read; warns once,
+    listing them, about elements that change the dynamics and that it ignores (tendons, actuators, ...).
+    The returned model carries ``mjcf_qpos0``, MuJoCo's reference configuration qpos0 (joints at ``ref``, free
+    bodies where the file puts them), as a starting state.
+    """
+    root, source, _ = _read(path_or_xml)
+    mjcf = _Mjcf(source)
+    gravity = _settings(mjcf, root)
+    classes = _defaults(root)
+    model = Model(name or root.get("model", "mjcf"), gravity=gravity)
+    builder = _Builder(mjcf, classes, model)
+    for worldbody in root.findall("worldbody"):
+        builder.world(worldbody)
+    _add_bodies(mjcf, builder, model)
+    q0 = np.concatenate(builder.qpos0) if builder.qpos0 else np.zeros(0)
+    for joint_name, stiffness, rest, damping in builder.springs:
+        from ..simulate.forces import JointSpring
+        model.add_force(JointSpring(joint_name, stiffness, rest=rest, damping=damping))
+    for body, shape, placement, friction, label in builder.geoms:
+        model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
+    for label, body, placement in builder.sites:
+        if label not in model.frames and label not in model._index and label != "world":
+            model.add_frame(label, body, placement)
+    for equality in root.findall("equality"):
+        _equalities(mjcf, classes, builder, model, equality, q0)
+    _count_ignored(mjcf, root)
+    if mjcf.ignored:
+        listing = ", ".join(f"{what} ({count})" if count > 1 else what for what, count in sorted(mjcf.ignored.items()))
+        warnings.warn(f"{source}: ignored, though it changes the dynamics: {listing}", stacklevel=3)
+    model.mjcf_qpos0 = q0
+    return model
+
+
+def _add_bodies(mjcf, builder, model):
+    """Add the planned bodies, their masses scaled to ``settotalmass`` when given."""
+    total = sum(plan[4] for plan in builder.plans)
+    scale = mjcf.totalmass / total if mjcf.totalmass > 0.0 and total > 0.0 else 1.0
+    for name, parent, joint, placement, mass, com, inertia in builder.plans:
+        body = Body(name, mass=scale * mass, com=com, inertia=scale * inertia, check_inertia="semidefinite")
+        model.add(body, parent=parent, joint=joint, placement=placement)
+
+
+def _equalities(mjcf, classes, builder, model, element, q0):
+    """<connect> and <weld> between bodies become Connect and Weld; anything else is reported as ignored."""
+    from ..constraints.types import Connect, Weld
+    from ..dynamics.kinematics import body_pose
+    for child in element:
+        label = child.get("name")
+        where = f"<equality> <{child.tag}{f' name={label!r}' if label else ''}>"
+        name = child.get("class", "main")
+        if name not in classes:
+            mjcf.fail(where, f"unknown default class {name!r}")
+        attrs = {**classes[name].get("equality", {}), **child.attrib}
+        if child.tag not in ("connect", "weld") or "body1" not in attrs:
+            mjcf.ignored[f"equality {child.tag}" + ("" if child.tag not in ("connect", "weld") else " by sites")] += 1
+            continue
+        if attrs.get("active", "true") == "false":
+            mjcf.ignored[f"inactive equality {child.tag}"] += 1
+            continue
+        bodies = [attrs["body1"], attrs.get("body2", "world")]
+        for key, body in zip(("body1", "body2"), bodies):
+            if body not in builder.mb_body:
+                mjcf.fail(f"{where} {key}", f"unknown body {body!r}")
+
+        def world_pose(body):
+            if body == "world":
+                return Transform()
+            R, p = body_pose(model, q0, body)
+            return Transform(R, p)
+
+        a, b = bodies
+        if child.tag == "connect":
+            anchor = mjcf.numbers(attrs, "anchor", where, 3)
+            point_a = builder.offsets[a].apply(anchor)
+            point_b = world_pose(b).inverse().apply(world_pose(a).apply(point_a))
+            model.add_constraint(Connect(a, point_a, b, point_b, name=label))
+            continue
+        relpose = mjcf.numbers(attrs, "relpose", where, 7, "0 1 0 0 0 0 0")
+        if np.any(relpose[3:]):
+            relative = builder.offsets[a] @ Transform(quat_to_rotation(relpose[3:] / np.linalg.norm(relpose[3:])),
+                                                      relpose[:3]) @ builder.offsets[b].inverse()
+        else:  # the relative pose at the reference configuration qpos0
+            relative = world_pose(a).inverse() @ world_pose(b)
+        if a == "world":
+            a, b, relative = b, a, relative.inverse()
+        model.add_constraint(Weld(a, b, relative=relative, name=label))
+
+
+def _count_ignored(mjcf, root):
+    """Top-level elements with an effect on the dynamics that the importer does not read."""
+    for tag in ("tendon", "actuator"):
+        for element in root.findall(tag):
+            for child in element:
+                mjcf.ignored[f"{tag} {child.tag}"] += 1
+    for element in root.findall("contact"):
+        for child in element:
+            mjcf.ignored[f"contact {child.tag}"] += 1
+    for tag in ("deformable", "flex"):
+        if root.find(tag) is not None:
+            mjcf.ignored[f"<{tag}>"] += 1
