@@ -90,3 +90,102 @@ def test_file_errors_name_the_file(tmp_path):
         mb.load(path)
     with pytest.raises(mb.ModelError, match="no such URDF file"):
         mb.Model.from_urdf(tmp_path / "missing.urdf")
+
+
+TREE = """<robot name="tree">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02"/></inertial></link>
+  <link name="a1"><inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial></link>
+  <link name="a2"><inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial></link>
+  <link name="b1"><inertial><origin xyz="0 0.1 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial></link>
+  <link name="sensor"><inertial><origin xyz="0 0 0.05" rpy="0.3 0 0"/><mass value="0.2"/>
+    <inertia ixx="0.001" iyy="0.002" izz="0.0025"/></inertial></link>
+  <link name="camera"/>
+  <joint name="ja1" type="revolute"><parent link="base"/><child link="a1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="2" effort="30" velocity="4"/><dynamics damping="0.5" friction="0.2"/></joint>
+  <joint name="jb1" type="revolute"><parent link="base"/><child link="b1"/><origin xyz="0 0.2 0"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="ja2" type="continuous"><parent link="a1"/><child link="a2"/><origin xyz="0.2 0 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="mount" type="fixed"><parent link="a2"/><child link="sensor"/><origin xyz="0.2 0 0" rpy="0 0.5 0"/></joint>
+  <joint name="lens" type="fixed"><parent link="sensor"/><child link="camera"/><origin xyz="0 0 0.1"/></joint>
+</robot>"""
+
+
+def test_q_follows_the_files_depth_first_order_and_fixed_links_are_welded_into_frames():
+    model = mb.Model.from_urdf(TREE)
+    assert [j.name for j in model.joints] == ["base_joint", "ja1", "ja2", "jb1"]  # depth first, not breadth first
+    assert [b.name for b in model.bodies] == ["base", "a1", "a2", "b1"] and {"sensor", "camera"} <= set(model.frames)
+    assert model.body("a2").mass == pytest.approx(1.2)
+    kept = mb.Model.from_urdf(TREE, fuse_fixed=False)
+    assert [b.name for b in kept.bodies] == ["base", "a1", "a2", "sensor", "b1"] and "camera" in kept.frames
+    rng = np.random.default_rng(3)
+    q, v, a = rng.normal(size=(3, 3))
+    np.testing.assert_allclose(mb.crba(model, q), mb.crba(kept, q), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(mb.rnea(model, q, v, a), mb.rnea(kept, q, v, a), rtol=0, atol=1e-13)
+    for name in ("sensor", "camera"):
+        for part in (0, 1):
+            np.testing.assert_allclose(mb.body_pose(model, q, name)[part], mb.body_pose(kept, q, name)[part],
+                                       rtol=0, atol=1e-14)
+    np.testing.assert_allclose(mb.jacobian(model, q, "camera", (0.1, 0, 0)), mb.jacobian(kept, q, "camera", (0.1, 0, 0)),
+                               rtol=0, atol=1e-14)
+
+
+def test_limits_damping_and_friction_are_read():
+    model = mb.Model.from_urdf(TREE)
+    assert model.joints[model.joint_index("ja1")].limits == mb.JointLimits(-1.5, 2.0, 30.0, 4.0)
+    assert model.joints[model.joint_index("ja2")].limits is None
+    forces = {type(f).__name__: f for f in model.forces}
+    assert forces["JointSpring"].damping == 0.5 and forces["JointSpring"].stiffness == 0.0
+    assert forces["JointFriction"].friction == 0.2 and len(model.forces) == 2
+
+
+def test_floating_base_always_floats_or_raises():
+    model = mb.Model.from_urdf(TREE, floating_base=True)
+    assert type(model.joints[0]) is mb.Free and model.joints[0].name == "root_joint" and model.nv == 9
+    clash = mb.Model.from_urdf(TREE.replace('name="ja1"', 'name="root_joint"'), floating_base=True)
+    assert [j.name for j in clash.joints][:2] == ["root_joint_", "root_joint"]
+    massless_root = TREE.replace('<link name="base"><inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02"/>'
+                                 '</inertial></link>', '<link name="base"/>')
+    model = mb.Model.from_urdf(massless_root, floating_base=True)
+    assert type(model.joints[0]) is mb.Free and model.bodies[0].mass == 0.0  # floats on its children's mass
+    assert mb.aba(model, model.neutral(), np.zeros(9), np.zeros(9)).shape == (9,)
+    world = TREE.replace('<robot name="tree">', '<robot name="tree"><link name="world"/><joint name="weld" type="fixed">'
+                         '<parent link="world"/><child link="base"/><origin xyz="0 0 1"/></joint>')
+    welded = mb.Model.from_urdf(world)  # 'world' is the fixed world: 'base', welded to it, is part of it
+    assert welded.nv == 3 and "base" not in welded.frames and mb.body_pose(welded, np.zeros(3), "a1")[1][2] == 1.0
+    floating = mb.Model.from_urdf(world, floating_base=True)
+    assert type(floating.joints[0]) is mb.Free and floating.bodies[0].name == "base"
+    two = world.replace('<link name="camera"/>', '<link name="camera"/><link name="table"/><joint name="t" type="fixed">'
+                        '<parent link="world"/><child link="table"/></joint>')
+    with pytest.raises(mb.ModelError, match="floating_base=True, but the root link 'world'"):
+        mb.Model.from_urdf(two, floating_base=True)
+
+
+def test_triangle_inequality_breaks_warn_once_and_strict_checking_refuses_them():
+    odd = TREE.replace('ixx="0.001" iyy="0.002" izz="0.0025"', 'ixx="0.001" iyy="0.001" izz="0.01"')
+    with pytest.warns(UserWarning, match=r"<urdf string>: the inertias of links sensor break the triangle") as record:
+        mb.Model.from_urdf(odd)
+    assert len(record) == 1
+    with pytest.raises(mb.ModelError, match=r"link 'sensor' <inertial> <inertia>: .*triangle inequality"):
+        mb.Model.from_urdf(odd, check_inertia="physical")
+
+
+def test_a_loop_of_links_is_an_error_not_a_silent_drop():
+    loop = TREE.replace('<link name="camera"/>', '<link name="camera"/><link name="x"/><link name="y"/>'
+                        '<joint name="xy" type="fixed"><parent link="x"/><child link="y"/></joint>'
+                        '<joint name="yx" type="fixed"><parent link="y"/><child link="x"/></joint>')
+    with pytest.raises(mb.ModelError, match="links not connected to the root 'base' .*: x, y"):
+        mb.Model.from_urdf(loop)
+
+
+def test_planar_joint_moves_in_the_plane_normal_to_its_axis():
+    planar = """<robot name="p"><link name="floor"/>
+      <link name="puck"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.2" izz="0.3"/></inertial></link>
+      <joint name="slide" type="planar"><parent link="floor"/><child link="puck"/><axis xyz="1 0 0"/></joint></robot>"""
+    model = mb.Model.from_urdf(planar)
+    assert model.nv == 3
+    q = np.array([0.3, -0.2, 0.7])
+    R, p = mb.body_pose(model, q, "puck")
+    assert p[0] == pytest.approx(0.0, abs=1e-15) and np.hypot(p[1], p[2]) == pytest.approx(np.hypot(0.3, 0.2))
+    np.testing.assert_allclose(R, mb.rotation_about((1, 0, 0), 0.7), rtol=0, atol=1e-14)  # the link's own axes
+    # the inertia about the plane normal (the link's x axis) resists the rotation: M[2, 2] = Ixx
+    assert mb.crba(model, q)[2, 2] == pytest.approx(0.1)

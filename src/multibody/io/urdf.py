@@ -243,11 +243,10 @@ def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_name
         plans = []
     attached[root] = (root, Transform()) if plans else ("world", Transform())
     bodies = {plan.name: plan for plan in plans}
-    stack = [root]
+    stack = list(reversed(children.get(root, [])))  # joints still to visit, the next one last
     while stack:
-        link = stack.pop()
-        for joint in reversed(children.get(link, [])):
-            stack.append(_attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed))
+        child = _attach(urdf, stack.pop(), attached, bodies, plans, inertials, fuse_fixed)
+        stack += reversed(children.get(child, []))
     return plans, attached
 
 
@@ -274,16 +273,18 @@ def _attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed):
         if body != "world":
             bodies[body].links.append((child, placement))
         return child
-    link_in_body = Transform()
+    name, link_in_body = child, Transform()
     if kind == "planar":
-        # our Planar moves in its joint frame's xy plane: turn that frame so that its z is the URDF axis
+        # our Planar moves in its joint frame's xy plane: turn that frame so that its z is the URDF axis (the
+        # plane's normal); the body, named '<link>_plane', then carries the link as a frame
         normal = urdf.numbers(joint.find("axis"), "xyz", f"{where} <axis>", 3, "1 0 0")
         turn = _z_to(normal, urdf, where)
-        placement, link_in_body = placement @ turn, turn.inverse()
-    plan = _Plan(child, body, _joint(urdf, joint, kind), placement, [(child, link_in_body)])
+        if np.any(turn.rotation != np.eye(3)):
+            name, placement, link_in_body = f"{child}_plane", placement @ turn, turn.inverse()
+    plan = _Plan(name, body, _joint(urdf, joint, kind), placement, [(child, link_in_body)])
     plans.append(plan)
-    bodies[child] = plan
-    attached[child] = (child, link_in_body)
+    bodies[name] = plan
+    attached[child] = (name, link_in_body)
     return child
 
 
@@ -293,6 +294,8 @@ def _z_to(normal, urdf, where):
     if norm < 1e-12:
         urdf.fail(f"{where} <axis>", f"the plane normal must be a non-zero vector, got {normal.tolist()}")
     z = normal / norm
+    if np.allclose(z, (0.0, 0.0, 1.0), rtol=0, atol=1e-15):
+        return Transform()
     helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     x = np.cross(helper, z)
     x /= np.linalg.norm(x)
