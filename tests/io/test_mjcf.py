@@ -107,3 +107,153 @@ def test_every_suite_file_is_matched_or_has_a_named_reason():
         load_quietly(SUITE / "dog.xml")
     mujoco.MjModel.from_xml_path(str(SUITE / "dog.xml"))  # MuJoCo loads it
     assert load_quietly(SUITE / "lqr.xml").nbodies == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# The parser's details, each against MuJoCo on a small file
+# ----------------------------------------------------------------------------------------------
+DETAILS = """
+<mujoco model="details">
+  <compiler angle="degree" eulerseq="zyx"/>
+  <option gravity="0.3 -1 -9"/>
+  <default>
+    <joint damping="0.2" armature="0.05"/>
+    <default class="stiff">
+      <joint stiffness="3" springref="10"/>
+      <default class="stiffer"><joint stiffness="5"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="base" pos="0.1 0.2 0.3" euler="10 20 30" childclass="stiff">
+      <joint name="j0" type="hinge" axis="1 1 0" pos="0.1 0 0" ref="15"/>
+      <joint name="j1" type="slide" axis="0 1 1" pos="0 0.2 0" ref="0.1" class="stiffer"/>
+      <joint name="j2" type="ball" pos="0 0 0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0.1 0" size="0.05"/>
+      <geom type="box" size="0.1 0.2 0.05" pos="0.1 0 0" axisangle="1 0 0 30"/>
+      <body name="arm" pos="0.3 0 0" xyaxes="0 1 0 -1 0 0">
+        <joint name="j3" axis="0 0 1" range="-30 60"/>
+        <geom type="cylinder" size="0.04 0.1" zaxis="1 1 0"/>
+        <geom type="ellipsoid" size="0.05 0.06 0.07" pos="0 0.1 0" quat="0.9 0.1 0.2 0.3"/>
+        <geom type="sphere" size="0.06" pos="0.1 0 0" mass="0.7"/>
+        <body name="hand" pos="0 0.2 0" euler="5 -10 40">
+          <joint name="j4" axis="0 1 0" armature="0.3"/>
+          <inertial pos="0.01 0.02 0.03" mass="0.4" fullinertia="0.01 0.02 0.025 0.001 -0.002 0.003"/>
+          <geom type="sphere" size="0.03"/>
+        </body>
+      </body>
+    </body>
+    <body name="floater" pos="1 0 1" quat="0.8 0.2 0.1 0.5">
+      <freejoint name="float"/>
+      <inertial pos="0 0.1 0" quat="0.7 0 0.7 0" mass="2" diaginertia="0.1 0.2 0.25"/>
+      <body name="tail" pos="0 0 -0.2">
+        <joint name="j5" axis="1 0 0" pos="0 0 0.05"/>
+        <geom type="capsule" size="0.02 0.1" density="500"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_orientations_defaults_several_joints_and_inertia_from_geoms_match_mujoco(tmp_path):
+    path = tmp_path / "details.xml"
+    path.write_text(DETAILS)
+    np.testing.assert_array_less(compare_with_mujoco(path, states=4, seed=1), 1e-9)
+    mj_model = mujoco.MjModel.from_xml_path(str(path))
+    model = load_quietly(path)
+    assert model.bodies[model.body_index("base:j0")].massless
+    np.testing.assert_allclose(model.total_mass(), mj_model.body_mass.sum(), rtol=1e-12)
+    np.testing.assert_allclose(model.mjcf_qpos0, mj_model.qpos0, atol=1e-15)
+    j3 = model.joints[model.joint_index("j3")]
+    assert (j3.limits.lower, j3.limits.upper) == pytest.approx(np.deg2rad([-30, 60]))
+    assert model.joints[model.joint_index("j4")].armature.tolist() == [0.3]
+    assert model.joints[model.joint_index("j2")].armature.tolist() == [0.05] * 3
+
+
+def test_joint_springs_and_dampers_give_mujocos_passive_forces(tmp_path):
+    path = tmp_path / "details.xml"
+    path.write_text(DETAILS)
+    mj_model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj_model)
+    model = load_quietly(path)
+    rng = np.random.default_rng(5)
+    data.qpos[:], data.qvel[:] = random_qpos(mj_model, rng), rng.normal(size=mj_model.nv)
+    mujoco.mj_forward(mj_model, data)
+    passive = sum(element.generalized_force(model, data.qpos, data.qvel) for element in model.forces)
+    one_dof = [model.v_slice(j.name).start for j in model.joints if j.nv == 1]  # ball/free dampers are ignored
+    np.testing.assert_allclose(passive[one_dof], data.qfrc_passive[one_dof], atol=1e-12)
+
+
+def test_includes_and_connect_weld_equalities(tmp_path):
+    (tmp_path / "parts.xml").write_text("""<mujoco><worldbody>
+      <body name="a" pos="0 0 1"><joint name="ja" axis="0 1 0" pos="0 0 0.1"/><geom size="0.1"/>
+        <body name="b" pos="0.5 0 0"><joint name="jb" axis="0 1 0"/><geom type="box" size="0.1 0.1 0.1"/></body>
+      </body>
+      <body name="c" pos="1 0 1" euler="0 30 0"><joint name="jc" axis="0 1 0"/><geom size="0.1"/></body>
+    </worldbody></mujoco>""")
+    path = tmp_path / "main.xml"
+    path.write_text("""<mujoco><include file="parts.xml"/>
+      <equality><connect body1="b" body2="c" anchor="0.2 0 0.1"/><weld body1="c" relpose="1 0 1 1 0 0 0"/>
+        <weld body1="a" body2="b"/></equality></mujoco>""")
+    model = mb.load(path)
+    mj_model = mujoco.MjModel.from_xml_path(str(path))
+    connect, weld_world, weld_ab = model.constraints
+    assert (type(connect), type(weld_world), type(weld_ab)) == (mb.Connect, mb.Weld, mb.Weld)
+    data = mujoco.MjData(mj_model)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        data.qpos[:] = rng.normal(size=mj_model.nq)
+        mujoco.mj_kinematics(mj_model, data)
+        # MuJoCo's connect residual: anchor on body1 minus the qpos0 point on body2 (eq_data[3:6]), world axes
+        b, c = mj_model.body("b").id, mj_model.body("c").id
+        theirs = (data.xpos[b] + data.xmat[b].reshape(3, 3) @ mj_model.eq_data[0, :3]
+                  - data.xpos[c] - data.xmat[c].reshape(3, 3) @ mj_model.eq_data[0, 3:6])
+        (Ra, pa), (Rb, pb) = mb.body_pose(model, data.qpos, "b"), mb.body_pose(model, data.qpos, "c")
+        np.testing.assert_allclose(pa + Ra @ connect.point_a - pb - Rb @ connect.point_b, theirs, atol=1e-12)
+    # relpose (the pose of body2, here the world, in body1) is taken as given; without it, the pose at qpos0
+    assert weld_world.bodies == ("c", "world")
+    np.testing.assert_allclose(weld_world.relative.translation, [1, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(weld_world.relative.rotation, np.eye(3), atol=1e-15)
+    (Ra, pa), (Rb, pb) = mb.body_pose(model, model.mjcf_qpos0, "a"), mb.body_pose(model, model.mjcf_qpos0, "b")
+    relative = mb.Transform(Ra, pa).inverse() @ mb.Transform(Rb, pb)
+    np.testing.assert_allclose(weld_ab.relative.matrix(), relative.matrix(), atol=1e-15)
+
+
+def test_ignored_dynamics_are_listed_in_one_warning():
+    with pytest.warns(UserWarning, match=r"cheetah.xml: ignored, though it changes the dynamics: actuator motor \(6\)"):
+        mb.Model.from_mjcf(SUITE / "cheetah.xml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mb.Model.from_mjcf(SUITE / "quadruped.xml")
+    assert len(caught) == 1 and "tendon fixed" in str(caught[0].message) and "equality tendon" in str(caught[0].message)
+
+
+@pytest.mark.parametrize("xml, message", [
+    ('<mujoco><worldbody><body><joint type="screw"/></body></worldbody></mujoco>',
+     r"<mjcf string>: body 'body1' <joint> type: expected one of hinge, slide, ball, free, got 'screw'"),
+    ('<mujoco><worldbody><body pos="0 x 0"/></worldbody></mujoco>',
+     r"body 'body1' pos: expected 3 finite number\(s\), got '0 x 0'"),
+    ('<mujoco><worldbody><body><geom class="nope"/></body></worldbody></mujoco>', r"unknown default class 'nope'"),
+    ('<mujoco><worldbody><body name="b"><joint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>',
+     r"body 'b' <geom>: the mass properties of body 'b' would come from a mesh geom"),
+    ('<mujoco><include file="missing.xml"/></mujoco>', r"<include file='missing.xml'>: no such file"),
+    ('<robot/>', r"the root element is <robot>, not <mujoco>"),
+    ('<mujoco><worldbody><body><body><freejoint/></body></body></worldbody></mujoco>',
+     r"a free joint must be the only joint of a child of the world body"),
+    ('<mujoco><worldbody><body><joint armature="-1"/></body></worldbody></mujoco>',
+     r"joint 'body1_joint' armature: must be non-negative, got '-1'"),
+])
+def test_bad_files_raise_model_errors_naming_element_attribute_and_value(xml, message):
+    with pytest.raises(mb.ModelError, match=message):
+        mb.Model.from_mjcf(xml)
+
+
+def test_load_dispatches_xml_files_on_their_root(tmp_path):
+    path = tmp_path / "pendulum.xml"
+    path.write_text('<mujoco><worldbody><body><joint axis="0 1 0" ref="0.5"/><geom size="0.1" pos="0 0 -1"/>'
+                    '</body></worldbody></mujoco>')
+    data = mb.read_model_file(path)
+    assert data.model.nv == 1 and data.q0.tolist() == pytest.approx([np.deg2rad(0.5)])
+    (tmp_path / "other.xml").write_text("<scene/>")
+    with pytest.raises(mb.ModelError, match="<mujoco> .* or <robot> .* root element, got <scene>"):
+        mb.load(tmp_path / "other.xml")

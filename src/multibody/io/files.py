@@ -332,15 +332,24 @@ def file_from_dict(data, source="<dict>"):
 
 
 def read_model_file(path):
-    """Read a YAML model file (or a URDF file, by its .urdf suffix) into a :class:`ModelFile`."""
+    """Read a YAML model file, a URDF file (by its .urdf suffix, or .xml with a <robot> root) or an MJCF file
+    (.xml with a <mujoco> root; its initial state is MuJoCo's qpos0) into a :class:`ModelFile`."""
     import yaml
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
-    if path.suffix.lower() == ".urdf":
+    root = _xml_root_tag(path) if path.suffix.lower() == ".xml" else None
+    if path.suffix.lower() == ".urdf" or root == "robot":
         from .urdf import model_from_urdf
         model = model_from_urdf(path)
         return ModelFile(model, model.neutral(), np.zeros(model.nv), {}, str(path))
+    if root == "mujoco":
+        from .mjcf import model_from_mjcf
+        model = model_from_mjcf(path)
+        return ModelFile(model, model.mjcf_qpos0, np.zeros(model.nv), {}, str(path))
+    if path.suffix.lower() == ".xml":
+        raise ModelError(f"{path}: an XML model file must have a <mujoco> (MJCF) or <robot> (URDF) root element, "
+                         f"got {f'<{root}>' if root else 'no XML'}")
     try:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
@@ -350,6 +359,17 @@ def read_model_file(path):
     if data is None:
         raise ModelError(f"{path}: the file is empty")
     return file_from_dict(data, str(path))
+
+
+def _xml_root_tag(path):
+    """The tag of an XML file's root element, or None if the file is not XML."""
+    import xml.etree.ElementTree as ET
+    try:
+        for _, element in ET.iterparse(path, events=("start",)):
+            return element.tag
+    except ET.ParseError:
+        return None
+    return None
 
 
 def example_path(name):
@@ -363,8 +383,8 @@ def example_path(name):
 
 
 def load(path):
-    """The :class:`Model` described by a YAML model file (or a URDF file). Its initial state and simulation
-    settings are available through :func:`read_model_file`."""
+    """The :class:`Model` described by a YAML model file (or a URDF or MJCF file). Its initial state and
+    simulation settings are available through :func:`read_model_file`."""
     return read_model_file(path).model
 
 
