@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
+from multibody.io import model_from_dict, model_to_dict
 from multibody.model.joints import FREE
 
 mujoco = pytest.importorskip("mujoco")
@@ -257,3 +258,18 @@ def test_load_dispatches_xml_files_on_their_root(tmp_path):
     (tmp_path / "other.xml").write_text("<scene/>")
     with pytest.raises(mb.ModelError, match="<mujoco> .* or <robot> .* root element, got <scene>"):
         mb.load(tmp_path / "other.xml")
+
+
+def test_armature_round_trips_through_yaml_model_files():
+    model = load_quietly(SUITE / "cheetah.xml")
+    data = model_to_dict(model)
+    assert data["bodies"][model.body_index("bthigh")]["joint"]["armature"] == [0.1]
+    again = model_from_dict(data)
+    for joint, copy in zip(model.joints, again.joints):
+        assert copy.armature.tolist() == joint.armature.tolist()
+    data["bodies"][0]["joint"]["armature"] = "heavy"
+    with pytest.raises(mb.ModelError, match=r"bodies\[0\].joint.armature: expected a number, got 'heavy'"):
+        model_from_dict(data)
+    data["bodies"][0]["joint"]["armature"] = -1.0
+    with pytest.raises(mb.ModelError, match=r"bodies\[0\].joint.armature: .*non-negative"):
+        model_from_dict(data)

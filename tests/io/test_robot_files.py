@@ -130,3 +130,27 @@ def test_robot_dynamics_agree_with_pinocchio(path, floating):
         R, p = mb.body_pose(model, q, frame.name)
         np.testing.assert_allclose(p, data.oMf[frame_id].translation, rtol=0, atol=1e-9)
         np.testing.assert_allclose(R, data.oMf[frame_id].rotation, rtol=0, atol=1e-9)
+
+
+def test_panda_fingers_are_coupled_by_its_mimic_joint():
+    model = _load(ROBOTS / "panda_description/urdf/panda.urdf", False)
+    (mimic,) = model.constraints
+    assert type(mimic) is mb.Mimic and (mimic.joint, mimic.master) == ("panda_finger_joint2", "panda_finger_joint1")
+    finger1, finger2 = model.v_slice("panda_finger_joint1").start, model.v_slice("panda_finger_joint2").start
+    q = model.random_configuration(1)
+    q[model.q_slice("panda_finger_joint2")] = q[model.q_slice("panda_finger_joint1")]
+    v = np.random.default_rng(2).normal(size=model.nv)
+    v[finger2] = v[finger1]
+    a = mb.forward_dynamics(model, q, v, np.zeros(model.nv))
+    assert a[finger2] == pytest.approx(a[finger1], abs=1e-9)
+    assert abs(mb.aba(model, q, v, np.zeros(model.nv))[finger2] - mb.aba(model, q, v, np.zeros(model.nv))[finger1]) > 1e-3
+
+
+def test_unphysical_inertias_of_real_files_warn_once_naming_the_links():
+    with pytest.warns(UserWarning, match=r"anymal\.urdf: the inertias of links depth_camera_front_camera.*hatch break "
+                                         r"the triangle inequality") as record:
+        mb.Model.from_urdf(ROBOTS / "anymal_c_simple_description/urdf/anymal.urdf")
+    assert len(record) == 1
+    with pytest.raises(mb.ModelError, match=r"romeo_laas_small\.urdf: link 'body' <inertial> <inertia>: .*positive "
+                                            r"semi-definite, got principal moments \[-0\.0213"):
+        mb.Model.from_urdf(ROBOTS / "romeo_description/urdf/romeo_laas_small.urdf")

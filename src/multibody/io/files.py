@@ -179,7 +179,7 @@ def _inertia(reader, value, path):
 def _joint(reader, value, path):
     if isinstance(value, str):
         value = {"type": value}
-    reader.mapping(value, path, ("type", "axis", "name"))
+    reader.mapping(value, path, ("type", "axis", "name", "armature"))
     kind = reader.get(value, "type", path, "string")
     if kind not in JOINT_TYPES:
         reader.fail(_join(path, "type"), f"unknown joint type '{kind}' (known: {', '.join(JOINT_TYPES)})")
@@ -187,10 +187,17 @@ def _joint(reader, value, path):
     name = reader.get(value, "name", path, "string", None)
     if cls in _AXIAL:
         with reader.at(_join(path, "axis")):
-            return cls(reader.get(value, "axis", path, "vector3", (0.0, 0.0, 1.0)), name=name)
-    if "axis" in value:
+            joint = cls(reader.get(value, "axis", path, "vector3", (0.0, 0.0, 1.0)), name=name)
+    elif "axis" in value:
         reader.fail(_join(path, "axis"), f"a {kind} joint has no axis")
-    return cls(name=name)
+    else:
+        joint = cls(name=name)
+    if "armature" in value:
+        kind = "vector" if isinstance(value["armature"], list) else "number"
+        armature = reader.get(value, "armature", path, kind)
+        with reader.at(_join(path, "armature")):
+            joint.armature = armature
+    return joint
 
 
 def _add_body(reader, model, data, path):
@@ -404,6 +411,8 @@ def model_to_dict(model):
         joint_data = {"type": _joint_type(joint), "name": joint.name}
         if isinstance(joint, _AXIAL):
             joint_data["axis"] = joint.axis.tolist()
+        if np.any(joint.armature):
+            joint_data["armature"] = joint.armature.tolist()
         bodies.append({"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
                        "joint": joint_data,
                        "placement": placement_to_dict(placement),

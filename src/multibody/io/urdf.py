@@ -341,7 +341,7 @@ def _build(urdf, robot, plans, attached, inertials, gravity, children):
     for link, (body, pose) in attached.items():
         if body != "world" and link != body:
             model.add_frame(link, body, pose)
-    moving = {plan.joint.name for plan in plans}
+    moving = {plan.joint.name for plan in plans if plan.joint.nv}
     broken = []
     for joint in (j for js in children.values() for j in js):
         name = joint.get("name")

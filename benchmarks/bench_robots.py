@@ -1,0 +1,109 @@
+"""Time rnea, crba and aba on real robots — the URDFs of example-robot-data read by multibody's importer and by
+Pinocchio's own parser — and batched forward dynamics on Talos, in one run.
+
+    python benchmarks/bench_robots.py [--batch 10000]
+
+Per-call times are the best of interleaved rounds (see bench_dynamics.py); ratio = multibody / Pinocchio (below 1:
+multibody faster). Both read the same file: multibody welds fixed joints into their parent bodies, as Pinocchio does.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import multibody as mb
+from bench_dynamics import interleaved_best
+
+ROBOTS = {  # name: (file under example-robot-data/robots, floating base)
+    "panda": ("panda_description/urdf/panda.urdf", False),
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
+    "talos (free-flyer)": ("talos_data/robots/talos_reduced.urdf", True),
+    "talos full (free-flyer)": ("talos_data/robots/talos_full_v2.urdf", True),
+}
+
+
+def robots_directory():
+    import pinocchio as pin
+    return Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+
+
+def load(path, floating):
+    import pinocchio as pin
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = mb.Model.from_urdf(path, floating_base=floating)
+    reference = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(str(path))
+    return model, reference
+
+
+def per_call(model, reference, rng):
+    """µs per call of the three algorithms, multibody and Pinocchio interleaved."""
+    import pinocchio as pin
+    data = reference.createData()
+    q, (v, a) = model.random_configuration(rng), rng.normal(size=(2, model.nv))
+    qp = pin.randomConfiguration(reference, -np.ones(reference.nq), np.ones(reference.nq))
+    tau = mb.rnea(model, q, v, a)
+    functions = {
+        ("rnea", "mb"): lambda: mb.rnea(model, q, v, a), ("rnea", "pin"): lambda: pin.rnea(reference, data, qp, v, a),
+        ("crba", "mb"): lambda: mb.crba(model, q), ("crba", "pin"): lambda: pin.crba(reference, data, qp),
+        ("aba", "mb"): lambda: mb.aba(model, q, v, tau), ("aba", "pin"): lambda: pin.aba(reference, data, qp, v, tau),
+    }
+    return interleaved_best(functions)
+
+
+def batched(model, reference, count, rng):
+    """Evaluations per second of forward dynamics over ``count`` random states."""
+    import numba
+    import pinocchio as pin
+    data = reference.createData()
+    Q = np.stack([model.random_configuration(rng) for _ in range(count)])
+    V, T = rng.normal(size=(2, count, model.nv))
+    QP = np.stack([pin.randomConfiguration(reference, -np.ones(reference.nq), np.ones(reference.nq))
+                   for _ in range(count)])
+    mb.aba(model, Q[:64], V[:64], T[:64])
+    rates = {}
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        best = min(_timed(lambda: mb.aba(model, Q, V, T)) for _ in range(5))
+        rates[f"multibody batched, {threads} thread{'s' if threads > 1 else ''}"] = count / best
+    rates["pinocchio.aba, Python loop"] = count / min(
+        _timed(lambda: [pin.aba(reference, data, QP[k], V[k], T[k]) for k in range(count)]) for _ in range(3))
+    return rates
+
+
+def _timed(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=10000)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    directory = robots_directory()
+    print("| robot | bodies (multibody) | nv | algorithm | multibody [µs] | Pinocchio [µs] | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (file, floating) in ROBOTS.items():
+        model, reference = load(directory / file, floating)
+        times = per_call(model, reference, rng)
+        for algorithm in ("rnea", "crba", "aba"):
+            ours, theirs = times[(algorithm, "mb")], times[(algorithm, "pin")]
+            print(f"| {name} | {model.nbodies} | {model.nv} | {algorithm} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} |")
+    model, reference = load(directory / ROBOTS["talos (free-flyer)"][0], True)
+    rates = batched(model, reference, args.batch, rng)
+    loop = rates["pinocchio.aba, Python loop"]
+    print(f"\nForward dynamics of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states:\n")
+    print("| | evaluations per second | vs a Python loop over pinocchio.aba |")
+    print("|---|---|---|")
+    for label, rate in rates.items():
+        print(f"| {label} | {rate:,.0f} | {rate / loop:.1f}× |")
+
+
+if __name__ == "__main__":
+    main()
