@@ -318,14 +318,15 @@ class Model:
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
         compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
         if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies):
-            self._check_mass_matrix(compiled)
+            compiled = dataclasses.replace(compiled, singular=self._singular_mass_matrix(compiled))
         self._compiled = compiled
         return compiled
 
-    def _check_mass_matrix(self, compiled):
-        """Raise ModelError unless M(q) is positive definite, naming the joints of its null space; needed only
-        when some body has a singular inertia (massless bodies, point masses). Tested at a generic configuration
-        (fixed seed), so that a singularity of one special pose is not mistaken for a structural one."""
+    def _singular_mass_matrix(self, compiled):
+        """Why M(q) is singular, naming the joints of its null space, or "" if it is positive definite; needed
+        only when some body has a singular inertia (massless bodies, point masses). Tested at a generic
+        configuration (fixed seed), so that a singularity of one special pose is not taken for a structural one.
+        Inverse dynamics and the mass matrix stay available; forward dynamics raises this as a ModelError."""
         from ..dynamics import _core
         M = np.zeros((compiled.nv, compiled.nv))
         _core.crba(compiled.topology, compiled.params, self.random_configuration(0), M)
