@@ -156,3 +156,13 @@ def test_model_sizes_and_neutral_configuration():
     np.testing.assert_array_equal(model.neutral(), [0, 1, 0, 0, 0])
     assert model.q_slice("wrist") == slice(1, 5)
     assert model.v_slice("ball") == slice(1, 4)
+
+
+def test_changing_gravity_recompiles_and_editing_it_in_place_is_refused():
+    model = _pendulum()
+    q, v = model.neutral(), np.zeros(model.nv)
+    tau = mb.rnea(model, q, v, v)
+    model.gravity = (0.0, 0.0, -2 * 9.81)
+    np.testing.assert_allclose(mb.rnea(model, q, v, v), 2 * tau, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="read-only"):
+        model.gravity[2] = 0.0

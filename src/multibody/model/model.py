@@ -17,6 +17,11 @@ from .body import Body
 from .joints import Joint, Revolute
 
 
+def _read_only(array):
+    array.flags.writeable = False
+    return array
+
+
 @dataclass(frozen=True)
 class CompiledModel:
     """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
@@ -59,7 +64,7 @@ class Model:
 
     def __init__(self, name="model", gravity=(0.0, 0.0, -9.81)):
         self.name = str(name)
-        self.gravity = _as_vector3(gravity, f"model '{name}': gravity")
+        self._gravity = _read_only(_as_vector3(gravity, f"model '{name}': gravity"))
         self.bodies: list[Body] = []
         self.joints: list[Joint] = []
         self.parents: list[int] = []  # index of each body's parent, −1 for the world
@@ -70,6 +75,17 @@ class Model:
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
         self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
+        self._compiled = None
+
+    @property
+    def gravity(self):
+        """Gravitational acceleration in world axes (3,) [m/s²], read-only: assigning a new vector recompiles the
+        model (an edit in place would leave the compiled model stale, so it is refused)."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity = _read_only(_as_vector3(value, f"model '{self.name}': gravity"))
         self._compiled = None
 
     # ----------------------------------------------------------------------------------------
