@@ -34,7 +34,7 @@ ARM = """<?xml version="1.0"?>
 def test_arm_matches_pinocchio_mass_matrix_and_inverse_dynamics():
     pin = pytest.importorskip("pinocchio")
     model = mb.Model.from_urdf(ARM)
-    assert [j.name for j in model.joints] == ["base_joint", "j1", "j2", "j3", "j4"] and model.nv == 4
+    assert [j.name for j in model.joints] == ["j1", "j2", "j3", "j4"] and model.nv == 4 and model.frames["base"][0] == -1
     assert "tool" in model.frames
     # Pinocchio gives continuous joints (cos, sin) coordinates: compare with the same joint as revolute
     reference = pin.buildModelFromXML(ARM.replace('type="continuous"', 'type="revolute"').replace(
@@ -112,13 +112,15 @@ TREE = """<robot name="tree">
 
 def test_q_follows_the_files_depth_first_order_and_fixed_links_are_welded_into_frames():
     model = mb.Model.from_urdf(TREE)
-    assert [j.name for j in model.joints] == ["base_joint", "ja1", "ja2", "jb1"]  # depth first, not breadth first
-    assert [b.name for b in model.bodies] == ["base", "a1", "a2", "b1"] and {"sensor", "camera"} <= set(model.frames)
+    assert [j.name for j in model.joints] == ["ja1", "ja2", "jb1"]  # depth first, not breadth first
+    assert [b.name for b in model.bodies] == ["a1", "a2", "b1"] and {"base", "sensor", "camera"} <= set(model.frames)
     assert model.body("a2").mass == pytest.approx(1.2)
     kept = mb.Model.from_urdf(TREE, fuse_fixed=False)
     assert [b.name for b in kept.bodies] == ["base", "a1", "a2", "sensor", "b1"] and "camera" in kept.frames
     rng = np.random.default_rng(3)
     q, v, a = rng.normal(size=(3, 3))
+    np.testing.assert_allclose(mb.body_pose(model, q, "base")[1], np.zeros(3), rtol=0, atol=0)
+    assert not mb.jacobian(model, q, "base", (0.3, 0, 0)).any()
     np.testing.assert_allclose(mb.crba(model, q), mb.crba(kept, q), rtol=0, atol=1e-14)
     np.testing.assert_allclose(mb.rnea(model, q, v, a), mb.rnea(kept, q, v, a), rtol=0, atol=1e-13)
     for name in ("sensor", "camera"):
@@ -150,8 +152,9 @@ def test_floating_base_always_floats_or_raises():
     assert mb.aba(model, model.neutral(), np.zeros(9), np.zeros(9)).shape == (9,)
     world = TREE.replace('<robot name="tree">', '<robot name="tree"><link name="world"/><joint name="weld" type="fixed">'
                          '<parent link="world"/><child link="base"/><origin xyz="0 0 1"/></joint>')
-    welded = mb.Model.from_urdf(world)  # 'world' is the fixed world: 'base', welded to it, is part of it
-    assert welded.nv == 3 and "base" not in welded.frames and mb.body_pose(welded, np.zeros(3), "a1")[1][2] == 1.0
+    welded = mb.Model.from_urdf(world)  # 'world' is the fixed world: 'base', welded to it, is a frame of it
+    assert welded.nv == 3 and mb.body_pose(welded, np.zeros(3), "base")[1][2] == 1.0
+    assert mb.body_pose(welded, np.zeros(3), "a1")[1][2] == 1.0
     floating = mb.Model.from_urdf(world, floating_base=True)
     assert type(floating.joints[0]) is mb.Free and floating.bodies[0].name == "base"
     two = world.replace('<link name="camera"/>', '<link name="camera"/><link name="table"/><joint name="t" type="fixed">'

@@ -81,8 +81,8 @@ def _speed_bound(model, s):
     """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
     speeds = [0.0]
     for g in model.geometries:
-        if g.body != "world":
-            i, origin, _ = model.locate(g.body, g.placement.translation)
+        i, origin, _ = (-1, None, None) if g.body == "world" else model.locate(g.body, g.placement.translation)
+        if i >= 0:
             reach = np.linalg.norm(origin) + min(g.shape.bounding_radius, 1e3)
             speeds.append(np.linalg.norm(s.dp[i]) + np.linalg.norm(s.w[i]) * reach)
     return max(speeds)

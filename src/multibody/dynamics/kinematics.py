@@ -42,6 +42,8 @@ def body_pose(model, q, name):
     q = np.asarray(q, dtype=np.float64)
     if q.ndim > 1:
         return _batched(lambda qq: body_pose(model, qq, name), [(q, "q")], 1)
+    if index < 0:  # a frame fixed in the world
+        return rotation.copy(), origin.copy()
     R0, p0 = body_poses(model, q)
     return R0[index] @ rotation, p0[index] + R0[index] @ origin
 
@@ -59,7 +61,9 @@ def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
     q = as_state(q, cm.nq, "q")
     if q.ndim > 1:
         return _batched(lambda qq: jacobian(model, qq, name, point, axes), [(q, "q")], 1)
-    J = np.empty((6, cm.nv))
+    J = np.zeros((6, cm.nv))
+    if index < 0:  # a point fixed in the world does not move
+        return J
     _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
     if not all_finite(J):
         raise_nonfinite(model, "jacobian", q=q)

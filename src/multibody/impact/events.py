@@ -64,6 +64,8 @@ class Collisions:
             return None, geometry.placement.rotation, geometry.placement.translation
         R0, p0 = poses
         index, origin, rotation = self.model.locate(geometry.body, geometry.placement.translation)
+        if index < 0:  # on a frame fixed in the world
+            return None, rotation @ geometry.placement.rotation, origin
         return self.model.bodies[index].name, R0[index] @ rotation @ geometry.placement.rotation, p0[index] + R0[index] @ origin
 
     def _contacts(self, poses, pair, margin):

@@ -419,7 +419,8 @@ def model_to_dict(model):
                        "mass": float(body.mass), "com": body.com.tolist(), "inertia": body.inertia.tolist()})
     data = {"name": model.name, "gravity": np.asarray(model.gravity, dtype=float).tolist(), "bodies": bodies}
     if model.frames:
-        data["frames"] = [{"name": name, "body": model.bodies[index].name, "placement": placement_to_dict(pl)}
+        data["frames"] = [{"name": name, "body": "world" if index < 0 else model.bodies[index].name,
+                           "placement": placement_to_dict(pl)}
                           for name, (index, pl) in model.frames.items()]
     if model.forces:
         data["forces"] = [element.to_dict() for element in model.forces]

@@ -14,8 +14,8 @@ How links become bodies (docs/files.md has the table of what is read and what is
 * A link without ``<inertial>``, or with zero mass and zero inertia, is massless. Moved by a joint, it is a
   massless body (the virtual links of multi-axis joints); ``Model.compile`` checks that the mass matrix stays
   positive definite and names the joints otherwise.
-* Fixed base: the root link and the links welded to it are one body on a Fixed joint to the world, or, when
-  they have no mass, the world itself (a root link named ``world`` is always the world).
+* Fixed base: the root link and the links welded to it are frames of the world (nothing moves them, so their
+  mass plays no part); with ``fuse_fixed=False`` a massive root link is a body on a Fixed joint instead.
 * ``floating_base=True``: the root gets a Free joint named ``root_joint`` (q: the root link's pose in the world);
   when the root link is ``world`` with one fixed child, that child floats instead. A file whose root cannot
   float raises; the flag is never ignored.
@@ -237,9 +237,9 @@ def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_name
         while name in joint_names:
             name += "_"
         plans = [_Plan(root, "world", Free(name=name), Transform(), [(root, Transform())])]
-    elif root != "world" and (not fuse_fixed or _welded_mass(root, children, inertials)):
+    elif root != "world" and not fuse_fixed and inertials[root] is not None:
         plans = [_Plan(root, "world", Fixed(name=f"{root}_joint"), Transform(), [(root, Transform())])]
-    else:  # the world itself: the root link and what is welded to it have no mass, or it is named 'world'
+    else:  # welded to the world: the root link and its welded links are frames of the world
         plans = []
     attached[root] = (root, Transform()) if plans else ("world", Transform())
     bodies = {plan.name: plan for plan in plans}
@@ -248,17 +248,6 @@ def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_name
         child = _attach(urdf, stack.pop(), attached, bodies, plans, inertials, fuse_fixed)
         stack += reversed(children.get(child, []))
     return plans, attached
-
-
-def _welded_mass(root, children, inertials):
-    """True if ``root`` or a link welded to it by fixed joints has mass properties."""
-    stack = [root]
-    while stack:
-        link = stack.pop()
-        if inertials[link] is not None:
-            return True
-        stack += [j.find("child").get("link") for j in children.get(link, []) if j.get("type") == "fixed"]
-    return False
 
 
 def _attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed):
@@ -339,7 +328,7 @@ def _build(urdf, robot, plans, attached, inertials, gravity, children):
         body = welded(plan.name, parts or [(massless, Transform())])
         model.add(body, parent=plan.parent, joint=plan.joint, placement=plan.placement)
     for link, (body, pose) in attached.items():
-        if body != "world" and link != body:
+        if link not in (body, "world"):
             model.add_frame(link, body, pose)
     moving = {plan.joint.name for plan in plans if plan.joint.nv}
     broken = []

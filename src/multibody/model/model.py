@@ -71,7 +71,7 @@ class Model:
         self.placements: list[Transform] = []
         self._index: dict[str, int] = {}
         self._joint_index: dict[str, int] = {}
-        self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, pose in the body frame)
+        self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, −1: world; pose in it)
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
         self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
@@ -127,8 +127,8 @@ class Model:
         return body
 
     def add_frame(self, name, body, placement=None):
-        """Name a frame fixed in ``body`` at ``placement`` (its pose in the body frame). Frames can be used
-        wherever a body name is taken (poses, Jacobians, impulses)."""
+        """Name a frame fixed in ``body`` (or in the world: ``"world"``) at ``placement`` (its pose in the body
+        frame). Frames can be used wherever a body name is taken (poses, Jacobians, impulses, constraints)."""
         if not isinstance(name, str) or not name:
             raise ModelError(f"model '{self.name}': frame name must be a non-empty string, got {name!r}")
         if name in self.frames or name in self._index or name == "world":
@@ -136,7 +136,7 @@ class Model:
         placement = Transform() if placement is None else placement
         if not isinstance(placement, Transform):
             raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
-        self.frames[name] = (self.body_index(body), placement)
+        self.frames[name] = (-1 if body == "world" else self.body_index(body), placement)
 
     def add_constraint(self, constraint):
         """Add a constraint (``mb.Connect``, ``mb.Weld``, ``mb.Align``, ``mb.PointOnPlane``, ``mb.RollingDisk``,
@@ -176,7 +176,7 @@ class Model:
 
     def locate(self, name, point=(0.0, 0.0, 0.0)):
         """Resolve a body or frame name and a point in that frame to (body index, point in body frame,
-        rotation frame → body)."""
+        rotation frame → body); the index is −1 for a frame fixed in the world (point and rotation in world axes)."""
         point = _as_vector3(point, f"point on '{name}'")
         if isinstance(name, str) and name in self.frames:
             index, placement = self.frames[name]
@@ -309,8 +309,6 @@ class Model:
         from ..dynamics import _spatial_kernels as core
         if self.symbolic:
             raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
-        if not self.bodies:
-            raise ModelError(f"model '{self.name}': has no bodies")
         n = len(self.bodies)
         packed = np.zeros(core.packed_size(n))
         packed[core.P_NBODIES] = n
