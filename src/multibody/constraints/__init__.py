@@ -1,6 +1,6 @@
 """Constrained systems by Gauss's principle: loop closures, rolling, user constraints, and contact with friction.
 
-Constraint types (:mod:`.types`) add rows J a = γ; :func:`forward_dynamics` minimizes Gauss's function subject to
+Constraint types (:mod:`.types`) add rows J a = γ (joint limits, :mod:`.limits`, add inequalities); :func:`forward_dynamics` minimizes Gauss's function subject to
 them (:mod:`.gauss`, checked by :mod:`.udwadia_kalaba`) and to the unilateral contacts between shapes
 (:mod:`.geometry`, :mod:`.contact`). :mod:`.assembly` finds consistent states; :mod:`.integrate` steps constrained
 and contact systems in time with drift control.
@@ -8,9 +8,9 @@ and contact systems in time with drift control.
 from .assembly import assemble, assemble_positions, assemble_velocities
 from .forward import ConstrainedDynamics, constraint_forces, forward_dynamics
 from .geometry import Box, Capsule, Geometry, Plane, Sphere
-from .types import (Align, Connect, Constraint, Holonomic, KnifeEdge, Nonholonomic, PointOnPlane, RollingDisk,
-                    RollingSphere, Weld)
+from .types import (Align, Connect, Constraint, Holonomic, JointLimit, KnifeEdge, Mimic, Nonholonomic, PointOnPlane,
+                    RollingDisk, RollingSphere, Weld)
 
 __all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "Constraint", "Geometry", "Holonomic",
-           "KnifeEdge", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk", "RollingSphere", "Sphere", "Weld",
-           "assemble", "assemble_positions", "assemble_velocities", "constraint_forces", "forward_dynamics"]
+           "JointLimit", "KnifeEdge", "Mimic", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk", "RollingSphere",
+           "Sphere", "Weld", "assemble", "assemble_positions", "assemble_velocities", "constraint_forces", "forward_dynamics"]

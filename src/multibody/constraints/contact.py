@@ -121,6 +121,9 @@ class ContactSolution(NamedTuple):
 def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edges=8, regularization=1e-10):
     """Solve the contact LCP around the equality-constrained acceleration ``a_eq``.
 
+    A contact whose ``geometry`` is None is a frictionless generalized row (a joint limit, :mod:`.limits`): its
+    entry in ``forces`` is the scalar multiplier λ_n (a generalized force [N·m or N]) instead of a 3-vector.
+
     ``gamma_n`` (nc,) and ``gamma_t`` (nc, 2) are the right-hand sides (N a ≥ γ_n, tangential target T a = γ_t);
     ``sliding`` (nc,) bool marks contacts that slide (kinetic friction along −v̂_t); the others get a pyramid of
     ``edges`` directions. Returns a :class:`ContactSolution`.
@@ -156,13 +159,13 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
         z = lemke(lcp, rhs)
     except LCPError as exc:
         raise SimulationError(f"contact problem has no solution ({exc}); contacts: "
-                              f"{[(c.a.name, c.b.name) for c in contacts]}") from None
+                              f"{[_label(c) for c in contacts]}") from None
     lam_n, beta = z[:nc], z[nc:nc + edges * ns]
     Q = forces_nd @ z[:nc + edges * ns]
     forces, status = [], []
     beta_of = dict(zip(owner, beta.reshape(ns, edges)))
     for i, (r, c) in enumerate(zip(rows, contacts)):
-        f = lam_n[i] * c.geometry.normal
+        f = lam_n[i] * (1.0 if c.geometry is None else c.geometry.normal)
         if sliding[i]:
             f = f - c.friction * lam_n[i] * (r.vt / np.linalg.norm(r.vt)) @ r.tangents
         elif i in beta_of:
@@ -171,6 +174,13 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
         status.append("separate" if lam_n[i] <= 0 else "slip" if sliding[i] or _at_cone_edge(z, nc, ns, edges, owner, i)
                       else "stick")
     return ContactSolution(a_eq + K @ Q, Q, forces, status)
+
+
+def _label(contact):
+    """(A, B) names of a contact between shapes; (limit, side) for a joint-limit row (geometry None)."""
+    if contact.geometry is None:
+        return (repr(contact.a), contact.b)
+    return (contact.a.name, contact.b.name)
 
 
 def _at_cone_edge(z, nc, ns, edges, owner, i, tol=1e-9):

@@ -1,4 +1,4 @@
-"""Constraint types: loop closures, point-on-plane, rolling, knife edge, and user callables.
+"""Constraint types: loop closures, point-on-plane, rolling, knife edge, mimic joints, joint limits, user callables.
 
 Every constraint contributes m rows at a state (q, v), all in world axes (see :class:`Rows`):
 
@@ -13,6 +13,10 @@ the derivative identities ṙ = ω × r for vectors fixed in a body.
 The built-in types describe themselves with ``to_dict()`` (the ``constraints`` entries of a model file,
 docs/files.md; :data:`CONSTRAINT_TYPES` maps the ``type`` key back to the class). User callables
 (:class:`Holonomic`, :class:`Nonholonomic`) cannot be written to a file.
+
+:class:`JointLimit` is the one unilateral type: it has no equality rows (``unilateral = True``, empty
+:class:`Rows`); forward dynamics and :func:`multibody.simulate` treat its bounds as inequalities
+(:mod:`.limits`).
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import numpy as np
 
 from ..dynamics import integrate
 from ..errors import ModelError
+from ..model.joints import PRISMATIC, REVOLUTE
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
 from .geometry import placement_to_dict
@@ -418,8 +423,165 @@ class Nonholonomic(Constraint):
         return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
 
 
+def _number(value, field, finite=True):
+    """float(value); ModelError naming ``field`` and the value if it is not a number (or not finite)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{field} must be a number, got {value!r}") from None
+    if np.isnan(x) or (finite and not np.isfinite(x)):
+        raise ModelError(f"{field} must be a finite number, got {value!r}")
+    return x
+
+
+def one_dof_joint(model, name, owner):
+    """(joint, q index, v index) of the revolute or prismatic joint ``name`` (joint or child-body name);
+    ModelError naming ``owner``, the joint and the problem otherwise."""
+    index = model._joint_index.get(name, None) if isinstance(name, str) else None
+    if index is None:
+        try:
+            index = model.body_index(name)
+        except ModelError:
+            raise ModelError(f"{owner}: unknown joint {name!r} (joints: {', '.join(model._joint_index) or 'none'})") \
+                from None
+    joint = model.joints[index]
+    if joint.code not in (REVOLUTE, PRISMATIC):
+        raise ModelError(f"{owner}: joint '{joint.name}' is {type(joint).__name__} ({joint.nv} velocities); only "
+                         "one-dof (revolute or prismatic) joints are allowed")
+    return joint, sum(j.nq for j in model.joints[:index]), sum(j.nv for j in model.joints[:index])
+
+
+class Mimic(Constraint):
+    """Mimic joint (URDF ``<mimic>``): q_joint = multiplier · q_master + offset, both one-dof joints (a gear
+    train, a parallel gripper's second finger). One holonomic row with a constant Jacobian:
+
+        φ = q_j − m q_m − o,   J = e_j − m e_m,   b = 0,   γ = 0
+
+    (e_k the unit row of the joint's velocity). The multiplier is the force ratio too: the constraint applies
+    λ to the joint and −m λ to the master.
+    """
+
+    size = 1
+    kind = "mimic"
+
+    def __init__(self, joint, master, multiplier=1.0, offset=0.0, name=None):
+        super().__init__((), name)
+        self.joint, self.master = joint, master
+        label = f"Mimic joint {joint!r}"
+        self.multiplier = _number(multiplier, f"{label}: multiplier")
+        self.offset = _number(offset, f"{label}: offset")
+        if joint == master:
+            raise ModelError(f"{label}: a joint cannot mimic itself")
+
+    def check(self, model):
+        """Raise ModelError unless both names are distinct one-dof joints of ``model``."""
+        joint = one_dof_joint(model, self.joint, f"{self!r}")[0]
+        master = one_dof_joint(model, self.master, f"{self!r} master")[0]
+        if joint is master:
+            raise ModelError(f"{self!r}: joint and master are the same joint '{joint.name}'")
+
+    def to_dict(self):
+        return self._described(joint=self.joint, master=self.master, multiplier=self.multiplier, offset=self.offset)
+
+    def evaluate(self, s):
+        _, iq, iv = one_dof_joint(s.model, self.joint, f"{self!r}")
+        _, mq, mv = one_dof_joint(s.model, self.master, f"{self!r} master")
+        J = np.zeros((1, s.nv))
+        J[0, iv] += 1.0
+        J[0, mv] -= self.multiplier
+        phi = s.q[iq] - self.multiplier * s.q[mq] - self.offset
+        return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"Mimic{label}({self.joint!r}, master={self.master!r})"
+
+
+class JointLimit(Constraint):
+    """Unilateral joint limit lower ≤ q ≤ upper on a revolute or prismatic joint (URDF ``<limit>``).
+
+    ``lower``/``upper`` [rad or m] default to the joint's ``limits`` (a :class:`multibody.JointLimits`); a bound
+    that is None and not given by the joint is open (±inf). At least one bound must be finite. ``restitution``
+    e ∈ [0, 1] is Newton's coefficient at the stop (0: the joint stops dead, default; 1: it bounces back at the
+    same speed).
+
+    Each finite bound is a one-sided row on the joint's velocity entry, with gap g ≥ 0 and normal n:
+
+        lower:  g = q − lower,  n = +e_k;      upper:  g = upper − q,  n = −e_k
+
+    so ġ = n v and g̈ = n v̇ (no bias term). The limit has no equality rows (:meth:`evaluate` gives empty
+    :class:`Rows`); :mod:`multibody.constraints.limits` turns the touching bounds into Signorini conditions
+    (g̈ ≥ 0 ⟂ λ ≥ 0, solved with the contacts) and the arrivals at a bound into impacts in
+    :func:`multibody.simulate`.
+    """
+
+    size = 0
+    kind = "joint_limit"
+    unilateral = True
+
+    def __init__(self, joint, lower=None, upper=None, restitution=0.0, name=None):
+        super().__init__((), name)
+        self.joint = joint
+        label = f"JointLimit on joint {joint!r}"
+        self.lower = None if lower is None else _number(lower, f"{label}: lower", finite=False)
+        self.upper = None if upper is None else _number(upper, f"{label}: upper", finite=False)
+        e = _number(restitution, f"{label}: restitution")
+        if not 0.0 <= e <= 1.0:
+            raise ModelError(f"{label}: restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}")
+        self.restitution = e
+        self._given = (lower is None, upper is None)
+        if self.lower is not None and self.upper is not None:
+            self._check_order()
+
+    def _check_order(self):
+        if self.lower > self.upper:
+            raise ModelError(f"{self!r}: lower {self.lower:g} exceeds upper {self.upper:g}")
+        if not (np.isfinite(self.lower) or np.isfinite(self.upper)):
+            raise ModelError(f"{self!r}: no finite bound (lower {self.lower:g}, upper {self.upper:g}); give lower "
+                             "or upper, or set the joint's limits")
+
+    def check(self, model):
+        """Resolve the bounds left None from the joint's ``limits``; ModelError naming the joint if it is not a
+        one-dof joint of ``model``, has no limits and no bound was given, or lower > upper."""
+        joint = one_dof_joint(model, self.joint, f"{self!r}")[0]
+        limits = joint.limits
+        if limits is None and all(self._given):
+            raise ModelError(f"{self!r}: joint '{joint.name}' has no limits (joint.limits is None) and no lower or "
+                             "upper bound was given")
+        if self._given[0]:
+            self.lower = -np.inf if limits is None else limits.lower
+        if self._given[1]:
+            self.upper = np.inf if limits is None else limits.upper
+        self._check_order()
+
+    def sides(self, model, q, v):
+        """The finite bounds as a list of (side, gap g, normal sign ±1, velocity index, ġ): side "lower" or
+        "upper"."""
+        _, iq, iv = one_dof_joint(model, self.joint, f"{self!r}")
+        out = []
+        if self.lower is not None and np.isfinite(self.lower):
+            out.append(("lower", q[iq] - self.lower, 1.0, iv, v[iv]))
+        if self.upper is not None and np.isfinite(self.upper):
+            out.append(("upper", self.upper - q[iq], -1.0, iv, -v[iv]))
+        return out
+
+    def evaluate(self, s):
+        """No equality rows (empty :class:`Rows`): the bounds are inequalities."""
+        empty = np.zeros(0)
+        return Rows(empty, np.zeros((0, s.nv)), empty, empty, np.zeros(0, bool))
+
+    def to_dict(self):
+        bound = (lambda x: None if x is None or not np.isfinite(x) else float(x))
+        return self._described(joint=self.joint, lower=bound(self.lower), upper=bound(self.upper),
+                               restitution=self.restitution)
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"JointLimit{label}({self.joint!r})"
+
+
 CONSTRAINT_TYPES = {cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere,
-                                               KnifeEdge)}
+                                               KnifeEdge, Mimic, JointLimit)}
 
 
 def stack(model, snapshot, constraints=None):

@@ -136,7 +136,9 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
-        :class:`Event` objects; crossings are recorded in ``Trajectory.events``.
+        :class:`Event` objects; crossings are recorded in ``Trajectory.events``. The model's joint limits
+        (:class:`multibody.JointLimit` constraints) add one impact event per bound, named
+        ``"limit <joint> lower"`` or ``"limit <joint> upper"`` (:mod:`multibody.constraints.limits`).
     dynamics : callable (t, q, v, τ) -> v̇ replacing the default forward dynamics (for generated symbolic
         equations or custom constraint handling).
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
@@ -163,6 +165,12 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
     tau = generalized_forces(model, torque, f_ext)
     accel = dynamics or default_dynamics(model)
     events = [_as_event(e) for e in events]
+    if any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ())):
+        # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
+        from ..constraints.limits import LimitStops
+        stops = LimitStops(model)
+        events = [*stops.events(), *events]
+        accel = dynamics or stops.dynamics
 
     def rhs(t, x):
         q, v = normalized(x[:nq]), x[nq:]
