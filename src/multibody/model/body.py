@@ -5,9 +5,10 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial import _as_vector3, is_symbolic, skew
+from .part import ModelPart
 
 
-class Body:
+class Body(ModelPart):
     """A rigid body.
 
     Parameters

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial import _as_vector3
+from .part import ModelPart
 
 # Joint type codes shared with the compiled core (multibody.dynamics._core).
 REVOLUTE, PRISMATIC, SPHERICAL, FREE, PLANAR, FIXED, CYLINDRICAL = range(7)
@@ -70,7 +71,7 @@ class JointLimits:
                              f"{self.velocity:g}")
 
 
-class Joint:
+class Joint(ModelPart):
     """Base of the joint types. ``name`` defaults to ``"<child body>_joint"`` when added to a model.
 
     ``limits`` (a :class:`JointLimits`, one-dof joints only) is stored with the joint; ``None`` means unbounded.

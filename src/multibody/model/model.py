@@ -117,6 +117,8 @@ class Model:
         if any(j is joint for j in self.joints):
             raise ModelError(f"body '{body.name}': this joint object is already used by another body; create a new one")
         joint.name = joint_name
+        body._added_to(self)
+        joint._added_to(self)
         self._index[body.name] = len(self.bodies)
         self._joint_index[joint_name] = len(self.bodies)
         self.bodies.append(body)
