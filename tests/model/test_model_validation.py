@@ -175,7 +175,6 @@ def test_changing_a_body_or_joint_after_a_call_recompiles_and_arrays_cannot_be_e
     model.body("rod").mass = 2.0
     assert mb.crba(model, q)[0, 0] > M[0, 0]
     model.joints[0].armature = 0.5
-    assert mb.crba(model, q)[0, 0] == pytest.approx(mb.crba(model, q)[0, 0]) and model.compile().params[0].any()
     np.testing.assert_allclose(mb.crba(model, q)[0, 0] - 0.5, mb.crba(_heavier_rod(), q)[0, 0], rtol=0, atol=1e-12)
     for array in (model.body("rod").inertia, model.body("rod").com, model.joints[0].axis, model.joints[0].armature):
         with pytest.raises(ValueError, match="read-only"):
