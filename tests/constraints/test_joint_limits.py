@@ -211,3 +211,14 @@ def test_bad_joint_limits_name_the_joint_and_the_value():
     with pytest.raises(mb.ModelError, match=r"joint 'wrist' is Spherical"):
         model.add_constraint(mb.JointLimit("wrist", lower=0.0))
     assert not model.constraints
+
+
+def test_simulate_impacts_holds_a_resting_bound_too():
+    """With contact shapes (event-driven collisions) the bounds get their impacts and rest on the LCP as well."""
+    model = _pendulum()
+    model.add_geometry("bob0", mb.Sphere(0.05), placement=mb.Transform(translation=(0, 0, -1.0)))
+    model.add_geometry("world", mb.Plane(), placement=mb.Transform(translation=(0, 0, -5.0)))  # never reached
+    traj = mb.simulate_impacts(model, [START], [0.0], t_end=1.5)
+    assert [name for name, _ in traj.events] == ["limit bob0_joint lower"]
+    assert traj.q[:, 0].min() > STOP - 1e-8
+    np.testing.assert_allclose(traj.q[traj.t > 0.5, 0], STOP, atol=1e-8)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..constraints.forward import forward_dynamics
+from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses
@@ -55,6 +56,7 @@ class Collisions:
         if not self.pairs:
             raise ModelError(f"model '{model.name}': no two contact shapes are on different bodies")
         self.resting = set()  # pairs in resting contact
+        self.stops = LimitStops(model) if joint_limits(model) else None  # joint limits: events and resting bounds
         self.fired = set()  # pairs that took part in the last impact and have not separated yet
         self.records = []
 
@@ -95,7 +97,7 @@ class Collisions:
                 return gap + (self.tolerance if pair in self.fired else 0.5 * self.tolerance)
             names = "–".join(self.model.geometries[k].name for k in pair)
             return Event(g, name=f"impact {names}", direction=-1.0, action=self.impact)
-        return [watcher(pair) for pair in self.pairs]
+        return [watcher(pair) for pair in self.pairs] + (self.stops.events() if self.stops else [])
 
     def _constraint(self, poses, pair, body_a, body_b, contact):
         """A :class:`Contact` constraint for a touching ContactPoint (points in the bodies' coordinates)."""
@@ -134,11 +136,15 @@ class Collisions:
 
     def dynamics(self, t, q, v, tau):
         """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a resting pair
-        touches."""
-        if not any(self.gap(q, pair) <= self.release for pair in self.resting):
+        touches or a joint-limit bound rests (:class:`~multibody.constraints.limits.LimitStops`)."""
+        limits = [self.stops.keys[k][:2] for k in self.stops.resting] if self.stops else []
+        if not limits and not any(self.gap(q, pair) <= self.release for pair in self.resting):
             return aba(self.model, q, v, tau)
         return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization,
-                                contact_tolerance=self.release, slip_velocity=self.rest_velocity)
+                                contact_tolerance=self.release, slip_velocity=self.rest_velocity,
+                                limits=limits, limit_stabilization=self.stops.stabilization if self.stops else None)
+
+    dynamics.handles_joint_limits = True  # simulate() adds no limit events of its own
 
 
 def simulate_impacts(model, q0=None, v0=None, t_end=1.0, *, law="newton", method="sequential", rest_velocity=1e-3,

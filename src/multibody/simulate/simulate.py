@@ -165,7 +165,8 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
     tau = generalized_forces(model, torque, f_ext)
     accel = dynamics or default_dynamics(model)
     events = [_as_event(e) for e in events]
-    if any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ())):
+    if (any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
+            and not getattr(dynamics, "handles_joint_limits", False)):
         # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
         from ..constraints.limits import LimitStops
         stops = LimitStops(model)
