@@ -17,7 +17,8 @@ the contacts):
 * **Simulation** (:func:`multibody.simulate`): :class:`LimitStops` gives one event per bound and the dynamics;
   after a plastic stop (or a rebound slower than ``rest_velocity``) the bound *rests*: it is held by the LCP,
   with Baumgarte terms, until the joint leaves it by more than ``release_distance``. Bounds that do not rest act
-  only through impacts, so a free flight near a bound is the unconstrained motion. This is the event-driven scheme of :mod:`multibody.impact.events` for shapes.
+  only through impacts, so a free flight near a bound is the unconstrained motion. This is the event-driven
+  scheme of :mod:`multibody.impact.events` for shapes (which also runs these events).
 """
 from __future__ import annotations
 
@@ -94,9 +95,11 @@ class LimitStops:
         α = β), and the event offset −tolerance/2 is removed.
     """
 
-    def __init__(self, model, rest_velocity=1e-3, tolerance=1e-9, release_distance=1e-6, stabilization=(20.0, 20.0)):
+    def __init__(self, model, rest_velocity=1e-3, tolerance=1e-9, release_distance=1e-6,
+                 stabilization=(20.0, 20.0)):
         self.model, self.stabilization = model, stabilization
-        self.rest_velocity, self.tolerance, self.release = float(rest_velocity), float(tolerance), float(release_distance)
+        self.rest_velocity, self.tolerance = float(rest_velocity), float(tolerance)
+        self.release = float(release_distance)
         self.keys = []
         for limit in joint_limits(model):
             _, iq, _ = one_dof_joint(model, limit.joint, f"{limit!r}")
