@@ -154,3 +154,14 @@ def test_unphysical_inertias_of_real_files_warn_once_naming_the_links():
     with pytest.raises(mb.ModelError, match=r"romeo_laas_small\.urdf: link 'body' <inertial> <inertia>: .*positive "
                                             r"semi-definite, got principal moments \[-0\.0213"):
         mb.Model.from_urdf(ROBOTS / "romeo_description/urdf/romeo_laas_small.urdf")
+
+
+def test_joint_limits_of_a_robot_file_can_be_enforced_in_simulation():
+    model = mb.Model.from_urdf(ROBOTS / "ur_description/urdf/ur5_joint_limited_robot.urdf", joint_limits=True)
+    limited = [c.joint for c in model.constraints if type(c) is mb.JointLimit]
+    assert limited == [j.name for j in model.joints]  # every UR5 joint is limited in this file
+    elbow = model.joints[model.joint_index("elbow_joint")]
+    q0 = np.zeros(model.nv)
+    q0[model.q_slice("elbow_joint")] = elbow.limits.upper - 0.05
+    traj = mb.simulate(model, q0, np.zeros(model.nv), t_end=0.4)
+    assert traj.q[:, model.q_slice("elbow_joint").start].max() <= elbow.limits.upper + 1e-6

@@ -153,6 +153,15 @@ class Model:
         self._compiled = None
         return constraint
 
+    def enforce_joint_limits(self, joints=None):
+        """Add a unilateral :class:`~multibody.JointLimit` for each joint with a finite bound in its ``limits``
+        (or for the joints named in ``joints``), so that ``simulate`` and ``forward_dynamics`` keep the joints in
+        range. Returns the constraints added."""
+        from ..constraints.types import JointLimit
+        names = joints if joints is not None else [
+            j.name for j in self.joints if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
+        return [self.add_constraint(JointLimit(name)) for name in names]
+
     def add_geometry(self, body, shape, friction=0.5, restitution=0.0, placement=None, name=None):
         """Attach a contact shape (``mb.Sphere``, ``mb.Box``, ``mb.Capsule``, ``mb.Plane``) to ``body`` (or
         "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
@@ -397,19 +406,27 @@ class Model:
 
     @classmethod
     def from_urdf(cls, path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
-                  check_inertia="semidefinite"):
+                  check_inertia="semidefinite", joint_limits=False):
         """A tree from a URDF file path or XML string: links visited depth first in file order (the order of q),
         fixed joints welded into their parent body (their links become frames) unless ``fuse_fixed=False``,
         massless links as frames or massless bodies, a Free root joint with ``floating_base=True``, joint
-        limits, damping, friction and mimic joints read. See :mod:`multibody.io.urdf`."""
+        limits (enforced in simulations with ``joint_limits=True``, see :meth:`enforce_joint_limits`), damping,
+        friction and mimic joints read. See :mod:`multibody.io.urdf`."""
         from ..io.urdf import model_from_urdf
-        return model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
-                               check_inertia=check_inertia)
+        model = model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
+                                check_inertia=check_inertia)
+        if joint_limits:
+            model.enforce_joint_limits()
+        return model
 
     @classmethod
-    def from_mjcf(cls, path_or_xml, name=None):
+    def from_mjcf(cls, path_or_xml, name=None, joint_limits=False):
         """A tree from an MJCF (MuJoCo XML) file path or XML string: bodies, joints (q is MuJoCo's qpos), inertials,
-        armature, springs and dampers, gravity, connect and weld equalities, contact geoms. See
+        armature, springs and dampers, gravity, connect and weld equalities, contact geoms; joint ranges are
+        stored and, with ``joint_limits=True``, enforced (:meth:`enforce_joint_limits`). See
         :mod:`multibody.io.mjcf`."""
         from ..io.mjcf import model_from_mjcf
-        return model_from_mjcf(path_or_xml, name=name)
+        model = model_from_mjcf(path_or_xml, name=name)
+        if joint_limits:
+            model.enforce_joint_limits()
+        return model
