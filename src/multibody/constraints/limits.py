@@ -30,7 +30,7 @@ from ..dynamics import crba
 from ._kinematics import Snapshot
 from .contact import Contact, ContactRows, solve_contacts
 from .gauss import GaussSolver
-from .types import one_dof_joint, stack
+from .types import stack
 
 
 class LimitSide(NamedTuple):
@@ -102,7 +102,7 @@ class LimitStops:
         self.release = float(release_distance)
         self.keys = []
         for limit in joint_limits(model):
-            _, iq, _ = one_dof_joint(model, limit.joint, f"{limit!r}")
+            _, iq, _ = model.one_dof_joint(limit.joint, f"{limit!r}")
             for side, bound, sign in (("lower", limit.lower, 1.0), ("upper", limit.upper, -1.0)):
                 if bound is not None and np.isfinite(bound):
                     self.keys.append((limit, side, iq, sign, bound))

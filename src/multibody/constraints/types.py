@@ -26,7 +26,6 @@ import numpy as np
 
 from ..dynamics import integrate
 from ..errors import ModelError
-from ..model.joints import PRISMATIC, REVOLUTE
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
 from .geometry import placement_to_dict
@@ -434,23 +433,6 @@ def _number(value, field, finite=True):
     return x
 
 
-def one_dof_joint(model, name, owner):
-    """(joint, q index, v index) of the revolute or prismatic joint ``name`` (joint or child-body name);
-    ModelError naming ``owner``, the joint and the problem otherwise."""
-    index = model._joint_index.get(name, None) if isinstance(name, str) else None
-    if index is None:
-        try:
-            index = model.body_index(name)
-        except ModelError:
-            raise ModelError(f"{owner}: unknown joint {name!r} (joints: {', '.join(model._joint_index) or 'none'})") \
-                from None
-    joint = model.joints[index]
-    if joint.code not in (REVOLUTE, PRISMATIC):
-        raise ModelError(f"{owner}: joint '{joint.name}' is {type(joint).__name__} ({joint.nv} velocities); only "
-                         "one-dof (revolute or prismatic) joints are allowed")
-    return joint, sum(j.nq for j in model.joints[:index]), sum(j.nv for j in model.joints[:index])
-
-
 class Mimic(Constraint):
     """Mimic joint (URDF ``<mimic>``): q_joint = multiplier · q_master + offset, both one-dof joints (a gear
     train, a parallel gripper's second finger). One holonomic row with a constant Jacobian:
@@ -475,8 +457,8 @@ class Mimic(Constraint):
 
     def check(self, model):
         """Raise ModelError unless both names are distinct one-dof joints of ``model``."""
-        joint = one_dof_joint(model, self.joint, f"{self!r}")[0]
-        master = one_dof_joint(model, self.master, f"{self!r} master")[0]
+        joint = model.one_dof_joint(self.joint, f"{self!r}")[0]
+        master = model.one_dof_joint(self.master, f"{self!r} master")[0]
         if joint is master:
             raise ModelError(f"{self!r}: joint and master are the same joint '{joint.name}'")
 
@@ -484,8 +466,8 @@ class Mimic(Constraint):
         return self._described(joint=self.joint, master=self.master, multiplier=self.multiplier, offset=self.offset)
 
     def evaluate(self, s):
-        _, iq, iv = one_dof_joint(s.model, self.joint, f"{self!r}")
-        _, mq, mv = one_dof_joint(s.model, self.master, f"{self!r} master")
+        _, iq, iv = s.model.one_dof_joint(self.joint, f"{self!r}")
+        _, mq, mv = s.model.one_dof_joint(self.master, f"{self!r} master")
         J = np.zeros((1, s.nv))
         J[0, iv] += 1.0
         J[0, mv] -= self.multiplier
@@ -543,7 +525,7 @@ class JointLimit(Constraint):
     def check(self, model):
         """Resolve the bounds left None from the joint's ``limits``; ModelError naming the joint if it is not a
         one-dof joint of ``model``, has no limits and no bound was given, or lower > upper."""
-        joint = one_dof_joint(model, self.joint, f"{self!r}")[0]
+        joint = model.one_dof_joint(self.joint, f"{self!r}")[0]
         limits = joint.limits
         if limits is None and all(self._given):
             raise ModelError(f"{self!r}: joint '{joint.name}' has no limits (joint.limits is None) and no lower or "
@@ -557,7 +539,7 @@ class JointLimit(Constraint):
     def sides(self, model, q, v):
         """The finite bounds as a list of (side, gap g, normal sign ±1, velocity index, ġ): side "lower" or
         "upper"."""
-        _, iq, iv = one_dof_joint(model, self.joint, f"{self!r}")
+        _, iq, iv = model.one_dof_joint(self.joint, f"{self!r}")
         out = []
         if self.lower is not None and np.isfinite(self.lower):
             out.append(("lower", q[iq] - self.lower, 1.0, iv, v[iv]))

@@ -278,6 +278,24 @@ class Model:
                 f"model '{self.name}': unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})"
             ) from None
 
+    def one_dof_joint(self, name, owner):
+        """(joint, q index, v index) of the revolute or prismatic joint ``name`` (joint or child-body name), for
+        the elements that act on one joint coordinate (joint springs, friction, mimic, limits); ModelError naming
+        ``owner``, the joint and the problem otherwise."""
+        from .joints import PRISMATIC, REVOLUTE
+        index = self._joint_index.get(name, None) if isinstance(name, str) else None
+        if index is None:
+            try:
+                index = self.body_index(name)
+            except ModelError:
+                raise ModelError(f"{owner}: unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})") \
+                    from None
+        joint = self.joints[index]
+        if joint.code not in (REVOLUTE, PRISMATIC):
+            raise ModelError(f"{owner}: joint '{joint.name}' is {type(joint).__name__} ({joint.nv} velocities); only "
+                             "one-dof (revolute or prismatic) joints are allowed")
+        return joint, sum(j.nq for j in self.joints[:index]), sum(j.nv for j in self.joints[:index])
+
     def q_slice(self, name):
         """Slice of q belonging to a joint (by joint or child-body name)."""
         i = self._joint_index.get(name, None)

@@ -13,25 +13,7 @@ import numpy as np
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError
-from ..model.joints import PRISMATIC, REVOLUTE
 from ..spatial import _as_vector3
-
-
-def _one_dof_joint(model, joint, owner, what):
-    """The revolute or prismatic joint named ``joint`` (joint or child-body name); ModelError naming ``owner``,
-    the joint and the problem otherwise."""
-    index = model._joint_index.get(joint, None) if isinstance(joint, str) else None
-    if index is None:
-        try:
-            index = model.body_index(joint)
-        except ModelError:
-            raise ModelError(f"{owner}: unknown joint {joint!r} (joints: {', '.join(model._joint_index) or 'none'})") \
-                from None
-    found = model.joints[index]
-    if found.code not in (REVOLUTE, PRISMATIC):
-        raise ModelError(f"{owner}: joint '{found.name}' is {type(found).__name__}; {what} act on revolute or "
-                         f"prismatic joints")
-    return found
 
 
 def _nonnegative(value, field):
@@ -130,7 +112,7 @@ class JointSpring:
 
     def check(self, model):
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
-        _one_dof_joint(model, self.joint, self.name, "joint springs")
+        model.one_dof_joint(self.joint, self.name)
 
     def generalized_force(self, model, q, v):
         Q = np.zeros(model.nv)
@@ -182,7 +164,7 @@ class JointFriction:
 
     def check(self, model):
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
-        _one_dof_joint(model, self.joint, self.name, "joint friction elements")
+        model.one_dof_joint(self.joint, self.name)
 
     def generalized_force(self, model, q, v):
         """Q (nv,): −F_c tanh(q̇ / v_s) at the joint's velocity entry, zero elsewhere."""
