@@ -45,7 +45,13 @@ class EquationsOfMotion:
     inputs : tuple
         Specified quantities (e.g. joint torques) that :meth:`to_numeric` takes as inputs.
     dependent_speeds : dict
-        Nonholonomic systems: each eliminated dependent speed -> its expression in q and the independent u.
+        Nonholonomic systems: each dependent speed -> its value A u_ind + B in q and the independent u. X, Y
+        and q̇ keep the dependent speeds as symbols (evaluate them with these values; :meth:`to_numeric` and
+        :meth:`linearize` do).
+    velocity_constraints : sympy.Matrix (m, 1) or None
+        The nonholonomic constraints Ac(q) u_all − b(q) = 0 in all the speeds (q̇ written in u).
+    dependent_coordinates, configuration_constraints :
+        Holonomic constraints f(q) = 0 solved (for :meth:`linearize`) for the dependent coordinates.
     multipliers, constraint_matrix, constraint_rhs :
         Lagrange's equations with constraints (document 004): X u̇ = Y + Bᵀλ, B u̇ = c.
     gauss_function : sympy expression or None
@@ -67,10 +73,13 @@ class EquationsOfMotion:
     constraint_matrix: sp.Matrix | None = None
     constraint_rhs: sp.Matrix | None = None
     gauss_function: sp.Expr | None = None
+    velocity_constraints: sp.Matrix | None = None
+    dependent_coordinates: tuple = ()
+    configuration_constraints: sp.Matrix | None = None
 
     def __post_init__(self):
         for name in ("mass_matrix", "forcing", "qdot", "generalized_active_forces", "generalized_inertia_forces",
-                     "constraint_matrix", "constraint_rhs"):
+                     "constraint_matrix", "constraint_rhs", "velocity_constraints", "configuration_constraints"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, sp.ImmutableMatrix(value))
@@ -95,45 +104,89 @@ class EquationsOfMotion:
         """The kinematic differential equations as a list of ``Eq(q̇_i, f_i(q, u))``."""
         return [sp.Eq(qi.diff(TIME), fi) for qi, fi in zip(self.q, self.qdot)]
 
-    def minimizer(self):
-        """The u̇ that minimizes the Gauss function (equals the solution of X u̇ = Y): X⁻¹ Y, simplified."""
-        return sp.Matrix(self.mass_matrix).LUsolve(sp.Matrix(self.forcing)).applyfunc(sp.simplify)
+    def minimizer(self, simplify=False):
+        """The u̇ that minimizes the Gauss function (equals the solution of X u̇ = Y): X⁻¹ Y by elimination,
+        unsimplified (fast at any size) unless ``simplify``."""
+        from .linsolve import lu_solve
+        solution = lu_solve(self.mass_matrix, self.forcing, "minimizer (mass matrix)")
+        return solution.applyfunc(sp.simplify) if simplify else solution
 
     def statics(self):
         """The equilibrium equations F_r = 0 (document 000, eq. 14 with F_r* = 0) at rest (u = 0)."""
-        rest = {ui: 0 for ui in self.u}
+        rest = {ui: 0 for ui in (*self.u, *self.dependent_speeds)}
         return sp.Matrix(self.generalized_active_forces).xreplace(rest)
 
-    def linearize(self, operating_point, inputs=()):
-        """Linearized state equations ẋ ≈ A δx + B δr about ``operating_point`` for x = [q; u].
+    @property
+    def independent_coordinates(self):
+        """The coordinates q without the dependent ones (all of q without holonomic constraints)."""
+        return tuple(qi for qi in self.q if qi not in self.dependent_coordinates)
 
-        ``operating_point`` maps every q_i, u_i (and parameters if wanted) to values; ``inputs`` are symbols
-        of :attr:`inputs` (or any parameters) to take as the input vector r. Returns (A, B) as sympy
-        Matrices: A = ∂f/∂x, B = ∂f/∂r with f = [q̇(q, u); X⁻¹ Y].
+    def linearize(self, operating_point, inputs=(), simplify=False):
+        """Linearized state equations ẋ ≈ A δx + B δr about ``operating_point``, x = [q_ind; u].
+
+        ``operating_point`` maps every q_i and independent u_i, and parameters if wanted (substituted before
+        differentiating, which keeps large systems fast), to values; the dependent speeds default to their
+        values there. ``inputs`` are symbols of :attr:`inputs` (or any parameters) to take as the input vector
+        r. Returns (A, B) as sympy Matrices (simplified only if ``simplify``): A = df/dx, B = df/dr with
+        f = [q̇_ind; X⁻¹ Y], total derivatives through the constraints:
+
+            δq_dep = −(∂f_h/∂q_dep)⁻¹ ∂f_h/∂q_ind δq_ind          (holonomic f_h(q) = 0)
+            δu_dep = −(∂g/∂u_dep)⁻¹ (∂g/∂q δq + ∂g/∂u_ind δu)      (nonholonomic g = Ac u_all − b = 0)
+            δ(X⁻¹Y) = X⁻¹ (δY − δX u̇₀)
         """
+        from .linsolve import lu_solve
         if self.multipliers:
             raise ValueError("linearize: equations with Lagrange multipliers are not supported; "
                              "eliminate the constraints (e.g. Kane's method with dependent speeds) first")
         missing = [s for s in (*self.q, *self.u) if s not in operating_point]
         if missing:
             raise ValueError(f"linearize: operating_point lacks values for {missing}")
-        x = sp.Matrix([*self.q, *self.u])
-        r = sp.Matrix(list(inputs))
-        X, Y = sp.Matrix(self.mass_matrix), sp.Matrix(self.forcing)
         point = dict(operating_point)
-        X0 = X.xreplace(point)
-        udot0 = X0.LUsolve(Y.xreplace(point))
+        states = {*self.q, *self.u, *self.dependent_speeds}
+        parameters = {k: v for k, v in point.items() if k not in states and k not in set(inputs)}
+        u_dep = list(self.dependent_speeds)
+        for d, value in self.dependent_speeds.items():
+            point.setdefault(d, value.xreplace(parameters).xreplace(point))
+        at = lambda M: sp.Matrix(M).xreplace(point)  # noqa: E731
+        given = lambda M: sp.Matrix(M).xreplace(parameters)  # noqa: E731
+        q, q_ind, u, r = list(self.q), list(self.independent_coordinates), list(self.u), list(inputs)
+        nq, nqi, n = len(q), len(q_ind), len(u)
+        # dq/dq_ind (nq × nqi): identity rows for q_ind, −(∂f/∂q_dep)⁻¹ ∂f/∂q_ind for q_dep
+        dq = sp.zeros(nq, nqi)
+        for j, qj in enumerate(q_ind):
+            dq[q.index(qj), j] = 1
+        if self.dependent_coordinates:
+            f = given(self.configuration_constraints)
+            q_dep = list(self.dependent_coordinates)
+            slope = lu_solve(at(f.jacobian(q_dep)), -at(f.jacobian(q_ind)), "linearize: configuration constraints")
+            for i, qi in enumerate(q_dep):
+                dq[q.index(qi), :] = slope[i, :]
+        # d(q, u, u_dep)/d(q_ind, u) ((nq + n + m) × (nqi + n))
+        dstate = sp.diag(dq, sp.eye(n))
+        if u_dep:
+            g = given(self.velocity_constraints)
+            direct = at(g.jacobian(q + u)) * dstate
+            slope = lu_solve(at(g.jacobian(u_dep)), -direct, "linearize: velocity constraints")
+            dstate = sp.Matrix.vstack(dstate, slope)
+        variables = q + u + u_dep
+        X, Y = given(self.mass_matrix), given(self.forcing)
+        X0 = at(X)
+        udot0 = lu_solve(X0, at(Y), "linearize: mass matrix")
         # ∂(X⁻¹Y)/∂x = X⁻¹ (∂Y/∂x − ∂(X u̇)/∂x |u̇ fixed)
-        held = X * udot0
-        blocks = []
-        for variables in (x, r):
-            if len(variables) == 0:
-                blocks.append(sp.zeros(len(x), 0))
-                continue
-            dynamic = X0.LUsolve((Y.jacobian(variables) - held.jacobian(variables)).xreplace(point))
-            kinematic = sp.Matrix(self.qdot).jacobian(variables).xreplace(point)
-            blocks.append(sp.Matrix.vstack(kinematic, dynamic).applyfunc(sp.simplify))
-        return blocks[0], blocks[1]
+        E = Y - X * udot0
+        qdot = given(self.qdot)
+        rows = [q.index(qi) for qi in q_ind]
+        kinematic = at(qdot.extract(rows, [0]).jacobian(variables)) * dstate
+        dynamic = lu_solve(X0, at(E.jacobian(variables)) * dstate, "linearize: mass matrix")
+        A = sp.Matrix.vstack(kinematic, dynamic)
+        if r:
+            B = sp.Matrix.vstack(at(qdot.extract(rows, [0]).jacobian(r)),
+                                 lu_solve(X0, at(E.jacobian(r)), "linearize: mass matrix"))
+        else:
+            B = sp.zeros(nqi + n, 0)
+        if simplify:
+            A, B = A.applyfunc(sp.simplify), B.applyfunc(sp.simplify)
+        return A, B
 
     def to_latex(self):
         """LaTeX of the kinematic equations and of each row of X u̇ = Y (dots for time derivatives)."""

@@ -39,26 +39,32 @@ def gauss(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=N
           velocity_constraints=(), inputs=(), simplify=True):
     """Equations of motion as the minimizer of the Gauss function; same arguments as :func:`.kane`.
 
-    Returns an EquationsOfMotion with ``gauss_function`` G(u̇) (expanded) and X, Y from ∂G/∂u̇ = 0;
-    ``eom.minimizer()`` gives u̇* = X⁻¹Y.
+    Returns an EquationsOfMotion with ``gauss_function`` G(u̇) = ½u̇ᵀXu̇ − Yᵀu̇ (expanded only if ``simplify``)
+    and X, Y from ∂G/∂u̇ = 0; ``eom.minimizer()`` gives u̇* = X⁻¹Y. With dependent speeds, G is minimized over
+    the accelerations compatible with the constraints, u̇_dep = A u̇_ind + C: ∂G/∂u̇_ind = Ãᵀ ∂G/∂u̇_all.
     """
     speeds = Speeds(q, u, kinematic_equations, dependent_speeds, velocity_constraints, simplify)
-    udot = sp.Matrix(speeds.udot)
+    udot_all = sp.Matrix(speeds.udot_all)
     motions = [body_motion(body, frame, speeds) for body in bodies]
-    F = active_forces(loads, frame, speeds, potential_energy)
-    G = gauss_function(motions, F, udot)
-    X, Y = minimized(G, udot)
+    F_all = active_forces(loads, frame, speeds, potential_energy)
+    G = gauss_function(motions, F_all, udot_all)
+    X, Y = speeds.constrain(*minimized(G, udot_all))
+    F = speeds.project(F_all)
     if simplify:
         X, Y = X.applyfunc(sp.simplify), Y.applyfunc(sp.simplify)
-    quadratic = sp.expand((udot.T * X * udot)[0] / 2 - (Y.T * udot)[0])
+    udot = sp.Matrix(speeds.udot)
+    quadratic = (udot.T * X * udot)[0] / 2 - (Y.T * udot)[0]
+    if simplify:
+        quadratic = sp.expand(quadratic)
     return EquationsOfMotion(
         method="gauss", q=speeds.q, u=speeds.u, mass_matrix=X, forcing=Y, qdot=speeds.qdot,
         generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
-        partial_velocities={m.name: (m.W, m.V) for m in motions}, inputs=tuple(inputs),
-        dependent_speeds=speeds.dependent, gauss_function=quadratic)
+        partial_velocities={m.name: (speeds.project_partials(m.W), speeds.project_partials(m.V)) for m in motions},
+        inputs=tuple(inputs), dependent_speeds=speeds.dependent, velocity_constraints=speeds.constraints,
+        gauss_function=quadratic)
 
 
-def transfer(mass_matrix, bias, forces, positions, q):
+def transfer(mass_matrix, bias, forces, positions, q, simplify=True):
     """Move Gauss's function to new coordinates q' through the Jacobian alone (document 003, eqs. 10–11).
 
     Parameters
@@ -71,14 +77,14 @@ def transfer(mass_matrix, bias, forces, positions, q):
     Returns
     -------
     (M', g', Q') with M' = Jᵀ M J, g' = Jᵀ (M J̇ q̇' + H), Q' = Jᵀ Q, J = ∂X/∂q':
-    the Gauss function in q' is G = ½ q̈'ᵀ M' q̈' + (g' − Q')ᵀ q̈'.
+    the Gauss function in q' is G = ½ q̈'ᵀ M' q̈' + (g' − Q')ᵀ q̈'. Simplified only if ``simplify``.
     """
     Xq = sp.Matrix(positions)
     J = Xq.jacobian(list(q))
     M = sp.Matrix(mass_matrix)
     qd = sp.Matrix([qi.diff(TIME) for qi in q])
     Jdot_qd = J.diff(TIME) * qd
-    Mp = (J.T * M * J).applyfunc(sp.simplify)
-    gp = (J.T * (M * Jdot_qd + sp.Matrix(bias))).applyfunc(sp.simplify)
-    Qp = (J.T * sp.Matrix(forces)).applyfunc(sp.simplify)
+    Mp, gp, Qp = J.T * M * J, J.T * (M * Jdot_qd + sp.Matrix(bias)), J.T * sp.Matrix(forces)
+    if simplify:
+        Mp, gp, Qp = (m.applyfunc(sp.simplify) for m in (Mp, gp, Qp))
     return Mp, gp, Qp

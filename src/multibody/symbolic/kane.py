@@ -5,8 +5,11 @@
     F_r* = Σ v_r · (−m a*) + ω_r · (−I α − ω × I ω)               (eqs. 5, 7–9)
          + gyrostat terms                                         (eqs. 11–13)
 
-Nonholonomic systems: the dependent speeds are eliminated before the accelerations are formed, so the
-partial velocities are those of the constrained system and no multipliers appear.
+Nonholonomic systems (Kane & Levinson, Dynamics: Theory and Applications, ch. 4 and 6): with the constraints
+solved as u_dep = A u_ind + B, the equations are F̃_r + F̃_r* = 0 for the independent speeds only, formed with
+the constrained partial velocities ṽ_r = v_r + Σ_s v_s A_sr; the dependent speeds are never substituted into
+the velocities (they stay symbols in X, Y and q̇, and :attr:`EquationsOfMotion.dependent_speeds` gives their
+values), and u̇_dep = A u̇_ind + C from the differentiated constraints. No multipliers appear.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from sympy.physics.vector import Vector
 
 from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
+from .linsolve import random_values
 from .motion import Speeds, active_forces, body_motion, cross, inertia_terms
 
 
@@ -39,7 +43,8 @@ class Gyrostat:
 
 
 def kane(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=None, dependent_speeds=(),
-         velocity_constraints=(), gyrostats=(), inputs=(), simplify=True):
+         velocity_constraints=(), gyrostats=(), inputs=(), simplify=True, dependent_coordinates=(),
+         configuration_constraints=()):
     """Kane's equations of a system of rigid bodies and particles moving in the inertial ``frame``.
 
     Parameters
@@ -56,33 +61,56 @@ def kane(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=No
     potential_energy : expression, optional
         W(q): contributes F_r = −Σ_s ∂W/∂q_s ∂q̇_s/∂u_r (eq. 10).
     dependent_speeds, velocity_constraints :
-        Nonholonomic constraints, linear in u (= 0), solved for the dependent speeds, which are eliminated.
+        Nonholonomic constraints (= 0), linear in u — written in u, or in q̇ (replaced by q̇ = f(q, u)) — as
+        many as dependent speeds; solved by elimination for u_dep = A u_ind + B. X, Y and q̇ keep u_dep as
+        symbols; ``eom.dependent_speeds`` maps them to A u_ind + B.
     gyrostats : sequence of :class:`Gyrostat`
     inputs : symbols of specified quantities (torques, ...) kept as inputs for :meth:`EquationsOfMotion.to_numeric`.
     simplify : bool
-        Simplify q̇, the dependent speeds and the final X, Y (fine for small systems).
+        Simplify q̇, the dependent speeds and the final X, Y (fine for small systems). With False nothing is
+        simplified anywhere (large systems: the Whipple bicycle).
+    dependent_coordinates, configuration_constraints :
+        Holonomic constraints f(q) = 0 (as many as dependent coordinates), kept for :meth:`linearize`, which
+        then returns the state matrices of the independent coordinates. The dynamics does not need them when
+        the velocity constraints include their time derivative.
 
     Returns
     -------
     EquationsOfMotion
     """
     speeds = Speeds(q, u, kinematic_equations, dependent_speeds, velocity_constraints, simplify)
-    n = len(speeds.u)
+    holonomic = _holonomic(speeds.q, dependent_coordinates, configuration_constraints)
     motions = [body_motion(body, frame, speeds) for body in bodies]
-    X, Ystar = inertia_terms(motions, n)
+    # all speeds first: X_all u̇_all = F_all + Y*_all, rows r for the unconstrained partial velocities
+    X, Ystar = inertia_terms(motions, len(speeds.u_all))
     for gyrostat in gyrostats:
         dX, dY = _gyrostat_terms(gyrostat, frame, speeds)
         X, Ystar = X + dX, Ystar + dY
-    F = active_forces(loads, frame, speeds, potential_energy)
-    Y = F + Ystar
+    F_all = active_forces(loads, frame, speeds, potential_energy)
+    # constrained partial velocities ṽ_r = v_r + Σ_s v_s A_sr, u̇_dep = A u̇_ind + C
+    X, Y = speeds.constrain(X, F_all + Ystar)
+    F = speeds.project(F_all)
     if simplify:
         X, Y = X.applyfunc(sp.simplify), Y.applyfunc(sp.simplify)
     udot = sp.Matrix(speeds.udot)
     return EquationsOfMotion(
         method="kane", q=speeds.q, u=speeds.u, mass_matrix=X, forcing=Y, qdot=speeds.qdot,
-        generalized_active_forces=F, generalized_inertia_forces=Ystar - X * udot,
-        partial_velocities={m.name: (m.W, m.V) for m in motions}, inputs=tuple(inputs),
-        dependent_speeds=speeds.dependent)
+        generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
+        partial_velocities={m.name: (speeds.project_partials(m.W), speeds.project_partials(m.V)) for m in motions},
+        inputs=tuple(inputs), dependent_speeds=speeds.dependent, velocity_constraints=speeds.constraints,
+        **holonomic)
+
+
+def _holonomic(q, dependent_coordinates, configuration_constraints):
+    """The holonomic constraints f(q) = 0 and their dependent coordinates, checked, for the result."""
+    dependent = tuple(dependent_coordinates)
+    constraints = [e.lhs - e.rhs if isinstance(e, sp.Equality) else sp.sympify(e) for e in configuration_constraints]
+    if [d for d in dependent if d not in q] or len(constraints) != len(dependent):
+        raise ModelError(f"configuration_constraints: need one equation per dependent coordinate, and the dependent "
+                         f"coordinates among q = {list(q)}; got {len(constraints)} for {list(dependent)}")
+    if not dependent:
+        return {}
+    return dict(dependent_coordinates=dependent, configuration_constraints=sp.Matrix(constraints))
 
 
 def _gyrostat_terms(gyrostat, frame, speeds):
@@ -96,7 +124,7 @@ def _gyrostat_terms(gyrostat, frame, speeds):
         raise ModelError(f"gyrostats: expected multibody.symbolic.Gyrostat, got {gyrostat!r}")
     C = gyrostat.carrier.frame
     c3 = gyrostat.axis.to_matrix(C)
-    if sp.simplify((c3.T * c3)[0] - 1) != 0 or any(c.has(TIME) for c in c3):
+    if _not_unit(c3) or any(c.has(TIME) for c in c3):
         raise ModelError(f"gyrostat on '{gyrostat.carrier.name}': axis must be a unit vector fixed in the carrier, "
                          f"got {gyrostat.axis}")
     omega = C.ang_vel_in(frame).xreplace(speeds.replace)
@@ -106,6 +134,12 @@ def _gyrostat_terms(gyrostat, frame, speeds):
     spin_rate = spin.diff(TIME).xreplace(speeds.replace)
     torque = J * (spin * cross(c3, w) - spin_rate * c3)                              # eq. 12: T_I
     axial = -J * ((c3.T * alpha)[0] + spin_rate)                                     # eq. 13: rotor's own axis
-    Fstar = w.jacobian(speeds.u).T * torque + sp.Matrix([spin.diff(ur) for ur in speeds.u]) * axial
-    udot = sp.Matrix(speeds.udot)
+    Fstar = w.jacobian(speeds.u_all).T * torque + sp.Matrix([spin.diff(ur) for ur in speeds.u_all]) * axial
+    udot = sp.Matrix(speeds.udot_all)
     return -Fstar.jacobian(udot), Fstar.xreplace({ud: 0 for ud in udot})
+
+
+def _not_unit(c):
+    """True unless |c| = 1 at two generic points (no simplification of the expression)."""
+    norm = (c.T * c)[0] - 1
+    return any(abs(complex(norm.xreplace(random_values([norm], seed)).evalf())) > 1e-12 for seed in (1, 2))

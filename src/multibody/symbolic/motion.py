@@ -19,6 +19,7 @@ from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 from ..errors import ModelError
 from .eom import TIME
+from .linsolve import linear_coefficients, lu_solve, solve_linear
 
 
 @dataclass(frozen=True)
@@ -64,53 +65,93 @@ def gyroscopic(I, w):
     return cross(w, I * w)
 
 
-def solve_linear(equations, unknowns, what, simplify):
-    """Solve equations (expressions = 0) that are linear in ``unknowns``; ModelError if they are not solvable."""
-    equations = [e.lhs - e.rhs if isinstance(e, sp.Equality) else sp.sympify(e) for e in equations]
-    if len(equations) != len(unknowns):
-        raise ModelError(f"{what}: {len(equations)} equations for {len(unknowns)} unknowns {list(unknowns)}")
-    try:
-        A, b = sp.linear_eq_to_matrix(equations, list(unknowns))
-    except sp.solvers.solveset.NonlinearError as exc:
-        raise ModelError(f"{what}: must be linear in {list(unknowns)}") from exc
-    if sp.simplify(A.det()) == 0:
-        raise ModelError(f"{what}: cannot be solved for {list(unknowns)} (singular coefficient matrix)")
-    solution = A.LUsolve(b)
-    return solution.applyfunc(sp.simplify) if simplify else solution
-
-
 class Speeds:
-    """The map from coordinate rates and dependent speeds to (q, independent u) for a free-form system.
+    """Generalized speeds of a free-form system: q̇ = f(q, u) and, for nonholonomic systems, the constraints.
 
-    Kinematic equations u = Y q̇ + Z (document 000, eq. 1) are solved for q̇ = f(q, u); velocity constraints
-    (nonholonomic, linear in u) are solved for the dependent speeds, which are then eliminated everywhere.
+    Kinematic equations u = Y q̇ + Z (document 000, eq. 1) are solved for q̇ = f(q, u) with all the speeds
+    u = (u_ind, u_dep). Velocity constraints (linear in u; written in u, or in q̇, which is then replaced by
+    f(q, u)) are solved, by elimination without simplification, for
+
+        u_dep = A u_ind + B,        u̇_dep = A u̇_ind + C                    (Kane & Levinson, ch. 4)
+
+    (C from differentiating the constraints, with q̇ = f(q, u)). The dependent speeds stay symbols in every
+    expression; only the constrained partial velocities ṽ_r = v_r + Σ_s v_s A_sr use A (:meth:`constrain`).
     """
 
-    def __init__(self, q, u, kinematic_equations, dependent_speeds=(), velocity_constraints=(), simplify=True):
-        self.q, self.u_all = tuple(q), tuple(u)
+    def __init__(self, q, u, kinematic_equations, dependent_speeds=(), velocity_constraints=(), simplify=False):
+        self.q, u = tuple(q), tuple(u)
         dependent = tuple(dependent_speeds)
-        unknown = [d for d in dependent if d not in self.u_all]
+        unknown = [d for d in dependent if d not in u]
         if unknown:
-            raise ModelError(f"dependent speeds {unknown} are not among the speeds u = {list(self.u_all)}")
-        self.u = tuple(ui for ui in self.u_all if ui not in dependent)
-        qd = [qi.diff(TIME) for qi in self.q]
-        qdot = solve_linear(kinematic_equations, qd, "kinematic_equations", simplify)
-        self.dependent = {}
-        if dependent:
-            solved = solve_linear(velocity_constraints, dependent, "velocity_constraints", simplify)
-            self.dependent = dict(zip(dependent, solved))
-        self.qdot = qdot.xreplace(self.dependent)
-        self.replace = {**dict(zip(qd, self.qdot)), **self.dependent}
-        self.udot = [ui.diff(TIME) for ui in self.u]
+            raise ModelError(f"dependent speeds {unknown} are not among the speeds u = {list(u)}")
+        self.u = tuple(ui for ui in u if ui not in dependent)
+        self.u_dep = dependent
+        self.u_all = self.u + dependent
         self.simplify = simplify
+        qd = [qi.diff(TIME) for qi in self.q]
+        self.qdot = solve_linear(kinematic_equations, qd, "kinematic_equations", simplify)
+        self.replace = dict(zip(qd, self.qdot))
+        self.udot = [ui.diff(TIME) for ui in self.u]
+        self.udot_all = [ui.diff(TIME) for ui in self.u_all]
+        self.constraints = None
+        self.dependent = {}
+        if not dependent:
+            return
+        if len(velocity_constraints) != len(dependent):
+            raise ModelError(f"velocity_constraints: {len(velocity_constraints)} equations for {len(dependent)} "
+                             f"dependent speeds {list(dependent)}")
+        # Ac u − b = 0, with q̇ written in u
+        g = sp.Matrix([(e.lhs - e.rhs if isinstance(e, sp.Equality) else sp.sympify(e)) for e in velocity_constraints])
+        g = g.xreplace(self.replace)
+        Ac, b = linear_coefficients(g, self.u_all, "velocity_constraints")
+        n = len(self.u)
+        self.constraints = Ac * sp.Matrix(self.u_all) - b
+        # d/dt (Ac u − b) = Ac u̇ + (Ȧc u − ḃ): the part free of u̇, with q̇ = f(q, u)
+        rate = self.constraints.diff(TIME).xreplace(self.replace).xreplace({ud: 0 for ud in self.udot_all})
+        rhs = sp.Matrix.hstack(-Ac[:, :n], b, -rate)
+        solved = lu_solve(Ac[:, n:], rhs, "velocity_constraints (solved for the dependent speeds)")
+        if simplify:
+            solved = solved.applyfunc(sp.simplify)
+        self.A, B, self.C = solved[:, :n], solved[:, n], solved[:, n + 1]
+        self.dependent = dict(zip(dependent, self.A * sp.Matrix(self.u) + B))
 
     def rate(self, vector, frame):
-        """Time derivative of a vector in ``frame`` with q̇ and dependent speeds eliminated."""
+        """Time derivative of a vector in ``frame`` with q̇ = f(q, u)."""
         return vector.dt(frame).xreplace(self.replace)
 
     def partials(self, vector, frame):
-        """The coefficients of u in a vector (its partial velocities), as a list of Vectors."""
-        return [vector.diff(ur, frame) for ur in self.u]
+        """The coefficients of all the speeds (independent, then dependent) in a vector, as a list of Vectors."""
+        return [vector.diff(ur, frame) for ur in self.u_all]
+
+    def constrain(self, X, Y):
+        """Equations in all the speeds, X u̇_all = Y (rows r: ṽ_r unconstrained), to the independent speeds:
+
+            X̃ = Ãᵀ X Ã,   Ỹ = Ãᵀ (Y − X_dep C),   Ã = [I; A]
+
+        i.e. the rows of the constrained partial velocities ṽ_r = v_r + Σ_s v_s A_sr, with u̇_dep = A u̇_ind + C.
+        """
+        if not self.u_dep:
+            return X, Y
+        n = len(self.u)
+        X, Y = sp.Matrix(X), sp.Matrix(Y)
+        Y = Y - X[:, n:] * self.C
+        XA = X[:, :n] + X[:, n:] * self.A
+        return self.project(XA), self.project(Y)
+
+    def project(self, F):
+        """Ãᵀ F: generalized forces on all the speeds to the independent ones, F̃_r = F_r + Σ_s A_sr F_s."""
+        if not self.u_dep:
+            return sp.Matrix(F)
+        n = len(self.u)
+        F = sp.Matrix(F)
+        return F[:n, :] + self.A.T * F[n:, :]
+
+    def project_partials(self, W):
+        """Constrained partial (angular) velocities: the columns W_ind + W_dep A."""
+        if not self.u_dep:
+            return W
+        n = len(self.u)
+        return W[:, :n] + W[:, n:] * self.A
 
 
 def _velocity(point, frame, name):
@@ -121,11 +162,30 @@ def _velocity(point, frame, name):
                          f"(set it with set_vel, v2pt_theory or a velocity-defined parent)") from exc
 
 
+def _body_axes(body):
+    """(axes, central inertia matrix in them): the body's frame, or, when the body's frame has no orientation
+    relative to the frame its inertia is given in (e.g. a wheel defined by its angular velocity alone, its
+    inertia given in the fork's axes), that frame — Euler's T* = −I·α − ω × I·ω holds in any axes."""
+    try:
+        return body.frame, body.central_inertia.to_matrix(body.frame)
+    except ValueError as exc:
+        args = body.central_inertia.args
+        if not args:
+            return body.frame, sp.zeros(3, 3)
+        axes = args[0][1].args[0][1]
+        try:
+            return axes, body.central_inertia.to_matrix(axes)
+        except ValueError:
+            raise ModelError(f"{body.name}: its inertia is given in several frames without an orientation "
+                             f"relating them to the body's frame {body.frame}") from exc
+
+
 def body_motion(body, frame, speeds):
-    """The :class:`BodyMotion` of a sympy RigidBody or Particle moving in the inertial ``frame``."""
+    """The :class:`BodyMotion` of a sympy RigidBody or Particle moving in the inertial ``frame``, in all the
+    speeds u_all = (u_ind, u_dep)."""
     if isinstance(body, RigidBody):
-        axes, point = body.frame, body.masscenter
-        inertia = body.central_inertia.to_matrix(axes)
+        axes, inertia = _body_axes(body)
+        point = body.masscenter
         omega = body.frame.ang_vel_in(frame).xreplace(speeds.replace)
     elif isinstance(body, Particle):
         axes, point = frame, body.masscenter
@@ -137,8 +197,8 @@ def body_motion(body, frame, speeds):
     omega_c, v_c = omega.to_matrix(axes), velocity.to_matrix(axes)
     alpha_c = speeds.rate(omega, frame).to_matrix(axes)
     a_c = speeds.rate(velocity, frame).to_matrix(axes)
-    at_rest = {ud: 0 for ud in speeds.udot}
-    W, V = omega_c.jacobian(speeds.u), v_c.jacobian(speeds.u)
+    at_rest = {ud: 0 for ud in speeds.udot_all}
+    W, V = omega_c.jacobian(speeds.u_all), v_c.jacobian(speeds.u_all)
     if speeds.simplify:
         W, V = W.applyfunc(sp.trigsimp), V.applyfunc(sp.trigsimp)
     return BodyMotion(body.name, body.mass, inertia, omega_c, W, alpha_c.xreplace(at_rest), V, a_c.xreplace(at_rest))
@@ -147,7 +207,7 @@ def body_motion(body, frame, speeds):
 def active_forces(loads, frame, speeds, potential_energy=None):
     """F_r = Σ v_r · R + Σ ω_r · T (document 000, eqs. 4, 6), minus Σ_s ∂W/∂q_s ∂q̇_s/∂u_r for a potential W
     (eq. 10 when u = q̇)."""
-    n = len(speeds.u)
+    n = len(speeds.u_all)
     F = sp.zeros(n, 1)
     for load in loads:
         velocity, vector = load_velocity(load, frame)
@@ -155,7 +215,7 @@ def active_forces(loads, frame, speeds, potential_energy=None):
         F += sp.Matrix([partial & vector for partial in speeds.partials(velocity, frame)])
     if potential_energy is not None:
         W = sp.sympify(potential_energy).xreplace(speeds.replace)
-        F -= speeds.qdot.jacobian(speeds.u).T * sp.Matrix([W.diff(qs) for qs in speeds.q])
+        F -= speeds.qdot.jacobian(speeds.u_all).T * sp.Matrix([W.diff(qs) for qs in speeds.q])
     return F
 
 

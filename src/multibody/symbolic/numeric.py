@@ -1,7 +1,8 @@
 """Code generation: fast numeric callables from an :class:`EquationsOfMotion`.
 
 The expressions of X, Y and q̇ (and, with constraints, B and c) are put through common-subexpression
-elimination (``sympy.cse``) and printed as one straight-line Python kernel, compiled with numba.
+elimination (``sympy.cse``) and printed as one straight-line Python kernel, compiled with numba. Dependent
+speeds (nonholonomic systems) are computed first in the kernel, from their values A u_ind + B.
 """
 from __future__ import annotations
 
@@ -44,13 +45,18 @@ class NumericEquations:
             replace.update(zip(eom.inputs, rs))
         replace.update({sp.sympify(k): sp.sympify(v) for k, v in self.params.items()
                         if not (inputs is not None and k in eom.inputs)})
+        dependent = list(eom.dependent_speeds)
+        ws = sp.symbols(f"w_0:{len(dependent)}")
+        replace.update(zip(dependent, ws))
+        prelude = [(w, sp.sympify(eom.dependent_speeds[d]).xreplace(replace)) for w, d in zip(ws, dependent)]
         outputs = {"X": eom.mass_matrix, "Y": eom.forcing, "QD": eom.qdot}
         self._nlambda = len(eom.multipliers)
         if self._nlambda:
             outputs.update(B=eom.constraint_matrix, C=eom.constraint_rhs)
         outputs = {k: sp.Matrix(v).xreplace(replace) for k, v in outputs.items()}
-        _check_free_symbols(outputs, {*qs, *us, ts, *rs})
-        self._kernel = _compile_kernel(outputs, backend)
+        _check_free_symbols({**outputs, "dependent speeds": sp.Matrix([e for _, e in prelude])},
+                            {*qs, *us, *ws, ts, *rs})
+        self._kernel = _compile_kernel(outputs, backend, prelude)
         self._state_derivative = _state_derivative_factory(self._kernel, self.nq, self.nu, self._nlambda, backend)
 
     def _inputs(self, t, q, u):
@@ -148,18 +154,25 @@ class _Printer(PythonCodePrinter):
         return repr(float(expr))
 
 
-def _compile_kernel(outputs, backend):
-    """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code)."""
+def _compile_kernel(outputs, backend, prelude=()):
+    """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code);
+    ``prelude`` (symbol, expression) pairs — the dependent speeds — are computed first."""
     entries = [(name, index, expr) for name in _OUTPUTS if name in outputs
                for index, expr in _indexed(name, outputs[name])]
+    first, first_reduced = sp.cse([e for _, e in prelude], symbols=sp.numbered_symbols("d_"))
     replacements, reduced = sp.cse([e for _, _, e in entries])
     printer = _Printer({"fully_qualified_modules": True})
     lines = ["def kernel(t_, q, u, r, X, Y, QD, B, C):"]
     symbols = set().union(*(e.free_symbols for _, _, e in entries)) if entries else set()
+    symbols |= set().union(*(e.free_symbols for _, e in prelude)) if prelude else set()
     for s in sorted(symbols, key=str):
         name = str(s)
         if name.startswith(("q_", "u_", "r_")):
             lines.append(f"    {name} = {name[0]}[{name[2:]}]")
+    for sym, expr in first:
+        lines.append(f"    {sym} = {printer.doprint(expr)}")
+    for (w, _), expr in zip(prelude, first_reduced):
+        lines.append(f"    {w} = {printer.doprint(expr)}")
     for sym, expr in replacements:
         lines.append(f"    {sym} = {printer.doprint(expr)}")
     for (name, index, _), expr in zip(entries, reduced):
