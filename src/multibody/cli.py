@@ -4,6 +4,7 @@
     multibody simulate FILE --t-end 10 --out run.npz --plot run.png --animate run.html
     multibody eom FILE --method kane --latex
     multibody demo
+    multibody compile
 
 FILE is a YAML model file, a URDF file, or the name of a bundled example (``multibody info --list``).
 Errors print as one line; ``--debug`` shows the traceback.
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError, SimulationError
+from .errors import ModelError, SimulationError, printable
 
 
 def _resolve(name):
@@ -38,8 +39,8 @@ def _tree(model):
         for k, i in enumerate(kids):
             last = k == len(kids) - 1
             joint, body = model.joints[i], model.bodies[i]
-            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{body.name}  [{type(joint).__name__.lower()} "
-                         f"'{joint.name}', {joint.nv} dof, {body.mass:g} kg]")
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{printable(body.name)}  "
+                         f"[{type(joint).__name__.lower()} '{printable(joint.name)}', {joint.nv} dof, {body.mass:g} kg]")
             walk(i, prefix + ("   " if last else "│  "))
     walk(-1, "")
     return lines
@@ -56,7 +57,7 @@ def cmd_info(args):
         raise ModelError("info: give a model FILE (or --list for the bundled examples)")
     setup = read_model_file(_resolve(args.file))
     model = setup.model
-    print(f"model '{model.name}' from {setup.source}")
+    print(f"model '{printable(model.name)}' from {printable(str(setup.source))}")
     print(f"  bodies: {model.nbodies}   joints: {len(model.joints)}   degrees of freedom: {model.nv} "
           f"(nq = {model.nq})   total mass: {model.total_mass():g} kg")
     print(f"  gravity: {np.asarray(model.gravity, dtype=float).tolist()} m/s²")
@@ -64,7 +65,7 @@ def cmd_info(args):
                          ("constraints", [getattr(c, "name", None) or type(c).__name__
                                           for c in getattr(model, "constraints", [])])):
         if items:
-            print(f"  {label}: {', '.join(items)}")
+            print(f"  {label}: {printable(', '.join(map(str, items)))}")
     print("\n".join("  " + line for line in _tree(model)))
     return 0
 
@@ -127,6 +128,19 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_compile(args):
+    """Compile every numba kernel into numba's cache (two processes at once: the batch kernel takes longest)."""
+    import os
+    import subprocess
+    start = time.monotonic()
+    print("multibody: compiling the dynamics kernels into numba's cache (a few minutes when cold)…", flush=True)
+    workers = [subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", part]) for part in ("batch", "core")]
+    status = max(worker.wait() for worker in workers)
+    cache = os.environ.get("NUMBA_CACHE_DIR") or "next to the package's sources (__pycache__)"
+    print(f"{'done' if status == 0 else 'failed'} in {time.monotonic() - start:.1f} s; cache: {cache}")
+    return status
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="multibody", description="Dynamics of multibody systems: inspect, "
                                      "simulate and animate model files (YAML or URDF).")
@@ -158,6 +172,8 @@ def build_parser():
     demo.add_argument("--out-dir", default="multibody-demo", help="output folder (default ./multibody-demo)")
     demo.add_argument("--t-end", type=float, default=None, help="final time [s]")
     demo.set_defaults(run=cmd_demo)
+    warm = commands.add_parser("compile", help="compile the numeric kernels ahead (else on first use; cached)")
+    warm.set_defaults(run=cmd_compile)
     return parser
 
 

@@ -1,8 +1,37 @@
 """Exceptions raised by multibody."""
+from __future__ import annotations
+
+MAX_MESSAGE = 1000  # characters of an error message; longer ones keep their start and end
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` safe to print on a terminal, on one line: control and other non-printable characters (terminal
+    escapes, newlines, bidirectional overrides) written as Python escapes (``\\x1b``), and, given ``limit``, the
+    middle of a longer text replaced by " … " so that at most ``limit`` characters remain. Idempotent."""
+    if limit is None or len(text) <= limit:
+        text = _escaped(text)
+        if limit is None or len(text) <= limit:
+            return text
+    tail = limit // 5
+    return _escaped(text[:limit])[:limit - tail - 3] + " … " + _escaped(text[-tail:])[-tail:]
+
+
+def _escaped(text):
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class ModelError(ValueError):
-    """Bad model data. The message names the body, joint or field and the offending value."""
+    """Bad model data. The message names the body, joint or field and the offending value.
+
+    The message is made printable and bounded (:func:`printable`): names read from a file cannot send terminal
+    escapes, and a huge value cannot make a huge message."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (printable(args[0], MAX_MESSAGE),) + args[1:]
+        super().__init__(*args)
 
 
 class SimulationError(RuntimeError):

@@ -19,17 +19,56 @@ def skew(v):
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
+def real_array(value, field: str) -> np.ndarray:
+    """``value`` as a float array; ModelError naming ``field`` for complex numbers (numpy would drop the
+    imaginary part with only a warning) and for anything that is not numbers."""
+    arr = np.asarray(value)
+    if arr.dtype.kind == "c":
+        raise ModelError(f"{field} must be real, got complex {_short(value)}")
+    try:
+        return arr.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{field} must be numbers, got {_short(value)}") from exc
+
+
+def unit(vector, field: str = "vector") -> np.ndarray:
+    """``vector`` scaled to unit length, without overflow or underflow (divided by its largest component first),
+    so that (1e308, 1e308, 0) gives (0.7071…, 0.7071…, 0). A vector already of unit length to rounding is kept
+    bit for bit: normalizing is idempotent (a saved axis reads back unchanged). ModelError naming ``field`` for
+    a zero, non-finite or complex vector."""
+    v = real_array(vector, field)
+    if not np.all(np.isfinite(v)):
+        raise ModelError(f"{field} must be finite, got {v.tolist()}")
+    largest = np.abs(v).max() if v.size else 0.0
+    if largest == 0.0:
+        raise ModelError(f"{field} must be a non-zero vector, got {v.tolist()}")
+    with np.errstate(over="ignore"):
+        square = v @ v
+    if abs(square - 1.0) <= 4 * np.finfo(float).eps:
+        return v
+    scaled = v / largest
+    return scaled / np.sqrt(scaled @ scaled)
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def rotation_about(axis, angle):
     """Rotation matrix of ``angle`` [rad] about the unit ``axis`` (Rodrigues' formula)."""
-    a = np.asarray(axis, dtype=float)
-    a = a / np.linalg.norm(a)
+    a = unit(axis, "rotation axis")
     K = skew(a)
     return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * K @ K
 
 
 def quat_to_rotation(quat):
-    """Rotation matrix of the quaternion ``(w, x, y, z)`` (normalized first)."""
-    w, x, y, z = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
+    """Rotation matrix of the quaternion ``(w, x, y, z)`` (normalized first; ModelError for a zero, complex or
+    non-finite one)."""
+    quat = real_array(quat, "quaternion")
+    if quat.shape != (4,):
+        raise ModelError(f"quaternion must be 4 numbers (w, x, y, z), got shape {quat.shape}")
+    w, x, y, z = unit(quat, "quaternion")
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
@@ -61,6 +100,8 @@ def rotation_to_quat(R):
 def is_symbolic(value):
     """True if ``value`` (a number or array-like) holds sympy expressions that are not plain numbers."""
     try:
+        if np.asarray(value).dtype.kind in "biufc":  # numbers (complex ones are refused by real_array)
+            return False
         np.asarray(value, dtype=float)
         return False
     except (TypeError, ValueError):
@@ -76,11 +117,11 @@ def _as_vector3(value, field):
             raise ModelError(f"{field} must have shape (3,), got shape {v.shape}: {value!r}")
         return v
     try:
-        v = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"{field} must be 3 numbers, got {value!r}") from exc
+        v = real_array(value, field)
+    except ModelError as exc:
+        raise ModelError(f"{field} must be 3 real numbers, got {_short(value)}") from exc
     if v.shape != (3,):
-        raise ModelError(f"{field} must have shape (3,), got shape {v.shape}: {value!r}")
+        raise ModelError(f"{field} must have shape (3,), got shape {v.shape}: {_short(value)}")
     if not np.all(np.isfinite(v)):
         raise ModelError(f"{field} must be finite, got {v.tolist()}")
     return v
@@ -100,7 +141,11 @@ class Transform:
     __slots__ = ("rotation", "translation")
 
     def __init__(self, rotation=None, translation=(0.0, 0.0, 0.0)):
-        R = np.eye(3) if rotation is None else np.asarray(rotation, dtype=float)
+        if rotation is None:  # the identity needs no checks (Model.add makes one per body)
+            self.rotation = np.eye(3)
+            self.translation = _as_vector3(translation, "Transform translation")
+            return
+        R = real_array(rotation, "Transform rotation")
         if R.shape != (3, 3):
             raise ModelError(f"Transform rotation must have shape (3, 3), got {R.shape}")
         if not np.all(np.isfinite(R)):

@@ -337,9 +337,34 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
 
 # Single-state entry points for the public wrappers, the model packed in one array (see _spatial_kernels):
 # compiled for C-contiguous float64 vectors only, so that anything else (lists, batches, other dtypes, strided
-# or read-only views) raises TypeError at the call and the wrapper takes its general path; no external forces. They return OK, NONFINITE (an output entry is not finite)
-# or WRONG_SIZE (an array does not have the model's size).
+# or read-only views) raises TypeError at the call and the wrapper takes its general path; no external forces.
+# They return OK, NONFINITE (an output entry is not finite) or WRONG_SIZE (an array does not have the model's size).
+# They compile on first use (module __getattr__, below), not at import: a signature given to @njit would compile
+# at decoration time, ~20 s with a cold cache.
 VECTOR, MATRIX = "float64[::1]", "float64[:, ::1]"
+_SINGLE_STATE = {}  # public name -> (dispatcher, signature)
+
+
+def _single_state(name, signature):
+    """Register a single-state entry point compiled lazily for ``signature`` only (see __getattr__). The
+    dispatcher is made here, at import, so that its cache entries carry the stamp of the source it compiles."""
+    def register(func):
+        _SINGLE_STATE[name] = (njit(cache=True)(func), signature)
+        return func
+    return register
+
+
+def __getattr__(name):
+    """``_core.rnea_one`` and friends: compiled (or loaded from numba's cache) on first access for their one
+    signature, then compilation is disabled so that other argument types raise TypeError; the dispatcher is
+    stored as a module global, so that later accesses cost a plain attribute lookup."""
+    if name not in _SINGLE_STATE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    dispatcher, signature = _SINGLE_STATE[name]
+    dispatcher.compile(signature)
+    dispatcher.disable_compile()
+    globals()[name] = dispatcher
+    return dispatcher
 
 
 @inline
@@ -356,24 +381,24 @@ def state_fits(topology, q, v, x, out):
     return sizes_fit(topology, q.shape[0], nv) and v.shape[0] == nv and x.shape[0] == nv
 
 
-@njit(f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
-def rnea_one(packed, q, v, a, tau):
+@_single_state("rnea_one", f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})")
+def _rnea_one(packed, q, v, a, tau):
     topology, params, gravity = unpacked(packed)
     if not state_fits(topology, q, v, a, tau):
         return WRONG_SIZE
     return OK if rnea(topology, params, gravity, q, v, a, params[:0], tau) else NONFINITE  # params[:0]: no forces
 
 
-@njit(f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})", cache=True)
-def aba_one(packed, q, v, tau, qdd):
+@_single_state("aba_one", f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {VECTOR})")
+def _aba_one(packed, q, v, tau, qdd):
     topology, params, gravity = unpacked(packed)
     if not state_fits(topology, q, v, tau, qdd):
         return WRONG_SIZE
     return OK if aba(topology, params, gravity, q, v, tau, params[:0], qdd) else NONFINITE
 
 
-@njit(f"int64({VECTOR}, {VECTOR}, {MATRIX})", cache=True)
-def crba_one(packed, q, M):
+@_single_state("crba_one", f"int64({VECTOR}, {VECTOR}, {MATRIX})")
+def _crba_one(packed, q, M):
     topology, params, _ = unpacked(packed)
     if not (sizes_fit(topology, q.shape[0], M.shape[0]) and M.shape[1] == M.shape[0]):
         return WRONG_SIZE

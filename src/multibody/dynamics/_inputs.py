@@ -7,8 +7,12 @@ _NO_FORCES = np.zeros((0, 6))
 
 
 def as_state(x, size, name):
-    """x as a float64 array of shape (size,) or (..., size); ValueError naming ``name`` otherwise."""
-    arr = np.asarray(x, dtype=np.float64)
+    """x as a float64 array of shape (size,) or (..., size); ValueError naming ``name`` otherwise (complex
+    numbers included: numpy would drop their imaginary part with only a warning)."""
+    arr = np.asarray(x)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: must be real, got complex entries")
+    arr = arr.astype(np.float64, copy=False)
     if arr.ndim == 0 or arr.shape[-1] != size:
         raise ValueError(f"{name}: expected shape ({size},) or (..., {size}), got {arr.shape}")
     return arr
@@ -64,4 +68,34 @@ def raise_nonfinite(model, what, **inputs):
             label = describe(entry).replace(f"q[{entry}]", f"{name}[{entry}]").replace(f"v[{entry}]", f"{name}[{entry}]")
             where = f" in batch entry {index[:-1]}" if len(index) > 1 else ""
             raise ValueError(f"{what}: {label}{where} is {arr[index]} (inputs must be finite)")
+    if "q" in inputs:
+        check_quaternions(model, inputs["q"], what)
     raise FloatingPointError(f"{what}: produced a non-finite result from finite inputs (singular mass matrix or overflow)")
+
+
+def quaternion_norms(model, q):
+    """{joint: norms (q.shape[:-1])} of the quaternions in q (Spherical and Free joints), computed without
+    overflow or underflow (scaled by the largest component first)."""
+    from ..model.joints import FREE, SPHERICAL
+    norms = {}
+    for joint in model.joints:
+        if joint.code in (SPHERICAL, FREE):
+            s = model.q_slice(joint.name)
+            quat = np.abs(q[..., s.stop - 4:s.stop])
+            largest = quat.max(axis=-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scaled = np.sqrt(np.sum((quat / np.asarray(largest)[..., None]) ** 2, axis=-1))
+            norms[joint] = np.where(largest == 0, 0.0, largest * scaled)
+    return norms
+
+
+def check_quaternions(model, q, what):
+    """ValueError naming the joint of a zero quaternion in q, or of one whose squared norm under- or overflows
+    (the kernels normalize quaternions: such q have no rotation)."""
+    for joint, norm in quaternion_norms(model, np.asarray(q, dtype=np.float64)).items():
+        bad = ~((norm > 1e-150) & (norm < 1e150))
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0]) if norm.ndim else ()
+            where = f" in batch entry {index}" if index else ""
+            raise ValueError(f"{what}: the quaternion of joint '{joint.name}'{where} has norm {norm[index]:g} "
+                             f"(it must be non-zero, and of norm about 1)")

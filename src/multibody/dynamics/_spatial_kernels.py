@@ -110,9 +110,11 @@ def all_finite(x):
 @inline
 def quaternion_rotation(q, o):
     """The rotation matrix of the quaternion q[o:o+4] = (w, x, y, z) as a row-major 9-tuple, normalized here so
-    round-off in q does not scale it."""
+    round-off in q does not scale it. A zero quaternion, or one whose squared norm overflows, gives NaN (which
+    the callers' guard reports, naming the joint) rather than a division by zero or a wrong rotation."""
     w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
-    s = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
+    square = w * w + x * x + y * y + z * z
+    s = 1.0 / np.sqrt(square) if 0.0 < square < np.inf else np.nan
     w, x, y, z = w * s, x * s, y * s, z * s
     return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
             2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import _batch, _core
-from ._inputs import as_state, batch_of, external_forces, raise_nonfinite
+from ._inputs import as_state, batch_of, check_quaternions, external_forces, raise_nonfinite
 
 
 def _batched(forces, *arrays_and_names):
@@ -94,6 +94,8 @@ def aba(model, q, v, tau, f_ext=None):
     if qb.shape[0] == 1:  # one state, with external forces or not given as float64 vectors
         ok = _core.aba(cm.topology, cm.params, cm.gravity, qb[0], vb[0], tb[0], fb[0], qdd[0])
     elif qb.shape[0] >= _batch.MIN_BATCH:  # structure-of-arrays kernel, SIMD across states
+        if cm.nq != cm.nv:  # its quaternion normalization overflows silently: check them here
+            check_quaternions(model, qb, "aba")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # one specialization
         ok = _batch.aba_batch(cm.topology, cm.params, cm.gravity, qb, vb, tb, fb, qdd, numba.get_num_threads())
     else:

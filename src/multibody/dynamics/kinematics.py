@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _configuration, _core
 from ._spatial_kernels import all_finite, world_poses
-from ._inputs import as_state, batch_of, raise_nonfinite
+from ._inputs import as_state, batch_of, quaternion_norms, raise_nonfinite
 
 
 def _batched(function, arrays, out_rank):
@@ -73,14 +73,20 @@ def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
     return J
 
 
-def point_velocity(model, q, v, name, point=(0.0, 0.0, 0.0)):
-    """Velocity (3,) [m/s] in world axes of a point fixed in a body (coordinates in the body or frame)."""
-    return jacobian(model, q, name, point)[3:] @ np.asarray(v, dtype=np.float64)
+def point_velocity(model, q, v, name: str, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Velocity (..., 3) [m/s] in world axes of a point fixed in a body (coordinates in the body or frame);
+    q (..., nq) and v (..., nv) broadcast against each other."""
+    return body_velocity(model, q, v, name, point)[..., 3:]
 
 
-def body_velocity(model, q, v, name):
-    """Spatial velocity [ω; v_origin] (6,) of a body or frame in world axes (v_origin: its origin's velocity)."""
-    return jacobian(model, q, name) @ np.asarray(v, dtype=np.float64)
+def body_velocity(model, q, v, name: str, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Spatial velocity [ω; v_P] (..., 6) in world axes of a body or frame, v_P the velocity of the point
+    ``point`` of it (default its origin); q (..., nq) and v (..., nv) broadcast against each other."""
+    cm = model._compiled or model.compile()
+    q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    batch, (qb, vb) = batch_of((q, "q"), (v, "v"))
+    J = jacobian(model, qb if batch else qb[0], name, point)  # (B, 6, nv), or (6, nv) for one state
+    return (J @ vb[..., None])[..., 0].reshape(batch + (6,)) if batch else J @ vb[0]
 
 
 def center_of_mass(model, q):
@@ -139,12 +145,17 @@ def integrate(model, q, v, dt=1.0):
 
 
 def normalize(model, q):
-    """q with every quaternion (Spherical and Free joints) scaled to unit length."""
-    q = np.array(q, dtype=np.float64)
-    from ..model.joints import FREE, SPHERICAL
-    for joint in model.joints:
-        if joint.code in (SPHERICAL, FREE):
-            s = model.q_slice(joint.name)
-            quat = q[..., s][..., -4:]
-            q[..., s.stop - 4:s.stop] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    """q with every quaternion (Spherical and Free joints) scaled to unit length (without overflow; ValueError
+    naming the joint of a zero quaternion)."""
+    cm = model._compiled or model.compile()
+    q = np.array(as_state(q, cm.nq, "q"), dtype=np.float64)
+    for joint, norm in quaternion_norms(model, q).items():
+        if not np.all(norm > 0) or not np.all(np.isfinite(norm)):
+            bad = ~((norm > 0) & np.isfinite(norm))
+            index = tuple(int(i) for i in np.argwhere(bad)[0]) if norm.ndim else ()
+            raise ValueError(f"normalize: the quaternion of joint '{joint.name}'"
+                             f"{f' in batch entry {index}' if index else ''} is {norm[index]:g} in norm "
+                             f"(zero or not finite: it has no direction)")
+        s = model.q_slice(joint.name)
+        q[..., s.stop - 4:s.stop] /= norm[..., None]
     return q

@@ -109,7 +109,7 @@ class _Mjcf:
             q = self.numbers(attrs, key, where, 4)
             if np.linalg.norm(q) < 1e-12:
                 self.fail(f"{where} quat", f"must be non-zero, got {attrs[key]!r}")
-            return quat_to_rotation(q / np.linalg.norm(q))
+            return quat_to_rotation(q)  # normalizes, without overflow
         if key == "axisangle":
             values = self.numbers(attrs, key, where, 4)
             return rotation_about(self._unit(values[:3], f"{where} axisangle"), self.angle(values[3]))
@@ -667,7 +667,7 @@ def _equalities(mjcf, classes, builder, model, element, q0):
             continue
         relpose = mjcf.numbers(attrs, "relpose", where, 7, "0 1 0 0 0 0 0")
         if np.any(relpose[3:]):
-            relative = builder.offsets[a] @ Transform(quat_to_rotation(relpose[3:] / np.linalg.norm(relpose[3:])),
+            relative = builder.offsets[a] @ Transform(quat_to_rotation(relpose[3:]),
                                                       relpose[:3]) @ builder.offsets[b].inverse()
         else:  # the relative pose at the reference configuration qpos0
             relative = world_pose(a).inverse() @ world_pose(b)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
-from ..spatial import _as_vector3, is_symbolic, skew
+from ..spatial import _as_vector3, is_symbolic, real_array, skew
 from .part import ModelPart
 
 
@@ -52,6 +52,8 @@ class Body(ModelPart):
             return
         self.mass = _check_mass(name, mass)
         self.inertia = _check_inertia(name, inertia, check_inertia)
+        if np.abs(self.com).max() > LARGEST:
+            raise ModelError(f"body '{name}': com must be below {LARGEST:g} m in magnitude, got {self.com.tolist()}")
 
     @property
     def massless(self):
@@ -80,7 +82,14 @@ def _check_mass(name, mass):
         raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from exc
     if not np.isfinite(m) or m < 0.0:
         raise ModelError(f"body '{name}': mass must be finite and non-negative, got {mass!r}")
+    if m > LARGEST:
+        raise ModelError(f"body '{name}': mass must be below {LARGEST:g} kg (the dynamics would overflow), got {mass!r}")
     return m
+
+
+# Largest mass [kg], inertia [kg m²] and mass-center coordinate [m] of a body: their products (m c cᵀ, sums of
+# moments, the spatial inertia) must stay finite; 1e100 leaves room for any physical system.
+LARGEST = 1e100
 
 
 INERTIA_CHECKS = ("physical", "semidefinite", "none")
@@ -90,9 +99,9 @@ INERTIA_TOLERANCE = 1e-6  # relative to the largest principal moment (of the bod
 
 def _check_inertia(name, inertia, check="physical", scale=0.0):
     try:
-        I = np.asarray(inertia, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"body '{name}': inertia must be a 3×3 matrix of numbers, got {inertia!r}") from exc
+        I = real_array(inertia, f"body '{name}': inertia")
+    except ModelError as exc:
+        raise ModelError(f"body '{name}': inertia must be a 3×3 matrix of real numbers, got {inertia!r}") from exc
     if I.shape == (3,):
         I = np.diag(I)
     if I.shape != (3, 3):
@@ -102,7 +111,10 @@ def _check_inertia(name, inertia, check="physical", scale=0.0):
     largest = max(np.abs(I).max(), 1e-300)
     if not np.allclose(I, I.T, rtol=0.0, atol=1e-12 * largest):
         raise ModelError(f"body '{name}': inertia must be symmetric, got {I.tolist()}")
-    I = 0.5 * (I + I.T)
+    if largest > LARGEST:
+        raise ModelError(f"body '{name}': inertia entries must be below {LARGEST:g} kg m² in magnitude (the "
+                         f"dynamics would overflow), got {I.tolist()}")
+    I = 0.5 * I + 0.5 * I.T
     if check == "none":
         return I
     moments = np.linalg.eigvalsh(I)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from ..spatial import _as_vector3
+from ..spatial import _as_vector3, unit
 from .part import ModelPart
 
 # Joint type codes shared with the compiled core (multibody.dynamics._core).
@@ -33,11 +33,13 @@ REVOLUTE, PRISMATIC, SPHERICAL, FREE, PLANAR, FIXED, CYLINDRICAL = range(7)
 
 
 def _unit_axis(axis, joint_kind):
+    """The axis scaled to unit length (:func:`~multibody.spatial.unit`: no overflow, idempotent bit for bit)."""
     a = _as_vector3(axis, f"{joint_kind} joint axis")
-    norm = np.linalg.norm(a)
-    if norm < 1e-12:
+    if a.dtype == object:  # symbolic
+        return a / np.linalg.norm(a)
+    if np.abs(a).max() < 1e-12:
         raise ModelError(f"{joint_kind} joint axis must be a non-zero vector, got {a.tolist()}")
-    return a / norm
+    return unit(a, f"{joint_kind} joint axis")
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ class Model:
         joint_name = joint.name or f"{body.name}_joint"
         if joint_name in self._joint_index:
             raise ModelError(f"body '{body.name}': duplicate joint name '{joint_name}'")
-        if any(j is joint for j in self.joints):
+        if self in joint.__dict__.get("_models", ()):  # O(1): the models a part was added to (ModelPart)
             raise ModelError(f"body '{body.name}': this joint object is already used by another body; create a new one")
         joint.name = joint_name
         body._added_to(self)

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..dynamics import energy as _energy
+from ..errors import ModelError
 from .forces import elastic_energy
 
 _ENERGY_KINDS = ("total", "kinetic", "potential", "gravity", "elastic")
@@ -150,16 +153,34 @@ class Trajectory:
                                 **impacts_to_arrays(self.impacts, self.model))
         return path
 
+    # Largest total size of the arrays :meth:`load` accepts [bytes] (the file's headers declare it).
+    MAX_LOAD_BYTES = 4 << 30
+
     @classmethod
-    def load(cls, path):
-        """Read a trajectory written by :meth:`save` (the model is rebuilt from its description)."""
+    def load(cls, path: str | os.PathLike) -> Trajectory:
+        """Read a trajectory written by :meth:`save` (the model is rebuilt from its description).
+
+        Raises ModelError naming the file for anything that is not such a file: not a zip archive, a member
+        missing or of the wrong type, arrays whose headers declare more data than the file holds or than
+        MAX_LOAD_BYTES in all (checked before anything is allocated), an invalid model description."""
         from ..io.files import model_from_dict
-        with np.load(path, allow_pickle=False) as data:
-            model = model_from_dict(json.loads(str(data["model"])), source=str(path))
-            events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
-            impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
-            return cls(model, data["t"], data["q"], data["v"], data["a"], data["tau"], events,
-                       json.loads(str(data["info"])), impacts)
+        try:
+            _check_npz_sizes(path, cls.MAX_LOAD_BYTES)
+            with np.load(path, allow_pickle=False) as data:
+                model = model_from_dict(json.loads(str(data["model"])), source=str(path))
+                events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
+                impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
+                return cls(model, data["t"], data["q"], data["v"], data["a"], data["tau"], events,
+                           json.loads(str(data["info"])), impacts)
+        except ModelError as exc:
+            if str(path) in str(exc):
+                raise
+            raise ModelError(f"{path}: {exc}") from exc
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # BadZipFile, KeyError (a missing array), JSON, zlib, numpy format errors, ...
+            raise ModelError(f"{path}: not a trajectory file written by Trajectory.save "
+                             f"({type(exc).__name__}: {exc})") from exc
 
     # ------------------------------------------------------------------------------------------
     # Pictures
@@ -175,6 +196,30 @@ class Trajectory:
         See :func:`multibody.viz.animate`."""
         from ..viz.animation import animate
         return animate(self, path, **options)
+
+
+def _check_npz_sizes(path, limit):
+    """Raise ModelError if the .npy headers in the .npz archive ``path`` declare arrays larger than their members
+    hold, or more than ``limit`` bytes in all (np.load allocates the declared size before reading)."""
+    import zipfile
+    total = 0
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if not member.filename.endswith(".npy"):
+                continue
+            with archive.open(member) as handle:
+                version = np.lib.format.read_magic(handle)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(handle, max_header_size=10000)
+                header = handle.tell()
+            declared = math.prod(shape) * dtype.itemsize
+            total += declared
+            what = f"{path}: array {member.filename[:-4]!r} declares shape {shape} of {dtype} ({declared:,} bytes)"
+            if declared > member.file_size - header:
+                raise ModelError(f"{what}, more than the file holds ({member.file_size - header:,} bytes)")
+            if total > limit:
+                raise ModelError(f"{what}: the arrays exceed the limit of {limit:,} bytes (Trajectory.MAX_LOAD_BYTES)")
 
 
 def impacts_to_arrays(records, model):
