@@ -99,7 +99,7 @@ def test_robot_dynamics_agree_with_pinocchio(path, floating):
     if path.name in MASSLESS_JOINTS:
         with pytest.raises(mb.ModelError, match="mass matrix is singular") as error:
             mb.aba(model, model.neutral(), np.zeros(model.nv), np.zeros(model.nv))
-        assert all(f"joint '{name}'" in str(error.value) for name in MASSLESS_JOINTS[path.name])
+        assert all(f"'{name}'" in str(error.value) for name in MASSLESS_JOINTS[path.name])
     file_floats = any(type(j) is mb.Free and j.name != "root_joint" for j in model.joints)
     reference = (_pinocchio_floating(path) if floating and not file_floats else pin.buildModelFromUrdf(str(path)))
     assert model.nv == reference.nv and model.nq == reference.nq - sum(j.nq == 2 and j.nv == 1 for j in reference.joints)

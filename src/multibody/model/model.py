@@ -379,11 +379,12 @@ class Model:
         if not null.any():
             return ""
         involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
-        names = [self.describe_v(k) for k in np.flatnonzero(involved)]
+        joint_of_v = [joint.name for joint in self.joints for _ in range(joint.nv)]
+        joints = dict.fromkeys(joint_of_v[k] for k in np.flatnonzero(involved))
         return (
             f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "
-            f"{moments[-1]:.3g}): nothing with mass moves along {', '.join(names)}; give the bodies these joints "
-            f"move mass or inertia, or fix the joints")
+            f"{moments[-1]:.3g}): nothing with mass moves along the joints {', '.join(map(repr, joints))}; give the "
+            f"bodies these joints move mass or inertia, or fix the joints")
 
     def __repr__(self):
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
