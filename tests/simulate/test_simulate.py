@@ -126,3 +126,10 @@ def test_constrained_four_bar_stays_closed():
     errors = traj.constraint_errors()
     assert errors.shape == (len(traj), 2) and errors.max() < 1e-6
     assert np.ptp(traj.q[:, 0]) > 0.5
+
+
+@pytest.mark.parametrize("t_eval", [[0.0, np.nan], [np.nan, 0.5], [], [0.0, np.inf]])
+def test_output_times_must_be_finite(t_eval):
+    model = mb.Model.chain(1)
+    with pytest.raises(ValueError, match="t_eval must be finite increasing times"):
+        mb.simulate(model, np.zeros(1), np.zeros(1), t_end=1.0, t_eval=t_eval)

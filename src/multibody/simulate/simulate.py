@@ -205,8 +205,10 @@ def _output_times(t_start, t_end, t_eval, samples):
         count = samples or max(101, int(round(100 * (t_end - t_start))) + 1)
         return np.linspace(t_start, t_end, int(count))
     t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1 or np.any(np.diff(t_eval) < 0) or t_eval[0] < t_start or t_eval[-1] > t_end:
-        raise ValueError(f"simulate: t_eval must be increasing times within [{t_start}, {t_end}]")
+    if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
+            or t_eval[0] < t_start or t_eval[-1] > t_end):
+        raise ValueError(f"simulate: t_eval must be finite increasing times within [{t_start}, {t_end}], got "
+                         f"{np.array2string(t_eval, threshold=8)}")
     return t_eval
 
 
