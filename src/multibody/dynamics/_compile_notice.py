@@ -23,7 +23,7 @@ class _Notice(event.Listener):
         if self.shown:
             return
         func = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if getattr(func, "__module__", "").startswith("multibody."):
+        if (getattr(func, "__module__", None) or "").startswith("multibody."):  # generated code has no module
             self.shown = True
             print(NOTICE, file=sys.stderr, flush=True)
 
