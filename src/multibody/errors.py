@@ -49,3 +49,23 @@ class SimulationError(RuntimeError):
         super().__init__(message)
         self.time = time
         self.trajectory = trajectory
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (KeyboardInterrupt) during a simulation, carrying what was computed.
+
+    A KeyboardInterrupt, not a SimulationError: code that catches SimulationError (or Exception) to skip a failed
+    run still stops on Ctrl-C, and an uncaught one ends the program as Ctrl-C does. Catch it to keep the work::
+
+        try:
+            traj = mb.simulate(model, q0, v0, t_end=100.0)
+        except mb.SimulationInterrupted as stop:
+            traj = stop.trajectory          # the samples up to stop.time
+
+    Attributes as for :class:`SimulationError`: ``time`` [s] and the partial ``trajectory``.
+    """
+
+    def __init__(self, message, time=None, trajectory=None):
+        super().__init__(message)
+        self.time = time
+        self.trajectory = trajectory

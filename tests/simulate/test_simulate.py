@@ -133,3 +133,67 @@ def test_output_times_must_be_finite(t_eval):
     model = mb.Model.chain(1)
     with pytest.raises(ValueError, match="t_eval must be finite increasing times"):
         mb.simulate(model, np.zeros(1), np.zeros(1), t_end=1.0, t_eval=t_eval)
+
+
+@pytest.mark.parametrize("where", ["torque", "f_ext", "dynamics", "event", "action"])
+def test_any_failure_of_user_code_keeps_the_partial_trajectory_and_chains_the_error(where):
+    model = point_pendulum()
+
+    def boom(t, *args):
+        if t > 0.5:
+            raise KeyError("user bug")
+        return {"torque": [0.0], "f_ext": np.zeros((1, 6)), "event": 1.0}.get(where)
+    options = {"torque": dict(torque=boom), "f_ext": dict(f_ext=boom),
+               "dynamics": dict(dynamics=lambda t, q, v, tau: boom(t) or mb.aba(model, q, v, tau)),
+               "event": dict(events=[mb.Event(boom, name="watch")]),
+               "action": dict(events=[mb.Event(lambda t, q, v: q[0] - 0.25, name="pass", direction=-1,
+                                               action=lambda t, q, v: boom(0.6))])}[where]
+    with pytest.raises(mb.SimulationError) as info:
+        mb.simulate(model, [0.3], [0.0], t_end=2.0, **options)
+    error = info.value
+    assert isinstance(error.__cause__, KeyError) and "KeyError" in str(error) and "user bug" in str(error)
+    assert {"event": "event 'watch'", "action": "action of event 'pass'"}.get(where, where) in str(error)
+    assert isinstance(error.trajectory, mb.Trajectory) and len(error.trajectory) > 10
+    assert error.trajectory.t[-1] <= error.time <= 0.6
+    # the partial trajectory is the uninterrupted run's
+    full = mb.simulate(model, [0.3], [0.0], t_end=2.0)
+    np.testing.assert_array_equal(error.trajectory.q, full.q[:len(error.trajectory)])
+
+
+def test_ctrl_c_raises_simulation_interrupted_with_the_trajectory_so_far():
+    model = point_pendulum()
+
+    def torque(t, q, v):
+        if t > 0.5:
+            raise KeyboardInterrupt
+        return [0.0]
+    with pytest.raises(mb.SimulationInterrupted) as info:
+        mb.simulate(model, [0.3], [0.0], t_end=2.0, torque=torque)
+    stop = info.value
+    assert isinstance(stop, KeyboardInterrupt) and not isinstance(stop, mb.SimulationError)
+    assert 0.3 < stop.time <= 0.5 and "interrupted at t = " in str(stop)
+    traj = stop.trajectory
+    assert traj.info["interrupted"] and 0.2 < traj.t[-1] <= stop.time
+    full = mb.simulate(model, [0.3], [0.0], t_end=2.0)
+    np.testing.assert_array_equal(traj.q, full.q[:len(traj)])
+
+
+def test_an_action_that_leaves_the_state_unchanged_fires_once_and_never_hangs():
+    model = point_pendulum()
+    # crossing levels of which some left the root on the positive side (the event fired forever before)
+    for level in np.linspace(0.01, 0.29, 15):
+        event = mb.Event(lambda t, q, v, c=level: q[0] - c, name="cross", direction=-1, action=lambda t, q, v: (q, v))
+        traj = mb.simulate(model, [0.3], [0.0], t_end=2.0, events=[event])
+        assert [name for name, _ in traj.events] == ["cross"]
+        # the same crossing and motion as the event without an action (it only logs)
+        logged = mb.simulate(model, [0.3], [0.0], t_end=2.0, events=[mb.Event(event.function, direction=-1)])
+        assert traj.events[0][1] == pytest.approx(logged.events[0][1], abs=1e-10)
+        assert np.abs(traj.q - logged.q).max() < 1e-7  # restarting at the event: a difference within rtol = 1e-8
+
+
+def test_actions_that_keep_firing_without_time_advancing_raise_naming_the_event():
+    model = point_pendulum()
+    nudge = mb.Event(lambda t, q, v: q[0] - 0.1, name="nudge", direction=-1, action=lambda t, q, v: (q + 1e-10, v))
+    with pytest.raises(mb.SimulationError, match="event 'nudge': 100 event actions") as info:
+        mb.simulate(model, [0.3], [0.0], t_end=2.0, events=[nudge])
+    assert info.value.trajectory is not None and 0.35 < info.value.time < 0.45

@@ -18,7 +18,7 @@ from scipy import integrate, optimize
 
 from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
 from ..dynamics._inputs import as_state, external_forces
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .forces import elements_force
 from .progress import Progress
@@ -56,11 +56,36 @@ def _as_event(event):
                  float(getattr(event, "direction", 0.0)), getattr(event, "action", None))
 
 
+class _UserCodeFailed(Exception):
+    """A user callable (torque, f_ext, dynamics, an event or its action) raised ``error`` at time ``t``."""
+
+    def __init__(self, what, t, error):
+        super().__init__(what)
+        self.what, self.t, self.error = what, float(t), error
+
+    def simulation_error(self):
+        return SimulationError(f"{self.what} raised {type(self.error).__name__} at t = {self.t:.6g} s: {self.error}",
+                               time=self.t)
+
+
+def _guarded(function, what):
+    """``function(t, ...)`` whose exceptions (anything but SimulationError) are wrapped in _UserCodeFailed."""
+    def call(t, *args):
+        try:
+            return function(t, *args)
+        except (SimulationError, _UserCodeFailed):
+            raise
+        except Exception as exc:
+            raise _UserCodeFailed(what, t, exc) from exc
+    return call
+
+
 def _applied(model, value, what, shape_check):
     """A function (t, q, v) -> value from a constant, None, or a callable."""
     if value is None:
         return None
     if callable(value):
+        value = _guarded(value, f"the {what} callable")
         return lambda t, q, v: shape_check(value(t, q, v))
     constant = shape_check(value)
     return lambda t, q, v: constant
@@ -145,8 +170,19 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
 
     Returns
     -------
-    Trajectory at the output times. Raises :class:`SimulationError` (with ``time`` and the partial
-    ``trajectory``) if the solver fails or the state becomes non-finite.
+    Trajectory at the output times.
+
+    Raises
+    ------
+    SimulationError
+        with ``time`` and the partial ``trajectory`` (the output samples up to the failure) if the solver fails,
+        the state becomes non-finite, or user code (torque, f_ext, dynamics, an event function or action) raises
+        anything; the original exception is chained (``__cause__``). Also when event actions keep firing
+        without time advancing (MAX_STALLED = 100 in a row). An action that returns the state unchanged is
+        stepped past: its event, crossing again at the same time, does not fire again.
+    SimulationInterrupted
+        on Ctrl-C (KeyboardInterrupt): a KeyboardInterrupt subclass with the same ``time`` and partial
+        ``trajectory``; ``trajectory.info["interrupted"]`` is True.
     """
     nq, nv = model.nq, model.nv
     q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
@@ -163,7 +199,7 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
     t_eval = _output_times(t_start, t_end, t_eval, samples)
     normalized = _normalizer(model)
     tau = generalized_forces(model, torque, f_ext)
-    accel = dynamics or default_dynamics(model)
+    accel = _guarded(dynamics, "the dynamics callable") if dynamics is not None else default_dynamics(model)
     events = [_as_event(e) for e in events]
     if (any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
             and not getattr(dynamics, "handles_joint_limits", False)):
@@ -171,33 +207,80 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
         from ..constraints.limits import LimitStops
         stops = LimitStops(model)
         events = [*stops.events(), *events]
-        accel = dynamics or stops.dynamics
+        accel = stops.dynamics if dynamics is None else accel
 
     def rhs(t, x):
         q, v = normalized(x[:nq]), x[nq:]
         return np.concatenate([configuration_rate(model, q, v), accel(t, q, v, tau(t, q, v))])
 
-    def finish(ts, xs, log, info):
+    def finish(ts, xs, log, info, partial=False):
         xs = np.array(xs).reshape(len(ts), nq + nv)
         q, v = normalized(xs[:, :nq]), xs[:, nq:]
-        taus = np.array([tau(t, qi, vi) for t, qi, vi in zip(ts, q, v)]).reshape(len(ts), nv)
-        a = np.array([accel(t, qi, vi, ti) for t, qi, vi, ti in zip(ts, q, v, taus)]).reshape(len(ts), nv)
+        try:
+            taus = np.array([tau(t, qi, vi) for t, qi, vi in zip(ts, q, v)]).reshape(len(ts), nv)
+            a = np.array([accel(t, qi, vi, ti) for t, qi, vi, ti in zip(ts, q, v, taus)]).reshape(len(ts), nv)
+        except Exception:
+            if not partial:
+                raise
+            taus = a = np.full((len(ts), nv), np.nan)  # the user code that failed may fail on the samples too
         return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info)
 
     ts, xs, log = [], [], []
     x = np.concatenate([normalized(q0), v0])
     t = t_start
     info = {"method": method, "rtol": rtol, "atol": atol, "nfev": 0, "steps": 0}
+    clock = [t_start]  # the time of the last accepted step, for failures outside the solver's step
+    history = (None, 0)  # ((event to step past or None, time of the last action), actions at that time)
     with Progress(t_end - t_start, f"simulating {model.name}", progress) as bar:
         while True:
             try:
-                t, x, stop = _run_segment(METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step),
-                                          t_eval, events, ts, xs, log, info, bar, nq, normalized)
+                try:
+                    solver = METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step)
+                    t, x, stop, fired = _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized,
+                                                     clock, history[0])
+                except _UserCodeFailed as exc:
+                    raise exc.simulation_error() from exc.error
+                except (SimulationError, KeyboardInterrupt):
+                    raise
+                except Exception as exc:
+                    raise SimulationError(f"integration failed at t = {clock[0]:.6g} s: {type(exc).__name__}: {exc}",
+                                          time=clock[0]) from exc
+                history = _check_progress(events, fired, t, history)
             except SimulationError as exc:
-                raise SimulationError(str(exc), time=exc.time, trajectory=finish(ts, xs, log, info)) from exc
+                raise SimulationError(str(exc), time=exc.time,
+                                      trajectory=finish(ts, xs, log, info, partial=True)) from (exc.__cause__ or exc)
+            except KeyboardInterrupt as exc:
+                info["interrupted"] = True
+                raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {clock[0]:.6g} s",
+                                            time=clock[0], trajectory=finish(ts, xs, log, info, partial=True)) from exc
             if stop or t >= t_end:
                 break
     return finish(ts, xs, log, info)
+
+
+def _check_progress(events, fired, t, history):
+    """After an action at time t: the crossing to step past in the next segment, and the stall count.
+
+    ``fired`` is None or (event index, whether its action left the state unchanged); ``history`` is
+    (skip, stalled) of the previous segment. An action that left the state unchanged is stepped past: the same
+    event crossing again at the same time (its root within 1e-9 relative of t) is ignored in the next segment,
+    where it would otherwise fire forever. More than MAX_STALLED actions without time advancing raise
+    SimulationError naming the event.
+    """
+    if fired is None:
+        return None, 0
+    k, unchanged = fired
+    (previous, stalled) = history
+    same_time = previous is not None and abs(t - previous[1]) <= _SAME_TIME * max(1.0, abs(t))
+    stalled = stalled + 1 if same_time else 1
+    if stalled > MAX_STALLED:
+        raise SimulationError(f"event '{events[k].name}': {MAX_STALLED} event actions at t = {t:.9g} s without "
+                              f"time advancing (the action does not move the state away from the event)", time=t)
+    return (k if unchanged else None, t), stalled
+
+
+MAX_STALLED = 100  # event actions in a row at the same time before simulate gives up
+_SAME_TIME = 1e-9  # relative time window of "the same time" for event roots
 
 
 def _output_times(t_start, t_end, t_eval, samples):
@@ -212,13 +295,21 @@ def _output_times(t_start, t_end, t_eval, samples):
     return t_eval
 
 
-def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized):
+def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized, clock, skip=None):
     """Step ``solver`` to its end or to the first terminal/action event; append outputs and events.
 
-    Returns (time, state, stopped): the state after an event's action when the run should restart.
+    Returns (time, state, stopped, fired): the state after an event's action when the run should restart;
+    ``fired`` is None or (index of the event whose action ran, whether the action left the state unchanged).
+    ``clock[0]`` follows the time of the last accepted step. ``skip`` = (event index or None, time): a crossing
+    of that event at that time was handled by an action that left the state unchanged and is not fired again.
     """
     def g(event, t, x):
-        return float(event.function(t, normalized(x[:nq]), x[nq:]))
+        try:
+            return float(event.function(t, normalized(x[:nq]), x[nq:]))
+        except (SimulationError, _UserCodeFailed):
+            raise
+        except Exception as exc:
+            raise _UserCodeFailed(f"event '{event.name}'", t, exc) from exc
 
     if not ts and t_eval[0] == solver.t:
         ts.append(solver.t)
@@ -231,6 +322,7 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized)
             message = solver.step()
         except (ValueError, FloatingPointError, ArithmeticError) as exc:
             raise SimulationError(f"integration failed at t = {t_old:.6g} s: {exc}", time=t_old) from exc
+        clock[0] = solver.t
         info["steps"] += 1
         info["nfev"] += solver.nfev - nfev
         nfev = solver.nfev
@@ -245,7 +337,8 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized)
             rising, falling = values[k] < 0 <= new, values[k] > 0 >= new
             if (rising and event.direction >= 0) or (falling and event.direction <= 0):
                 root = optimize.brentq(lambda s: g(event, s, dense(s)), t_old, solver.t, xtol=1e-12, rtol=1e-15)
-                crossings.append((root, k))
+                if not (skip is not None and skip[0] == k and root - skip[1] <= _SAME_TIME * max(1.0, abs(root))):
+                    crossings.append((root, k))
             values[k] = new
         crossings.sort()
         stopping = [(tc, k) for tc, k in crossings if events[k].terminal or events[k].action is not None]
@@ -256,9 +349,13 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized)
             xs.append(dense(t_out))
         bar.update(t_stop - t_eval[0])
         if stopping:
-            event, x = events[stopping[0][1]], dense(t_stop)
+            k = stopping[0][1]
+            event, x = events[k], dense(t_stop)
+            clock[0] = t_stop
             if event.action is None:
-                return t_stop, x, True
-            q, v = event.action(t_stop, normalized(x[:nq]), x[nq:])
-            return t_stop, np.concatenate([normalized(np.asarray(q, float)), np.asarray(v, float)]), event.terminal
-    return solver.t, solver.y, False
+                return t_stop, x, True, None
+            q, v = _guarded(event.action, f"the action of event '{event.name}'")(t_stop, normalized(x[:nq]), x[nq:])
+            after = np.concatenate([normalized(np.asarray(q, float)), np.asarray(v, float)])
+            unchanged = after.shape == x.shape and np.array_equal(after, np.concatenate([normalized(x[:nq]), x[nq:]]))
+            return t_stop, after, event.terminal, (k, unchanged)
+    return solver.t, solver.y, False, None
