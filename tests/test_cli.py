@@ -60,3 +60,54 @@ def test_demo_writes_plot_and_animation_and_help_works(tmp_path):
     for args in (["--help"], ["simulate", "--help"]):
         helped = subprocess.run([sys.executable, "-m", "multibody.cli", *args], capture_output=True, text=True)
         assert helped.returncode == 0 and "usage: multibody" in helped.stdout
+
+
+def test_info_reports_the_mobility_of_a_closed_loop(capsys):
+    # planar four-bar: Grübler–Kutzbach M = 3 (n − 1) − 2 j = 3·3 − 2·4 = 1 for 4 links and 4 hinges
+    assert main(["info", "four_bar"]) == 0
+    out = capsys.readouterr().out
+    assert "3 joint coordinates, 1 degree of freedom (2 independent constraints; at the initial state)" in out
+    assert "degrees of freedom: 3" not in out
+
+
+@pytest.mark.parametrize("when", ["integration", "samples"])  # or while τ and v̇ at the samples are evaluated
+def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, monkeypatch, when):
+    module = sys.modules["multibody.simulate.simulate"]
+    original, calls = module.elements_force, [0]
+
+    def interrupted(*args):  # Ctrl-C after some work: raised from the force evaluation as a signal would be
+        calls[0] += 1
+        frame, finishing = sys._getframe(1), False
+        while frame is not None:
+            finishing, frame = finishing or frame.f_code.co_name == "finish", frame.f_back
+        if calls[0] > 300 and finishing == (when == "samples"):
+            raise KeyboardInterrupt
+        return original(*args)
+    monkeypatch.setattr(module, "elements_force", interrupted)
+    out = tmp_path / "run.npz"
+    assert main(["simulate", "double_pendulum", "--t-end", "5", "--out", str(out), "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted at t = " in err and "partial trajectory" in err and str(out) in err
+    assert err.rstrip().endswith("multibody: interrupted")
+    traj = mb.Trajectory.load(out)
+    assert traj.info["interrupted"] and 0 < traj.t[-1] <= 5.0 and len(traj) > 5
+    monkeypatch.setattr(module, "elements_force", original)
+    full = mb.simulate(traj.model, traj.q[0], traj.v[0], t_end=5.0)
+    np.testing.assert_array_equal(traj.q, full.q[:len(traj)])  # the same samples as an uninterrupted run
+
+
+def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, monkeypatch):
+    module = sys.modules["multibody.simulate.simulate"]
+    original, calls = module.elements_force, [0]
+
+    def failing(*args):
+        calls[0] += 1
+        if calls[0] > 300:
+            raise np.linalg.LinAlgError("broken")
+        return original(*args)
+    monkeypatch.setattr(module, "elements_force", failing)
+    out = tmp_path / "run.npz"
+    assert main(["simulate", "double_pendulum", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "failed at t = " in err and "broken" in err and str(out) in err
+    assert mb.Trajectory.load(out).info["failed"]

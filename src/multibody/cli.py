@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError, SimulationError, printable
+from .errors import ModelError, SimulationError, SimulationInterrupted, printable
 
 
 def _resolve(name):
@@ -58,8 +58,8 @@ def cmd_info(args):
     setup = read_model_file(_resolve(args.file))
     model = setup.model
     print(f"model '{printable(model.name)}' from {printable(str(setup.source))}")
-    print(f"  bodies: {model.nbodies}   joints: {len(model.joints)}   degrees of freedom: {model.nv} "
-          f"(nq = {model.nq})   total mass: {model.total_mass():g} kg")
+    print(f"  bodies: {model.nbodies}   joints: {len(model.joints)}   {_freedom(model, setup.q0)}   "
+          f"total mass: {model.total_mass():g} kg")
     print(f"  gravity: {np.asarray(model.gravity, dtype=float).tolist()} m/s²")
     for label, items in (("frames", list(model.frames)), ("force elements", [f.name for f in model.forces]),
                          ("constraints", [getattr(c, "name", None) or type(c).__name__
@@ -68,6 +68,28 @@ def cmd_info(args):
             print(f"  {label}: {printable(', '.join(map(str, items)))}")
     print("\n".join("  " + line for line in _tree(model)))
     return 0
+
+
+def _freedom(model, q0):
+    """"degrees of freedom: 2 (nq = 2)", or with constraints the mobility nv − rank J at the initial state (assembled
+    if it does not close the loops): "3 joint coordinates, 1 degree of freedom (2 independent constraints)"."""
+    if not getattr(model, "constraints", None):
+        return f"degrees of freedom: {model.nv} (nq = {model.nq})"
+    from .constraints.assembly import assemble_positions, constraint_drift, mobility
+    q = model.neutral() if q0 is None else np.asarray(q0, dtype=float)
+    where = "at the initial state"
+    if constraint_drift(model, q, np.zeros(model.nv))[0] > 1e-8:
+        try:
+            q, where = assemble_positions(model, q), "at the assembled initial state"
+        except ModelError:
+            where = "at the initial state, which does not satisfy the constraints"
+    m = mobility(model, q)
+    plural = "" if m["dof"] == 1 else "s"
+    text = (f"{model.nv} joint coordinate{'' if model.nv == 1 else 's'}{'' if model.nq == model.nv else f' (nq = {model.nq})'}, "
+            f"{m['dof']} degree{plural} of freedom ({m['rank']} independent constraint{'' if m['rank'] == 1 else 's'}")
+    if m["configuration_dof"] != m["dof"]:
+        text += f", {m['rank'] - m['holonomic_rank']} nonholonomic: {m['configuration_dof']} in configuration"
+    return text + f"; {where})"
 
 
 def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None):
@@ -95,10 +117,28 @@ def _report(traj, out=None, plot=None, animate=None):
 
 
 def cmd_simulate(args):
-    traj = _simulate_file(_resolve(args.file), args.t_end, args.method, args.rtol, args.atol, args.samples,
-                          False if args.no_progress else None)
+    try:
+        traj = _simulate_file(_resolve(args.file), args.t_end, args.method, args.rtol, args.atol, args.samples,
+                              False if args.no_progress else None)
+    except SimulationInterrupted as stop:
+        _save_partial(stop, args.out, "interrupted")
+        raise
+    except SimulationError as exc:
+        _save_partial(exc, args.out, "failed")
+        raise
     _report(traj, args.out, args.plot, args.animate)
     return 0
+
+
+def _save_partial(stop, out, what):
+    """Write the partial trajectory of a failed or interrupted simulation to ``out`` and say so (on stderr)."""
+    traj = getattr(stop, "trajectory", None)
+    if not out or traj is None or len(traj) == 0:
+        return
+    traj.info[what] = True
+    traj.save(out)
+    print(f"multibody simulate: {what} at t = {stop.time:g} s; the partial trajectory ({len(traj)} samples, "
+          f"t = {traj.t[0]:g} … {traj.t[-1]:g} s) is saved to {Path(out).resolve()}", file=sys.stderr)
 
 
 def cmd_eom(args):

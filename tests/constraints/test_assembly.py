@@ -39,3 +39,21 @@ def test_simulation_rejects_inconsistent_initial_velocities():
         run(model, q, np.array([1.0, 0, 0]), 0.1, 1e-2)
     with pytest.raises(ValueError, match="scheme"):
         run(model, q, np.zeros(3), 0.1, 1e-2, scheme="euler")
+
+
+def test_mobility_counts_independent_constraints():
+    from multibody.constraints.assembly import mobility
+    # planar four-bar in 3D: Connect gives 3 rows of rank 2, Align 2 more rows that are redundant (Grübler: 1 dof)
+    for revolute_loop in (False, True):
+        model = four_bar(revolute_loop)
+        q, _ = mb.assemble(model, np.array([1.0, -0.5, 1.8]))
+        m = mobility(model, q)
+        assert (m["rows"], m["rank"], m["dof"], m["configuration_dof"]) == (3 + 2 * revolute_loop, 2, 1, 1)
+    # a disk rolling on z = 0 (free joint, 6 speeds): 3 independent rows, one of them holonomic (the contact
+    # height), so 3 independent speeds but 5 independent coordinates (x, y, yaw, lean, spin)
+    disk = mb.Model("disk", gravity=(0, 0, -9.81))
+    disk.add(mb.Body("disk", mass=1.0, inertia=np.diag([0.0625, 0.0625, 0.125])), joint=mb.Free())
+    disk.add_constraint(mb.RollingDisk("disk", 0.5, axis=(0, 0, 1)))
+    upright = np.array([0, 0, 0.5, *mb.rotation_to_quat(mb.rotation_about((1, 0, 0), np.pi / 2))])
+    m = mobility(disk, upright)
+    assert (m["speeds"], m["rank"], m["holonomic_rank"], m["dof"], m["configuration_dof"]) == (6, 3, 1, 3, 5)

@@ -73,3 +73,25 @@ def check_consistent(model, q, v, tol=1e-8):
         if residual.size and np.max(np.abs(residual)) > tol:
             raise ValueError(f"inconsistent initial {label}: {_worst(model, slices, residual)} exceeds {tol:g}; "
                              f"use multibody.assemble(model, q, v) to find consistent ones")
+
+
+def _rank(J, rcond=1e-10):
+    """Numerical rank of J: singular values above rcond·σ_max (the Gauss solver's cut-off)."""
+    if J.size == 0:
+        return 0
+    s = np.linalg.svd(J, compute_uv=False)
+    return int(np.sum(s > rcond * s[0])) if s[0] > 0 else 0
+
+
+def mobility(model, q):
+    """Degrees of freedom at configuration q: {"speeds": nv, "rows": constraint rows, "rank": rank of the
+    constraint Jacobian J(q) (independent constraints), "holonomic_rank": rank of its holonomic rows,
+    "dof": nv − rank (independent speeds), "configuration_dof": nv − holonomic_rank (independent coordinates;
+    more than "dof" with nonholonomic constraints)}. Ranks by SVD with the Gauss solver's cut-off 1e-10·σ_max,
+    so redundant rows (a planar loop closed in 3D) count once; at a singular configuration the count changes."""
+    cm = model._compiled or model.compile()
+    q = as_state(q, cm.nq, "q")
+    rows, _ = stack(model, Snapshot(model, q, np.zeros(cm.nv)))
+    rank, holonomic = _rank(rows.J), _rank(rows.J[rows.holonomic])
+    return {"speeds": cm.nv, "rows": rows.J.shape[0], "rank": rank, "holonomic_rank": holonomic,
+            "dof": cm.nv - rank, "configuration_dof": cm.nv - holonomic}

@@ -213,16 +213,19 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
         q, v = normalized(x[:nq]), x[nq:]
         return np.concatenate([configuration_rate(model, q, v), accel(t, q, v, tau(t, q, v))])
 
-    def finish(ts, xs, log, info, partial=False):
+    def finish(ts, xs, log, info, partial=False, forces=True):
         xs = np.array(xs).reshape(len(ts), nq + nv)
         q, v = normalized(xs[:, :nq]), xs[:, nq:]
         try:
+            if not forces:
+                raise _UserCodeFailed("finish", ts[-1] if ts else t_start, None)
             taus = np.array([tau(t, qi, vi) for t, qi, vi in zip(ts, q, v)]).reshape(len(ts), nv)
             a = np.array([accel(t, qi, vi, ti) for t, qi, vi, ti in zip(ts, q, v, taus)]).reshape(len(ts), nv)
-        except Exception:
+        except (Exception, KeyboardInterrupt):
             if not partial:
                 raise
-            taus = a = np.full((len(ts), nv), np.nan)  # the user code that failed may fail on the samples too
+            # the user code that failed may fail on the samples too, and a second Ctrl-C must not lose the states
+            taus = a = np.full((len(ts), nv), np.nan)
         return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info)
 
     ts, xs, log = [], [], []
@@ -255,7 +258,12 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
                                             time=clock[0], trajectory=finish(ts, xs, log, info, partial=True)) from exc
             if stop or t >= t_end:
                 break
-    return finish(ts, xs, log, info)
+    try:
+        return finish(ts, xs, log, info)
+    except KeyboardInterrupt as exc:  # while evaluating τ and v̇ at the samples: the states are all there
+        info["interrupted"] = True
+        raise SimulationInterrupted(f"simulation of '{model.name}' interrupted after reaching t = {t:.6g} s",
+                                    time=t, trajectory=finish(ts, xs, log, info, partial=True, forces=False)) from exc
 
 
 def _check_progress(events, fired, t, history):
