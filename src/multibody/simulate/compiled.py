@@ -1,0 +1,484 @@
+"""Compiled time integration of a tree: the whole step loop in numba, no Python per step.
+
+For the models ``multibody.simulate`` handles without Python callables — a tree (no constraints) under gravity,
+with a constant joint torque vector and the joint force elements (:class:`~multibody.JointSpring`,
+:class:`~multibody.JointFriction`) — the state x = (q, v) is integrated by
+
+- ``"DOPRI5"``: the adaptive Dormand–Prince 5(4) pair (Hairer, Nørsett, Wanner, *Solving ODEs I*, II.5), PI
+  step-size control and the 4th-order continuous extension for the output times;
+- ``"RK4"``: the classical fixed-step Runge–Kutta method;
+- ``"Euler"``: fixed-step semi-implicit Euler, v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (MuJoCo's "Euler"; first
+  order, symplectic only when the mass matrix is constant, so the energy of a chain drifts at O(h)).
+
+q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints), v̇ = ABA(q, v, τ(q, v)) with
+τ = τ_const − k (q − q₀) − c q̇ − F_c tanh(q̇ / v_s) on one-dof joints. Quaternions are renormalized after each
+step (and at each output). A non-finite state or a step-size underflow stops the loop; the samples computed so
+far are kept (:class:`~multibody.SimulationError` carries them as a trajectory).
+
+:func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over
+threads (``numba.set_num_threads``).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..dynamics._configuration import configuration_rate, integrate
+from ..dynamics._core import aba
+from ..dynamics._spatial_kernels import IQ, JTYPE
+from ..errors import ModelError, SimulationError
+from ..model.joints import FREE, SPHERICAL
+from .forces import JointFriction, JointSpring
+
+METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2}
+DOPRI5, RK4, EULER = 0, 1, 2
+# Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
+OK, NONFINITE, UNDERFLOW, MAX_STEPS = 0, 1, 2, 3
+STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached"}
+# stats entries: function evaluations, accepted steps, rejected steps, time reached [s].
+NFEV, STEPS, REJECTED, T_REACHED = range(4)
+
+# Dormand–Prince 5(4) tableau (Hairer–Nørsett–Wanner, Table II.5.2), 5th-order solution in row 7 (FSAL), error
+# coefficients E = b − b̂, and the dense-output coefficients of the 4th-order continuous extension (dopri5.f, CONTD5).
+A21 = 1.0 / 5.0
+A31, A32 = 3.0 / 40.0, 9.0 / 40.0
+A41, A42, A43 = 44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0
+A51, A52, A53, A54 = 19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0
+A61, A62, A63, A64, A65 = 9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0
+A71, A73, A74, A75, A76 = 35.0 / 384.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0
+E1, E3, E4, E5, E6, E7 = (71.0 / 57600.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0, 22.0 / 525.0,
+                          -1.0 / 40.0)
+D1, D3, D4, D5, D6, D7 = (-12715105075.0 / 11282082432.0, 87487479700.0 / 32700410799.0,
+                          -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
+                          -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+# PI step-size control (dopri5.f defaults): h_new = h / fac, fac = err^0.17 / err_old^0.04 / 0.9 in [0.1, 5].
+SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
+EXPO = 0.2 - 0.75 * BETA
+
+
+@njit(cache=True)
+def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, dx):
+    """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements.
+
+    joint_forces (m, 7): rows (iq, iv, k, q₀, c, F_c, v_s), Q[iv] = −k (q[iq] − q₀) − c v[iv] − F_c tanh(v[iv]/v_s).
+    """
+    q, v = x[:nq], x[nq:]
+    configuration_rate(topology, q, v, dx[:nq])
+    for k in range(tau.shape[0]):
+        tau_work[k] = tau[k]
+    for e in range(joint_forces.shape[0]):
+        iq, iv = int(joint_forces[e, 0]), int(joint_forces[e, 1])
+        force = -joint_forces[e, 2] * (q[iq] - joint_forces[e, 3]) - joint_forces[e, 4] * v[iv]
+        if joint_forces[e, 5] > 0.0:
+            force -= joint_forces[e, 5] * np.tanh(v[iv] / joint_forces[e, 6])
+        tau_work[iv] += force
+    aba(topology, params, gravity, q, v, tau_work, no_forces, dx[nq:])
+
+
+@njit(cache=True)
+def normalize_quaternions(topology, x):
+    """Scale the quaternion of every spherical and free joint in x[:nq] to unit length."""
+    for i in range(topology.shape[0]):
+        jt = topology[i, JTYPE]
+        if jt == SPHERICAL or jt == FREE:
+            o = topology[i, IQ] + (3 if jt == FREE else 0)
+            norm = np.sqrt(x[o] ** 2 + x[o + 1] ** 2 + x[o + 2] ** 2 + x[o + 3] ** 2)
+            for k in range(4):
+                x[o + k] /= norm
+
+
+@njit(cache=True)
+def finite(x):
+    for value in x:
+        if not np.isfinite(value):
+            return False
+    return True
+
+
+@njit(cache=True)
+def error_norm(x, x_new, err, rtol, atol):
+    """RMS of err_i / (atol + rtol max(|x_i|, |x_new,i|)) (the error of a step relative to its tolerance)."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        scale = atol + rtol * max(abs(x[i]), abs(x_new[i]))
+        total += (err[i] / scale) ** 2
+    return np.sqrt(total / x.shape[0])
+
+
+@njit(cache=True)
+def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces):
+    """First step size of DOPRI5 (Hairer's HINIT): h with h⁵ × (second-derivative estimate) ≈ 0.01."""
+    topology, params, gravity = arrays
+    dnf, dny = 0.0, 0.0
+    for i in range(x.shape[0]):
+        scale = atol + rtol * abs(x[i])
+        dnf += (f0[i] / scale) ** 2
+        dny += (x[i] / scale) ** 2
+    h = 1e-6 if dnf <= 1e-10 or dny <= 1e-10 else 0.01 * np.sqrt(dny / dnf)
+    h = min(h, h_max)
+    y1, f1 = work[0], work[1]
+    for i in range(x.shape[0]):
+        y1[i] = x[i] + h * f0[i]
+    rates(topology, params, gravity, tau, joint_forces, y1, nq, tau_work, no_forces, f1)
+    der2 = 0.0
+    for i in range(x.shape[0]):
+        der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
+    der12 = max(np.sqrt(der2) / h, np.sqrt(dnf))
+    h1 = max(1e-6, h * 1e-3) if der12 <= 1e-15 else (0.01 / der12) ** 0.2
+    return min(100.0 * h, h1, h_max)
+
+
+@njit(cache=True)
+def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
+    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]).
+
+    Returns (status, number of samples written). x is overwritten with the last accepted state.
+    """
+    topology, params, gravity = arrays
+    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(tau.shape[0])
+    K = np.empty((7, nx))      # stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1)
+    y = np.empty(nx)           # stage state, then the new state
+    err = np.empty(nx)
+    dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
+    work = np.empty((2, nx))
+    T = t_eval.shape[0]
+    j = 0
+    while j < T and t_eval[j] <= t:  # samples at the start time
+        x_out[j] = x
+        j += 1
+    t_end = t_eval[T - 1]
+    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
+    stats[NFEV] += 1
+    if not finite(K[0]):
+        return NONFINITE, j
+    if j == T:
+        return OK, j
+    h = h_first
+    if h <= 0.0:
+        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces)
+        stats[NFEV] += 1
+    err_old, rejected_last, nonfinite = 1e-4, False, False
+    while True:
+        if stats[STEPS] + stats[REJECTED] >= max_steps:
+            return MAX_STEPS, j
+        if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
+            return (NONFINITE if nonfinite else UNDERFLOW), j
+        if t + 1.01 * h >= t_end:
+            h = t_end - t
+        # stages 2 … 7: y = x + h Σ a_sk k_k, k_s = f(y)
+        for i in range(nx):
+            y[i] = x[i] + h * A21 * K[0, i]
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
+        for i in range(nx):
+            y[i] = x[i] + h * (A31 * K[0, i] + A32 * K[1, i])
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[2])
+        for i in range(nx):
+            y[i] = x[i] + h * (A41 * K[0, i] + A42 * K[1, i] + A43 * K[2, i])
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[3])
+        for i in range(nx):
+            y[i] = x[i] + h * (A51 * K[0, i] + A52 * K[1, i] + A53 * K[2, i] + A54 * K[3, i])
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[4])
+        for i in range(nx):
+            y[i] = x[i] + h * (A61 * K[0, i] + A62 * K[1, i] + A63 * K[2, i] + A64 * K[3, i] + A65 * K[4, i])
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[5])
+        for i in range(nx):
+            y[i] = x[i] + h * (A71 * K[0, i] + A73 * K[2, i] + A74 * K[3, i] + A75 * K[4, i] + A76 * K[5, i])
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[6])
+        stats[NFEV] += 6
+        # local error estimate h Σ e_s k_s, measured against the tolerances
+        for i in range(nx):
+            err[i] = h * (E1 * K[0, i] + E3 * K[2, i] + E4 * K[3, i] + E5 * K[4, i] + E6 * K[5, i] + E7 * K[6, i])
+        e = error_norm(x, y, err, rtol, atol)
+        if not np.isfinite(e):  # a stage left the finite states: retry with a much smaller step
+            nonfinite, rejected_last = True, True
+            stats[REJECTED] += 1
+            h *= 0.2
+            continue
+        nonfinite = False
+        fac_err = e ** EXPO
+        fac = max(FAC_MIN, min(FAC_MAX, fac_err / err_old ** BETA / SAFE))
+        if e > 1.0:  # rejected: shrink
+            h /= min(FAC_MAX, fac_err / SAFE)
+            rejected_last = True
+            stats[REJECTED] += 1
+            continue
+        # accepted: dense output on [t, t + h], then advance
+        for i in range(nx):
+            diff = y[i] - x[i]
+            spline = h * K[0, i] - diff
+            dense[0, i] = x[i]
+            dense[1, i] = diff
+            dense[2, i] = spline
+            dense[3, i] = diff - h * K[6, i] - spline
+            dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
+                               + D7 * K[6, i])
+        t_new = t_end if h == t_end - t else t + h
+        while j < T and t_eval[j] <= t_new:
+            s = (t_eval[j] - t) / h
+            s1 = 1.0 - s
+            for i in range(nx):
+                x_out[j, i] = dense[0, i] + s * (dense[1, i] + s1 * (dense[2, i] + s * (dense[3, i]
+                                                                                       + s1 * dense[4, i])))
+            normalize_quaternions(topology, x_out[j])
+            j += 1
+        x[:] = y
+        normalize_quaternions(topology, x)
+        K[0] = K[6]
+        t = t_new
+        stats[STEPS] += 1
+        stats[T_REACHED] = t
+        if j == T:
+            return OK, j
+        err_old = max(e, 1e-4)
+        h_new = min(h / fac, h_max)
+        h = min(h_new, h) if rejected_last else h_new
+        rejected_last = False
+
+
+@njit(cache=True)
+def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats):
+    """Integrate ẋ from (t, x) through t_eval with RK4 or semi-implicit Euler: each interval between output
+    times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times."""
+    topology, params, gravity = arrays
+    nx, nv = x.shape[0], tau.shape[0]
+    nq = nx - nv
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(nv)
+    K = np.empty((4, nx))
+    y = np.empty(nx)
+    for j in range(t_eval.shape[0]):
+        span = t_eval[j] - t
+        count = int(np.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
+        for _ in range(count):
+            if stats[STEPS] >= max_steps:
+                return MAX_STEPS, j
+            h = span / count
+            if method == RK4:
+                # k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
+                rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
+                for i in range(nx):
+                    y[i] = x[i] + 0.5 * h * K[0, i]
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
+                for i in range(nx):
+                    y[i] = x[i] + 0.5 * h * K[1, i]
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[2])
+                for i in range(nx):
+                    y[i] = x[i] + h * K[2, i]
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[3])
+                for i in range(nx):
+                    y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
+                normalize_quaternions(topology, y)
+                stats[NFEV] += 4
+            else:
+                # v⁺ = v + h v̇(q, v) ;  q⁺ = q ⊕ h v⁺ (exact on each joint's manifold)
+                rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
+                for i in range(nq, nx):
+                    y[i] = x[i] + h * K[0, i]
+                integrate(topology, x[:nq], y[nq:], h, y[:nq])
+                stats[NFEV] += 1
+            if not finite(y):
+                return NONFINITE, j
+            x[:] = y
+            t += h
+            stats[STEPS] += 1
+            stats[T_REACHED] = t
+        t = t_eval[j]
+        x_out[j] = x
+    return OK, t_eval.shape[0]
+
+
+@njit(cache=True)
+def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
+    """One run by ``method`` (DOPRI5, RK4, EULER): (status, samples written)."""
+    stats[T_REACHED] = t
+    if method == DOPRI5:
+        return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
+    return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats)
+
+
+@njit(cache=True, parallel=True)
+def run_batch(arrays, method, tau, joint_forces, X, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
+              X_out, stats, status, count):
+    """:func:`run` for each initial state X[b] (B, nx), in parallel: X_out (B, T, nx), stats (B, 4), status and
+    count (B,)."""
+    for b in prange(X.shape[0]):
+        status[b], count[b] = run(arrays, method, tau[b], joint_forces, X[b], t, t_eval, rtol, atol, h_max,
+                                  h_first, dt, max_steps, X_out[b], stats[b])
+
+
+# ----------------------------------------------------------------------------------------------
+# Python side
+# ----------------------------------------------------------------------------------------------
+def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
+    """Why the compiled loop cannot run this simulation ("" if it can): it takes a tree without constraints, a
+    constant torque, joint springs and friction as the only force elements, no events, no custom dynamics."""
+    if getattr(model, "constraints", None):
+        return "the model has constraints"
+    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction))]
+    if others:
+        return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
+    if callable(torque):
+        return "the torque is a callable"
+    if f_ext is not None:
+        return "body forces (f_ext) are given"
+    if events:
+        return "events are given"
+    if dynamics is not None:
+        return "custom dynamics are given"
+    if not atol > 0.0:
+        return "atol is not positive"
+    return ""
+
+
+def joint_force_array(model):
+    """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`."""
+    rows = []
+    for element in getattr(model, "forces", ()):
+        _, iq, iv = model.one_dof_joint(element.joint, element.name)
+        if isinstance(element, JointSpring):
+            rows.append((iq, iv, element.stiffness, element.rest, element.damping, 0.0, 1.0))
+        elif isinstance(element, JointFriction):
+            rows.append((iq, iv, 0.0, 0.0, 0.0, element.friction, element.velocity_scale))
+        else:
+            raise ModelError(f"model '{model.name}': force element {element.name!r} ({type(element).__name__}) "
+                             "cannot be compiled; use multibody.simulate")
+    return np.array(rows, dtype=float).reshape(len(rows), 7)
+
+
+def joint_forces(rows, tau, q, v):
+    """τ (..., nv) at the states q (..., nq), v (..., nv): the constant torque plus the rows' joint forces."""
+    total = np.broadcast_to(tau, v.shape).copy()
+    for iq, iv, k, rest, c, friction, scale in rows:
+        iq, iv = int(iq), int(iv)
+        total[..., iv] += -k * (q[..., iq] - rest) - c * v[..., iv] - friction * np.tanh(v[..., iv] / scale)
+    return total
+
+
+def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
+             batch):
+    from ..dynamics._inputs import as_state
+    if method not in METHODS:
+        raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    reason = unsupported(model, torque=tau, atol=atol if method == "DOPRI5" else 1.0)
+    if reason:
+        raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
+    cm = model._compiled or model.compile()
+    if cm.singular:
+        raise ModelError(cm.singular)
+    nq, nv = cm.nq, cm.nv
+    q0, v0 = as_state(q0, nq, "q0"), as_state(v0, nv, "v0")
+    if batch:
+        q0, v0 = np.atleast_2d(q0), np.atleast_2d(v0)
+        B = max(q0.shape[0], v0.shape[0])
+        q0, v0 = np.broadcast_to(q0, (B, nq)), np.broadcast_to(v0, (B, nv))
+    elif q0.ndim != 1 or v0.ndim != 1:
+        raise ValueError(f"integrate_tree: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
+    if q0.ndim > 2 or v0.ndim > 2:
+        raise ValueError(f"integrate_tree_batch: Q0 and V0 must be (B, nq) and (B, nv), got {q0.shape}, {v0.shape}")
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+        raise ValueError("integrate_tree: q0 and v0 must be finite")
+    t_eval = np.ascontiguousarray(t_eval, dtype=float)
+    t_start = float(t_eval[0]) if t_start is None and t_eval.size else float(t_start if t_start is not None else 0)
+    if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
+            or t_eval[0] < t_start):
+        raise ValueError(f"integrate_tree: t_eval must be finite increasing times from t_start = {t_start}, got "
+                         f"{np.array2string(t_eval, threshold=8)}")
+    if method != "DOPRI5" and not (dt is not None and np.isfinite(dt) and dt > 0):
+        raise ValueError(f"integrate_tree: method {method!r} needs a step dt > 0, got {dt!r}")
+    if not (rtol >= 0 and max_step > 0):
+        raise ValueError(f"integrate_tree: need rtol >= 0 and max_step > 0, got {rtol!r}, {max_step!r}")
+    tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
+    if tau.ndim != 1 or not np.all(np.isfinite(tau)):
+        raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries")
+    from ..dynamics.kinematics import normalize
+    x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
+    settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
+                float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
+    return cm, x0, t_start, t_eval, tau, joint_force_array(model), settings
+
+
+def _info(method, rtol, atol, dt, stats, status):
+    return {"method": method, "rtol": rtol, "atol": atol, "dt": dt, "nfev": int(stats[NFEV]),
+            "steps": int(stats[STEPS]), "rejected": int(stats[REJECTED]), "status": STATUS[int(status)],
+            "t_reached": float(stats[T_REACHED]), "compiled": True}
+
+
+def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e-10, max_step=np.inf,
+                   first_step=None, dt=None, tau=None, t_start=None, max_steps=None):
+    """Integrate a tree's motion from (q0, v0) at ``t_start`` (default t_eval[0]) in compiled code.
+
+    Parameters
+    ----------
+    q0 : (nq,) and v0 : (nv,) initial state; t_eval : (T,) increasing output times [s].
+    method : "DOPRI5" (adaptive, error-controlled by rtol, atol, max_step; first_step guessed when None),
+        "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
+    tau : constant generalized forces (nv,); the model's JointSpring and JointFriction elements act too.
+    max_steps : bound on the steps (accepted + rejected) the loop may take (a compiled loop cannot be
+        interrupted with Ctrl-C).
+
+    Returns
+    -------
+    (t (T,), q (T, nq), v (T, nv), info) with info the method, tolerances, ``nfev``, ``steps``, ``rejected``,
+    ``status`` ("ok"), ``t_reached``. A non-finite state, a step-size underflow or ``max_steps`` raise
+    :class:`~multibody.SimulationError` with ``time`` and the samples computed so far as ``trajectory``.
+    """
+    cm, x0, t_start, t_eval, tau, rows, settings = _prepare(
+        model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False)
+    code, rtol_, atol_, h_max, h_first, dt_, steps = settings
+    x_out = np.empty((t_eval.shape[0], x0.shape[0]))
+    stats = np.zeros(4)
+    status, count = run((cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start, t_eval, float(rtol_),
+                        float(atol_), h_max, h_first, dt_, steps, x_out, stats)
+    info = _info(method, rtol, atol, dt, stats, status)
+    t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
+    if status != OK:
+        raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s",
+                              time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
+    return t, q, v, info
+
+
+def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
+                         first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None):
+    """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
+    runs spread over ``threads`` (default numba's) in parallel.
+
+    Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
+    ``steps`` and ``rejected`` summed over the runs and ``status`` (B,) per run ("ok" or the reason it stopped)
+    and ``samples`` (B,), the samples each run computed. Runs that stopped early hold NaN past their last
+    sample; no error is raised (check ``info["status"]``).
+    """
+    cm, X0, t_start, t_eval, tau, rows, settings = _prepare(
+        model, Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, True)
+    code, rtol_, atol_, h_max, h_first, dt_, steps = settings
+    B, T = X0.shape[0], t_eval.shape[0]
+    X_out = np.full((B, T, X0.shape[1]), np.nan)
+    stats, status, count = np.zeros((B, 4)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(int(threads))
+    try:
+        run_batch((cm.topology, cm.params, cm.gravity), code, np.ascontiguousarray(np.broadcast_to(tau, (B, cm.nv))),
+                  rows, np.ascontiguousarray(X0), t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_,
+                  steps, X_out, stats, status, count)
+    finally:
+        numba.set_num_threads(previous)
+    info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
+    info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
+    return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
+
+
+def tree_trajectory(model, t, q, v, info, tau=None):
+    """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
+    applied generalized forces (constant torque and joint force elements) at each sample."""
+    from ..dynamics._core import aba_batch
+    from .trajectory import Trajectory
+    cm = model._compiled or model.compile()
+    tau = np.zeros(cm.nv) if tau is None else np.asarray(tau, dtype=float)
+    q, v = np.ascontiguousarray(q), np.ascontiguousarray(v)
+    taus = joint_forces(joint_force_array(model), tau, q, v)
+    a = np.empty_like(v)  # the scalar kernel over the samples (the SIMD batch kernel takes minutes to compile)
+    aba_batch(cm.topology, cm.params, cm.gravity, q, v, taus, np.zeros((len(t), 0, 6)), a)
+    return Trajectory(model, t, q, v, a, tau=taus, info=info)

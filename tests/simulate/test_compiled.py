@@ -1,0 +1,148 @@
+"""The compiled integration loop (multibody.simulate.compiled): against scipy's path, conservation, quaternion
+norms, convergence orders, batches, failures that keep their samples."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.model.joints import FREE, REVOLUTE, SPHERICAL
+from multibody.simulate.compiled import integrate_tree, integrate_tree_batch, tree_trajectory, unsupported
+
+from oracles import random_model
+
+
+def hanging_chain(n=7, swing=0.1):
+    """The N-link 3D chain (benchmark model) and a state of small swings about its hanging equilibrium."""
+    model = mb.Model.chain(n)
+    q0 = np.full(n, swing)
+    q0[1] += np.pi / 2  # links 2 … n hang down
+    return model, q0, np.zeros(n)
+
+
+def floating_tree():
+    rng = np.random.default_rng(5)
+    model = random_model(rng, 6, free_base=True)  # free, spherical, fixed, revolute, planar, spherical joints
+    revolute = next(j.name for j in model.joints if j.code == REVOLUTE)
+    model.add_force(mb.JointSpring(revolute, stiffness=3.0, rest=0.2, damping=0.1))
+    model.add_force(mb.JointFriction(revolute, friction=0.5, velocity_scale=0.1))
+    q0 = mb.normalize(model, model.random_configuration(1))
+    return model, q0, rng.normal(size=model.nv)
+
+
+def quaternion_norms(model, q):
+    norms = []
+    for joint in model.joints:
+        if joint.code in (SPHERICAL, FREE):
+            stop = model.q_slice(joint.name).stop
+            norms.append(np.linalg.norm(q[:, stop - 4:stop], axis=1))
+    return np.array(norms)
+
+
+@pytest.mark.parametrize("make", [lambda: hanging_chain(7, swing=0.5), floating_tree],
+                         ids=["chain7", "floating_tree"])
+def test_dopri5_matches_scipy(make):
+    model, q0, v0 = make()
+    t_eval = np.linspace(0.0, 1.0, 51)
+    tau = np.linspace(-0.5, 0.5, model.nv)
+    t, q, v, info = integrate_tree(model, q0, v0, t_eval, rtol=1e-10, atol=1e-10, tau=tau)
+    for method in ("RK45", "DOP853"):
+        ref = mb.simulate(model, q0, v0, t_end=1.0, t_eval=t_eval, rtol=1e-10, atol=1e-10, method=method,
+                          torque=tau)
+        np.testing.assert_allclose(q, ref.q, atol=1e-8, rtol=0)
+        # (the chain's last link spins at up to ~5000 rad/s about its axis: velocities to 1e-8 of their scale)
+        np.testing.assert_allclose(v, ref.v, atol=1e-8 * max(1.0, np.abs(ref.v).max()), rtol=0)
+    assert info["status"] == "ok" and info["steps"] > 10 and info["nfev"] == 6 * (info["steps"] + info["rejected"]) + 2
+    traj = tree_trajectory(model, t, q, v, info, tau)  # accelerations and forces as mb.simulate records them
+    np.testing.assert_allclose(traj.a, ref.a, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(traj.tau, ref.tau, atol=1e-7, rtol=0)
+
+
+def test_quaternion_norms_stay_one():
+    model, q0, v0 = floating_tree()
+    t_eval = np.linspace(0.0, 2.0, 101)
+    for method, options in (("DOPRI5", {"rtol": 1e-6, "atol": 1e-6}), ("RK4", {"dt": 2e-3}), ("Euler", {"dt": 1e-3})):
+        _, q, _, _ = integrate_tree(model, q0, v0, t_eval, method=method, **options)
+        assert np.abs(quaternion_norms(model, q) - 1.0).max() < 1e-14, method
+
+
+def test_energy_is_conserved_on_a_conservative_chain():
+    model, q0, v0 = hanging_chain(7, swing=0.3)
+    t_eval = np.linspace(0.0, 5.0, 501)
+    total = {}
+    for method, options in (("DOPRI5", {"rtol": 1e-10, "atol": 1e-10}), ("RK4", {"dt": 1e-3}),
+                            ("Euler", {"dt": 1e-4})):
+        t, q, v, info = integrate_tree(model, q0, v0, t_eval, method=method, **options)
+        energy = tree_trajectory(model, t, q, v, info).energy()
+        total[method] = np.abs(energy - energy[0]).max()
+    kinetic = tree_trajectory(model, t, q, v, info).energy("kinetic").max()
+    assert kinetic > 0.1  # it really moved
+    assert total["DOPRI5"] < 1e-8 * kinetic and total["RK4"] < 1e-6 * kinetic
+    # first order, and symplectic only for a constant mass matrix: a few % at dt = 1e-4 with the tip link spinning
+    assert total["Euler"] < 0.1 * kinetic
+
+
+def test_fixed_step_methods_converge_at_their_order():
+    model, q0, v0 = hanging_chain(7, swing=0.3)
+    t_eval = np.array([0.0, 0.5])
+    _, exact, _, _ = integrate_tree(model, q0, v0, t_eval, rtol=1e-13, atol=1e-13)
+    for method, dt, order in (("RK4", 1e-2, 4), ("Euler", 1e-3, 1)):
+        errors = [np.abs(integrate_tree(model, q0, v0, t_eval, method=method, dt=h)[1][-1] - exact[-1]).max()
+                  for h in (dt, dt / 2)]
+        assert 0.8 * order < np.log2(errors[0] / errors[1]) < 1.25 * order + 0.3, (method, errors)
+
+
+def test_fixed_steps_land_on_the_output_times():
+    model, q0, v0 = hanging_chain(3)
+    t_eval = np.array([0.0, 0.0, 0.013, 0.1, 0.25])
+    t, q, v, info = integrate_tree(model, q0, v0, t_eval, method="RK4", dt=0.01)
+    assert np.array_equal(t, t_eval) and info["steps"] == 2 + 9 + 15  # ceil(0.013/0.01), ceil(0.087/0.01), …
+    np.testing.assert_array_equal(q[0], q[1])
+    _, q_fine, _, _ = integrate_tree(model, q0, v0, t_eval, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(q, q_fine, atol=1e-6)  # RK4's error at dt = 0.01
+
+
+def test_batch_matches_single_runs_on_any_number_of_threads():
+    model, q0, v0 = floating_tree()
+    rng = np.random.default_rng(0)
+    Q0 = np.array([mb.normalize(model, q0 + 0.1 * rng.normal(size=model.nq)) for _ in range(5)])
+    V0 = v0 + 0.1 * rng.normal(size=(5, model.nv))
+    t_eval = np.linspace(0.0, 0.5, 11)
+    for method, options in (("RK4", {"dt": 1e-3}), ("DOPRI5", {"rtol": 1e-9, "atol": 1e-9})):
+        t, Q, V, info = integrate_tree_batch(model, Q0, V0, t_eval, method=method, threads=1, **options)
+        _, Q2, V2, _ = integrate_tree_batch(model, Q0, V0, t_eval, method=method, threads=2, **options)
+        assert Q.shape == (5, 11, model.nq) and V.shape == (5, 11, model.nv)
+        assert info["status"] == ["ok"] * 5 and list(info["samples"]) == [11] * 5
+        np.testing.assert_array_equal(Q, Q2)
+        np.testing.assert_array_equal(V, V2)
+        for b in (0, 4):
+            _, q, v, _ = integrate_tree(model, Q0[b], V0[b], t_eval, method=method, **options)
+            np.testing.assert_array_equal(Q[b], q)
+            np.testing.assert_array_equal(V[b], v)
+
+
+def test_failures_raise_with_the_samples_computed_so_far():
+    model, q0, v0 = hanging_chain(3)
+    t_eval = np.linspace(0.0, 1.0, 11)
+    with pytest.raises(mb.SimulationError, match="non-finite") as caught:  # v grows ~1e300 per step
+        integrate_tree(model, q0, v0, t_eval, method="RK4", dt=0.01, tau=[1e300, 0, 0])
+    traj = caught.value.trajectory
+    assert 1 <= len(traj) < 11 and np.isfinite(traj.q).all() and caught.value.time < 1.0
+    with pytest.raises(mb.SimulationError, match="max_steps") as caught:
+        integrate_tree(model, q0, v0, t_eval, rtol=1e-10, atol=1e-10, max_steps=100)
+    traj = caught.value.trajectory
+    assert 1 <= len(traj) < 11 and traj.info["steps"] + traj.info["rejected"] == 100
+    np.testing.assert_allclose(traj.q, integrate_tree(model, q0, v0, traj.t, rtol=1e-10, atol=1e-10)[1])
+    _, _, _, info = integrate_tree_batch(model, [q0, q0], v0, t_eval, method="RK4", dt=0.01,
+                                         tau=[1e300, 0, 0])
+    assert info["status"] == ["non-finite state"] * 2
+
+
+def test_what_it_does_not_compile_is_refused():
+    model, q0, v0 = hanging_chain(3)
+    assert unsupported(model) == ""
+    assert "callable" in unsupported(model, torque=lambda t, q, v: 0 * v)
+    model.add_force(mb.Spring("link1", (0.3, 0, 0), "world", (0, 0, 0), stiffness=1.0))
+    assert "Spring" in unsupported(model)
+    with pytest.raises(ValueError, match="Spring"):
+        integrate_tree(model, q0, v0, [0.0, 1.0])
+    with pytest.raises(ValueError, match="dt"):
+        integrate_tree(mb.Model.chain(2), [0, 0], [0, 0], [0.0, 1.0], method="RK4")
