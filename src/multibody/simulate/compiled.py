@@ -299,6 +299,17 @@ def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_fi
     return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats)
 
 
+@njit(cache=True)
+def sample_rates(arrays, tau, joint_forces, X, nq, A, TAU):
+    """At each state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces TAU[j] = τ (T, nv)."""
+    topology, params, gravity = arrays
+    no_forces = np.zeros((0, 6))
+    dx = np.empty(X.shape[1])
+    for j in range(X.shape[0]):
+        rates(topology, params, gravity, tau, joint_forces, X[j], nq, TAU[j], no_forces, dx)
+        A[j] = dx[nq:]
+
+
 @njit(cache=True, parallel=True)
 def run_batch(arrays, method, tau, joint_forces, X, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
               X_out, stats, status, count):
@@ -346,15 +357,6 @@ def joint_force_array(model):
             raise ModelError(f"model '{model.name}': force element {element.name!r} ({type(element).__name__}) "
                              "cannot be compiled; use multibody.simulate")
     return np.array(rows, dtype=float).reshape(len(rows), 7)
-
-
-def joint_forces(rows, tau, q, v):
-    """τ (..., nv) at the states q (..., nq), v (..., nv): the constant torque plus the rows' joint forces."""
-    total = np.broadcast_to(tau, v.shape).copy()
-    for iq, iv, k, rest, c, friction, scale in rows:
-        iq, iv = int(iq), int(iv)
-        total[..., iv] += -k * (q[..., iq] - rest) - c * v[..., iv] - friction * np.tanh(v[..., iv] / scale)
-    return total
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
@@ -473,12 +475,10 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
 def tree_trajectory(model, t, q, v, info, tau=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
     applied generalized forces (constant torque and joint force elements) at each sample."""
-    from ..dynamics._core import aba_batch
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
-    tau = np.zeros(cm.nv) if tau is None else np.asarray(tau, dtype=float)
-    q, v = np.ascontiguousarray(q), np.ascontiguousarray(v)
-    taus = joint_forces(joint_force_array(model), tau, q, v)
-    a = np.empty_like(v)  # the scalar kernel over the samples (the SIMD batch kernel takes minutes to compile)
-    aba_batch(cm.topology, cm.params, cm.gravity, q, v, taus, np.zeros((len(t), 0, 6)), a)
+    tau = np.zeros(cm.nv) if tau is None else np.ascontiguousarray(tau, dtype=float)
+    X = np.concatenate([q, v], axis=1)
+    a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
+    sample_rates((cm.topology, cm.params, cm.gravity), tau, joint_force_array(model), X, cm.nq, a, taus)
     return Trajectory(model, t, q, v, a, tau=taus, info=info)

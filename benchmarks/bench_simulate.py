@@ -1,0 +1,164 @@
+"""Time 10 s simulations of the 3D N-link chains: ``mb.simulate`` (scipy's DOP853 stepped from Python), the
+compiled loop (``multibody.simulate.compiled``, DOPRI5) and MuJoCo (RK4), in one run; then batched rollouts.
+
+    python benchmarks/bench_simulate.py [--sizes 7 20] [--runs 5] [--batch 256]
+
+The chain (``mb.Model.chain(N)``) starts from small swings about its hanging equilibrium (joint 2 at π/2, every
+joint offset by ``swing`` rad: 0.1 for N = 7, 0.01 for N = 20), where the motion is not chaotic, so that end-state
+errors measure the integrators (released from the horizontal the chain is chaotic and any two solvers differ by
+O(1) after a few seconds). Errors are max |q(10 s) − q_ref| against the compiled DOPRI5 at rtol = atol = 1e-13
+("ref. uncertainty": its difference to rtol = atol = 1e-12). Both multibody paths run at rtol = 1e-8,
+atol = 1e-10 (``mb.simulate``'s defaults but rtol) with 1001 output samples. MuJoCo (no contacts, no
+constraints, RK4) runs at the fixed step that gives the compiled path's end-state error, found by secant
+iterations on log(error) vs log(step); its time is ``mj_step`` with ``nstep`` in one call (no output samples).
+Times are the best of ``--runs`` runs. Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
+
+Batched rollouts: ``integrate_tree_batch`` of the N = 7 chain from ``--batch`` random initial states, 1 s each,
+fixed steps of 1 ms (RK4 and semi-implicit Euler), on 1 and 2 threads: chain-steps per second.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numba
+import numpy as np
+
+import multibody as mb
+from multibody.simulate.compiled import integrate_tree, integrate_tree_batch, tree_trajectory
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_dynamics import mujoco_chain  # noqa: E402
+
+T_END, RTOL, ATOL, SAMPLES = 10.0, 1e-8, 1e-10, 1001
+SWING = {7: 0.1, 20: 0.01}
+
+
+def hanging(n):
+    q0 = np.full(n, SWING.get(n, 0.01))
+    q0[1] += np.pi / 2
+    return q0, np.zeros(n)
+
+
+def best_time(function, runs):
+    best, result = np.inf, None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def mujoco_run(mm, q0, step):
+    """(end configuration, wall time [s]) of a 10 s MuJoCo RK4 run at ``step``."""
+    import mujoco
+    data = mujoco.MjData(mm)
+    mm.opt.timestep = step
+    data.qpos[:], data.qvel[:] = q0, 0.0
+    count = int(round(T_END / step))
+    start = time.perf_counter()
+    mujoco.mj_step(mm, data, nstep=count)
+    return data.qpos.copy(), time.perf_counter() - start
+
+
+def matching_step(mm, q0, reference, target):
+    """MuJoCo's RK4 step whose end-state error is ``target`` (secant on log error vs log step), and that error."""
+    steps, errors = [], []
+    step = 1e-3
+    for _ in range(6):
+        step = T_END / int(round(T_END / step))
+        error = np.abs(mujoco_run(mm, q0, step)[0] - reference).max()
+        steps.append(step)
+        errors.append(error)
+        if abs(np.log(error / target)) < 0.1:
+            break
+        slope = 4.0 if len(steps) < 2 else np.clip(
+            np.log(errors[-1] / errors[-2]) / np.log(steps[-1] / steps[-2]), 1.0, 8.0)
+        step = min(5e-3, step * (target / error) ** (1.0 / slope))
+    return steps[-1], errors[-1]
+
+
+def table_rows(sizes, runs):
+    rows = []
+    for n in sizes:
+        model = mb.Model.chain(n)
+        q0, v0 = hanging(n)
+        t_eval = np.linspace(0.0, T_END, SAMPLES)
+        reference = integrate_tree(model, q0, v0, [0.0, T_END], rtol=1e-13, atol=1e-13)[1][-1]
+        uncertainty = np.abs(integrate_tree(model, q0, v0, [0.0, T_END], rtol=1e-12, atol=1e-12)[1][-1]
+                             - reference).max()
+        integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL)  # compiled (or loaded from the cache)
+        today, traj = best_time(lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL,
+                                                    progress=False), max(1, runs // 2))
+        loop, (t, q, v, info) = best_time(lambda: integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL), runs)
+        full, _ = best_time(lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL,
+                                                                           atol=ATOL)), runs)
+        error = np.abs(q[-1] - reference).max()
+        row = {"N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
+               "today_nfev": traj.info["nfev"], "loop": loop, "full": full, "error": error, "nfev": info["nfev"],
+               "uncertainty": uncertainty}
+        try:
+            mm = mujoco_chain(model)
+        except ImportError:
+            rows.append(row)
+            continue
+        step, mj_error = matching_step(mm, q0, reference, error)
+        mj_time = min(mujoco_run(mm, q0, step)[1] for _ in range(runs))
+        rk4, (_, q_rk4, _, _) = best_time(lambda: integrate_tree(model, q0, v0, [0.0, T_END], method="RK4",
+                                                                 dt=step), runs)
+        row.update(mj_step=step, mj_time=mj_time, mj_error=mj_error, rk4=rk4,
+                   rk4_error=np.abs(q_rk4[-1] - reference).max())
+        rows.append(row)
+    return rows
+
+
+def print_table(rows):
+    print(f"10 s of the hanging 3D chain, rtol = {RTOL:g}, atol = {ATOL:g}; times [ms], best of runs")
+    print("| N | mb.simulate (DOP853) [ms] | error | compiled DOPRI5 loop [ms] | + Trajectory [ms] | error | "
+          "speed-up vs today | MuJoCo RK4 step [ms] | MuJoCo [ms] | MuJoCo error | compiled / MuJoCo | "
+          "compiled RK4 at MuJoCo's step [ms] | its error | ref. uncertainty |")
+    print("|---" * 15 + "|")
+    for r in rows:
+        mj = (f"{1e3 * r['mj_step']:.3g} | {1e3 * r['mj_time']:.2f} | {r['mj_error']:.1e} | "
+              f"{r['loop'] / r['mj_time']:.2f} | {1e3 * r['rk4']:.2f} | {r['rk4_error']:.1e}"
+              if "mj_time" in r else "– | – | – | – | – | –")
+        print(f"| {r['N']} | {1e3 * r['today']:.1f} | {r['today_error']:.1e} | {1e3 * r['loop']:.2f} | "
+              f"{1e3 * r['full']:.2f} | {r['error']:.1e} | {r['today'] / r['loop']:.1f}× | {mj} | "
+              f"{r['uncertainty']:.0e} |")
+    for r in rows:
+        print(f"N = {r['N']}: evaluations {r['today_nfev']} (DOP853) vs {r['nfev']} (DOPRI5); "
+              f"per evaluation {1e6 * r['today'] / r['today_nfev']:.1f} µs vs {1e6 * r['loop'] / r['nfev']:.2f} µs")
+
+
+def throughput(batch, runs, n=7):
+    model = mb.Model.chain(n)
+    rng = np.random.default_rng(0)
+    Q0 = np.array([hanging(n)[0]] * batch) + 0.1 * rng.normal(size=(batch, n))
+    t_eval = np.linspace(0.0, 1.0, 11)
+    print(f"\nBatched rollouts, N = {n}, {batch} runs of 1 s at dt = 1 ms (numba threads available: "
+          f"{numba.config.NUMBA_NUM_THREADS})")
+    print("| method | threads | chain-steps/s | µs per step per thread |")
+    print("|---|---|---|---|")
+    for method in ("RK4", "Euler"):
+        integrate_tree_batch(model, Q0[:2], 0.0 * Q0[0], t_eval, method=method, dt=1e-3)
+        for threads in range(1, min(2, numba.config.NUMBA_NUM_THREADS) + 1):
+            elapsed, (_, _, _, info) = best_time(lambda: integrate_tree_batch(
+                model, Q0, 0.0 * Q0[0], t_eval, method=method, dt=1e-3, threads=threads), runs)
+            rate = info["steps"] / elapsed
+            print(f"| {method} | {threads} | {rate:,.0f} | {1e6 * threads / rate:.2f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[7, 20])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=256)
+    args = parser.parse_args()
+    print_table(table_rows(args.sizes, args.runs))
+    throughput(args.batch, args.runs)
+
+
+if __name__ == "__main__":
+    main()
