@@ -108,7 +108,7 @@ class EquationsOfMotion:
         """The u̇ that minimizes the Gauss function (equals the solution of X u̇ = Y): X⁻¹ Y by elimination,
         unsimplified (fast at any size) unless ``simplify``."""
         from .linsolve import lu_solve
-        solution = lu_solve(self.mass_matrix, self.forcing, "minimizer (mass matrix)")
+        solution = lu_solve(self.mass_matrix, self.forcing, "minimizer (mass matrix)", positive_definite=True)
         return solution.applyfunc(sp.simplify) if simplify else solution
 
     def statics(self):
@@ -134,6 +134,7 @@ class EquationsOfMotion:
             δu_dep = −(∂g/∂u_dep)⁻¹ (∂g/∂q δq + ∂g/∂u_ind δu)      (nonholonomic g = Ac u_all − b = 0)
             δ(X⁻¹Y) = X⁻¹ (δY − δX u̇₀)
         """
+        from .jet import jacobian_at
         from .linsolve import lu_solve
         if self.multipliers:
             raise ValueError("linearize: equations with Lagrange multipliers are not supported; "
@@ -142,48 +143,45 @@ class EquationsOfMotion:
         if missing:
             raise ValueError(f"linearize: operating_point lacks values for {missing}")
         point = dict(operating_point)
-        states = {*self.q, *self.u, *self.dependent_speeds}
-        parameters = {k: v for k, v in point.items() if k not in states and k not in set(inputs)}
-        u_dep = list(self.dependent_speeds)
         for d, value in self.dependent_speeds.items():
-            point.setdefault(d, value.xreplace(parameters).xreplace(point))
-        at = lambda M: sp.Matrix(M).xreplace(point)  # noqa: E731
-        given = lambda M: sp.Matrix(M).xreplace(parameters)  # noqa: E731
+            point.setdefault(d, sp.expand(jacobian_at([value], [], point)[0][0]))
         q, q_ind, u, r = list(self.q), list(self.independent_coordinates), list(self.u), list(inputs)
+        u_dep = list(self.dependent_speeds)
         nq, nqi, n = len(q), len(q_ind), len(u)
+        # derivatives at the point over the expression graph (each shared subexpression once)
+        jac = lambda M, v: jacobian_at(list(M), v, point)  # noqa: E731
         # dq/dq_ind (nq × nqi): identity rows for q_ind, −(∂f/∂q_dep)⁻¹ ∂f/∂q_ind for q_dep
         dq = sp.zeros(nq, nqi)
         for j, qj in enumerate(q_ind):
             dq[q.index(qj), j] = 1
         if self.dependent_coordinates:
-            f = given(self.configuration_constraints)
             q_dep = list(self.dependent_coordinates)
-            slope = lu_solve(at(f.jacobian(q_dep)), -at(f.jacobian(q_ind)), "linearize: configuration constraints")
+            _, F = jac(self.configuration_constraints, q_dep + q_ind)
+            slope = lu_solve(F[:, :len(q_dep)], -F[:, len(q_dep):], "linearize: configuration constraints")
             for i, qi in enumerate(q_dep):
                 dq[q.index(qi), :] = slope[i, :]
         # d(q, u, u_dep)/d(q_ind, u) ((nq + n + m) × (nqi + n))
         dstate = sp.diag(dq, sp.eye(n))
         if u_dep:
-            g = given(self.velocity_constraints)
-            direct = at(g.jacobian(q + u)) * dstate
-            slope = lu_solve(at(g.jacobian(u_dep)), -direct, "linearize: velocity constraints")
+            _, G = jac(self.velocity_constraints, q + u + u_dep)
+            slope = lu_solve(G[:, nq + n:], -G[:, :nq + n] * dstate, "linearize: velocity constraints")
             dstate = sp.Matrix.vstack(dstate, slope)
-        variables = q + u + u_dep
-        X, Y = given(self.mass_matrix), given(self.forcing)
-        X0 = at(X)
-        udot0 = lu_solve(X0, at(Y), "linearize: mass matrix")
-        # ∂(X⁻¹Y)/∂x = X⁻¹ (∂Y/∂x − ∂(X u̇)/∂x |u̇ fixed)
-        E = Y - X * udot0
-        qdot = given(self.qdot)
-        rows = [q.index(qi) for qi in q_ind]
-        kinematic = at(qdot.extract(rows, [0]).jacobian(variables)) * dstate
-        dynamic = lu_solve(X0, at(E.jacobian(variables)) * dstate, "linearize: mass matrix")
-        A = sp.Matrix.vstack(kinematic, dynamic)
+        variables = q + u + u_dep + r
+        nx = len(variables) - len(r)
+        X0, JX = jac(self.mass_matrix, variables)
+        Y0, JY = jac(self.forcing, variables)
+        X0 = X0.reshape(n, n)
+        udot0 = lu_solve(X0, Y0, "linearize: mass matrix")
+        # ∂(X⁻¹Y)/∂x = X⁻¹ (∂Y/∂x − ∂(X u̇)/∂x |u̇ fixed); row i·n + k of JX is ∂X_ik
+        JE = JY - sp.Matrix(n, len(variables), lambda i, j: sum(
+            (JX[i * n + k, j] * udot0[k] for k in range(n)), sp.Integer(0)))
+        _, JQ = jac(self.qdot.extract([q.index(qi) for qi in q_ind], [0]), variables)
+        A = sp.Matrix.vstack(JQ[:, :nx] * dstate, lu_solve(X0, JE[:, :nx] * dstate, "linearize: mass matrix"))
         if r:
-            B = sp.Matrix.vstack(at(qdot.extract(rows, [0]).jacobian(r)),
-                                 lu_solve(X0, at(E.jacobian(r)), "linearize: mass matrix"))
+            B = sp.Matrix.vstack(JQ[:, nx:], lu_solve(X0, JE[:, nx:], "linearize: mass matrix"))
         else:
             B = sp.zeros(nqi + n, 0)
+        A, B = A.applyfunc(sp.expand), B.applyfunc(sp.expand)
         if simplify:
             A, B = A.applyfunc(sp.simplify), B.applyfunc(sp.simplify)
         return A, B

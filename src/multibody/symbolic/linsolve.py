@@ -33,9 +33,21 @@ def _number(expr, values):
     return 0.0 if expr == 0 else complex(sp.sympify(expr).xreplace(values).evalf())
 
 
-def lu_solve(A, B, what="linear system"):
-    """X with A X = B (A square), by Gaussian elimination with partial pivoting on A evaluated at a random
-    point. The result is an unsimplified expression tree; ModelError if A is singular (at a generic point).
+def _det(A):
+    """Determinant by cofactor expansion along the first row (small matrices), unsimplified."""
+    n = A.rows
+    if n == 1:
+        return A[0, 0]
+    return sp.Add(*[(-1) ** j * A[0, j] * _det(A.minor_submatrix(0, j)) for j in range(n) if A[0, j] != 0])
+
+
+def lu_solve(A, B, what="linear system", positive_definite=False):
+    """X with A X = B (A square), unsimplified; ModelError if A is singular (at a generic point).
+
+    Symbolic systems up to 3×3 (constraint matrices) by Cramer's rule, X = adj(A) B / det(A), valid wherever
+    det A ≠ 0 (elimination could divide by a pivot that vanishes at special configurations, e.g. upright).
+    Larger ones by Gaussian elimination: in order for a ``positive_definite`` A (a mass matrix: every pivot is
+    a Schur complement's diagonal, positive), else with partial pivoting on A evaluated at a random point.
     """
     A, B = sp.Matrix(A), sp.Matrix(B)
     n = A.rows
@@ -44,10 +56,20 @@ def lu_solve(A, B, what="linear system"):
     values = random_values(list(A))
     shadow = np.array([[_number(A[i, j], values) for j in range(n)] for i in range(n)], dtype=complex)
     scale = max(1.0, np.abs(shadow).max()) if n else 1.0
+    symbolic = any(not x.is_Number for x in A)
+    if symbolic and n <= 3:
+        if abs(np.linalg.det(shadow)) < _TINY * scale ** n:
+            raise ModelError(f"{what}: singular coefficient matrix (at a generic point)")
+        det = _det(A)
+        adjugate = sp.Matrix(n, n, lambda i, j: (-1) ** (i + j) * _det(A.minor_submatrix(j, i)) if n > 1 else 1)
+        return (adjugate * B) / det
     U, R = A.copy(), B.copy()
     for k in range(n):
         # partial pivoting on the numeric shadow; the symbolic rows follow
-        p = k + int(np.argmax(np.abs(shadow[k:, k])))
+        if positive_definite and abs(shadow[k, k]) >= _TINY * scale:
+            p = k
+        else:
+            p = k + int(np.argmax(np.abs(shadow[k:, k])))
         if abs(shadow[p, k]) < _TINY * scale:
             raise ModelError(f"{what}: singular coefficient matrix (no pivot in column {k + 1} at a generic point)")
         if p != k:
