@@ -1,5 +1,5 @@
 """Time 10 s simulations of the 3D N-link chains: ``mb.simulate`` (scipy's DOP853 stepped from Python), the
-compiled loop (``multibody.simulate.compiled``, DOPRI5) and MuJoCo (RK4), in one run; then batched rollouts.
+compiled loop (``multibody.simulate.compiled``, DOPRI5 and DOP853) and MuJoCo (RK4), in one run; then batched rollouts.
 
     python benchmarks/bench_simulate.py [--sizes 7 20] [--runs 5] [--batch 256]
 
@@ -9,7 +9,8 @@ errors measure the integrators (released from the horizontal the chain is chaoti
 O(1) after a few seconds). Errors are max |q(10 s) − q_ref| against the compiled DOPRI5 at rtol = atol = 1e-13
 ("ref. uncertainty": its difference to rtol = atol = 1e-12). Both multibody paths run at rtol = 1e-8,
 atol = 1e-10 (``mb.simulate``'s defaults but rtol) with 1001 output samples. MuJoCo (no contacts, no
-constraints, RK4) runs at the fixed step that gives the compiled path's end-state error, found by secant
+constraints, RK4) runs at the fixed step that gives the compiled path's end-state error (of DOPRI5; of DOP853
+in the second table), found by secant
 iterations on log(error) vs log(step); its time is ``mj_step`` with ``nstep`` in one call (no output samples).
 Times are the best of ``--runs`` runs. Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
 
@@ -96,7 +97,10 @@ def table_rows(sizes, runs):
         full, _ = best_time(lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL,
                                                                            atol=ATOL)), runs)
         error = np.abs(q[-1] - reference).max()
-        row = {"N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
+        dop853, (_, q8, _, info8) = best_time(lambda: integrate_tree(model, q0, v0, t_eval, method="DOP853", rtol=RTOL,
+                                                                     atol=ATOL), runs)
+        row = {"dop853": dop853, "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
+               "N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
                "today_nfev": traj.info["nfev"], "loop": loop, "full": full, "error": error, "nfev": info["nfev"],
                "uncertainty": uncertainty}
         try:
@@ -108,6 +112,8 @@ def table_rows(sizes, runs):
         mj_time = min(mujoco_run(mm, q0, step)[1] for _ in range(runs))
         rk4, (_, q_rk4, _, _) = best_time(lambda: integrate_tree(model, q0, v0, [0.0, T_END], method="RK4",
                                                                  dt=step), runs)
+        step8, mj_error8 = matching_step(mm, q0, reference, row["dop853_error"])
+        row.update(mj_step8=step8, mj_error8=mj_error8, mj_time8=min(mujoco_run(mm, q0, step8)[1] for _ in range(runs)))
         row.update(mj_step=step, mj_time=mj_time, mj_error=mj_error, rk4=rk4,
                    rk4_error=np.abs(q_rk4[-1] - reference).max())
         rows.append(row)
@@ -127,6 +133,15 @@ def print_table(rows):
         print(f"| {r['N']} | {1e3 * r['today']:.1f} | {r['today_error']:.1e} | {1e3 * r['loop']:.2f} | "
               f"{1e3 * r['full']:.2f} | {r['error']:.1e} | {r['today'] / r['loop']:.1f}× | {mj} | "
               f"{r['uncertainty']:.0e} |")
+    print("\nSame method as today (DOP853, same tableau and step rules), compiled:")
+    print("| N | mb.simulate (DOP853) [ms] | compiled DOP853 [ms] | speed-up | error today | error compiled | "
+          "MuJoCo RK4 step at that error [ms] | MuJoCo [ms] | compiled DOP853 / MuJoCo |")
+    print("|---" * 9 + "|")
+    for r in rows:
+        print(f"| {r['N']} | {1e3 * r['today']:.1f} | {1e3 * r['dop853']:.2f} | {r['today'] / r['dop853']:.1f}× | "
+              f"{r['today_error']:.1e} | {r['dop853_error']:.1e} | " + (
+                  f"{1e3 * r['mj_step8']:.3g} | {1e3 * r['mj_time8']:.2f} | {r['dop853'] / r['mj_time8']:.2f} |"
+                  if "mj_time8" in r else "– | – | – |"))
     for r in rows:
         print(f"N = {r['N']}: evaluations {r['today_nfev']} (DOP853) vs {r['nfev']} (DOPRI5); "
               f"per evaluation {1e6 * r['today'] / r['today_nfev']:.1f} µs vs {1e6 * r['loop'] / r['nfev']:.2f} µs")

@@ -39,18 +39,21 @@ def quaternion_norms(model, q):
 
 @pytest.mark.parametrize("make", [lambda: hanging_chain(7, swing=0.5), floating_tree],
                          ids=["chain7", "floating_tree"])
-def test_dopri5_matches_scipy(make):
+@pytest.mark.parametrize("compiled_method", ["DOPRI5", "DOP853"])
+def test_adaptive_methods_match_scipy(make, compiled_method):
     model, q0, v0 = make()
     t_eval = np.linspace(0.0, 1.0, 51)
     tau = np.linspace(-0.5, 0.5, model.nv)
-    t, q, v, info = integrate_tree(model, q0, v0, t_eval, rtol=1e-10, atol=1e-10, tau=tau)
+    t, q, v, info = integrate_tree(model, q0, v0, t_eval, method=compiled_method, rtol=1e-10, atol=1e-10, tau=tau)
     for method in ("RK45", "DOP853"):
         ref = mb.simulate(model, q0, v0, t_end=1.0, t_eval=t_eval, rtol=1e-10, atol=1e-10, method=method,
                           torque=tau)
         np.testing.assert_allclose(q, ref.q, atol=1e-8, rtol=0)
         # (the chain's last link spins at up to ~5000 rad/s about its axis: velocities to 1e-8 of their scale)
         np.testing.assert_allclose(v, ref.v, atol=1e-8 * max(1.0, np.abs(ref.v).max()), rtol=0)
-    assert info["status"] == "ok" and info["steps"] > 10 and info["nfev"] == 6 * (info["steps"] + info["rejected"]) + 2
+    assert info["status"] == "ok" and info["steps"] > 10
+    if compiled_method == "DOPRI5":
+        assert info["nfev"] == 6 * (info["steps"] + info["rejected"]) + 2
     traj = tree_trajectory(model, t, q, v, info, tau)  # accelerations and forces as mb.simulate records them
     np.testing.assert_allclose(traj.a, ref.a, atol=1e-6, rtol=0)
     np.testing.assert_allclose(traj.tau, ref.tau, atol=1e-7, rtol=0)
@@ -59,7 +62,8 @@ def test_dopri5_matches_scipy(make):
 def test_quaternion_norms_stay_one():
     model, q0, v0 = floating_tree()
     t_eval = np.linspace(0.0, 2.0, 101)
-    for method, options in (("DOPRI5", {"rtol": 1e-6, "atol": 1e-6}), ("RK4", {"dt": 2e-3}), ("Euler", {"dt": 1e-3})):
+    for method, options in (("DOPRI5", {"rtol": 1e-6, "atol": 1e-6}), ("DOP853", {"rtol": 1e-6, "atol": 1e-6}),
+                            ("RK4", {"dt": 2e-3}), ("Euler", {"dt": 1e-3})):
         _, q, _, _ = integrate_tree(model, q0, v0, t_eval, method=method, **options)
         assert np.abs(quaternion_norms(model, q) - 1.0).max() < 1e-14, method
 

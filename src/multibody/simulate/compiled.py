@@ -6,6 +6,9 @@ with a constant joint torque vector and the joint force elements (:class:`~multi
 
 - ``"DOPRI5"``: the adaptive Dormand–Prince 5(4) pair (Hairer, Nørsett, Wanner, *Solving ODEs I*, II.5), PI
   step-size control and the 4th-order continuous extension for the output times;
+- ``"DOP853"``: the adaptive Dormand–Prince 8(5,3) method (Hairer's DOP853, as scipy runs it: same tableau,
+  error norm and step rules) with its 7th-order dense output: fewer, costlier steps, the better choice at tight
+  tolerances (it is ``multibody.simulate``'s default);
 - ``"RK4"``: the classical fixed-step Runge–Kutta method;
 - ``"Euler"``: fixed-step semi-implicit Euler, v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (MuJoCo's "Euler"; first
   order, symplectic only when the mass matrix is constant, so the energy of a chain drifts at O(h)).
@@ -24,6 +27,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from scipy.integrate._ivp import dop853_coefficients as _dop853
+
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba
 from ..dynamics._spatial_kernels import IQ, JTYPE
@@ -31,8 +36,8 @@ from ..errors import ModelError, SimulationError
 from ..model.joints import FREE, SPHERICAL
 from .forces import JointFriction, JointSpring
 
-METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2}
-DOPRI5, RK4, EULER = 0, 1, 2
+METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
+DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
 OK, NONFINITE, UNDERFLOW, MAX_STEPS = 0, 1, 2, 3
 STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached"}
@@ -52,6 +57,10 @@ E1, E3, E4, E5, E6, E7 = (71.0 / 57600.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253
 D1, D3, D4, D5, D6, D7 = (-12715105075.0 / 11282082432.0, 87487479700.0 / 32700410799.0,
                           -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
                           -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+# Dormand–Prince 8(5,3) (Hairer's DOP853, the tableau scipy uses): 12 stages + the new-state derivative, error
+# weights E5 and E3, 3 extra stages and the matrix D of the 7th-order dense output.
+A8, B8, E5_8, E3_8, D8 = (np.ascontiguousarray(x) for x in (_dop853.A, _dop853.B, _dop853.E5, _dop853.E3,
+                                                             _dop853.D))
 # PI step-size control (dopri5.f defaults): h_new = h / fac, fac = err^0.17 / err_old^0.04 / 0.9 in [0.1, 5].
 SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
 EXPO = 0.2 - 0.75 * BETA
@@ -107,8 +116,8 @@ def error_norm(x, x_new, err, rtol, atol):
 
 
 @njit(cache=True)
-def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces):
-    """First step size of DOPRI5 (Hairer's HINIT): h with h⁵ × (second-derivative estimate) ≈ 0.01."""
+def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order):
+    """First step size of a method of ``order`` (Hairer's HINIT): h^order × (second-derivative estimate) ≈ 0.01."""
     topology, params, gravity = arrays
     dnf, dny = 0.0, 0.0
     for i in range(x.shape[0]):
@@ -125,7 +134,7 @@ def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, 
     for i in range(x.shape[0]):
         der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
     der12 = max(np.sqrt(der2) / h, np.sqrt(dnf))
-    h1 = max(1e-6, h * 1e-3) if der12 <= 1e-15 else (0.01 / der12) ** 0.2
+    h1 = max(1e-6, h * 1e-3) if der12 <= 1e-15 else (0.01 / der12) ** (1.0 / order)
     return min(100.0 * h, h1, h_max)
 
 
@@ -158,7 +167,7 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         return OK, j
     h = h_first
     if h <= 0.0:
-        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces)
+        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, 5)
         stats[NFEV] += 1
     err_old, rejected_last, nonfinite = 1e-4, False, False
     while True:
@@ -239,6 +248,124 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
 
 
 @njit(cache=True)
+def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
+    """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
+    0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
+    that holds an output time)."""
+    topology, params, gravity = arrays
+    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(tau.shape[0])
+    K = np.empty((16, nx))     # stages 1 … 12, the new state's derivative (row 12), the dense-output stages
+    y = np.empty(nx)
+    dense = np.empty((7, nx))
+    work = np.empty((2, nx))
+    T = t_eval.shape[0]
+    j = 0
+    while j < T and t_eval[j] <= t:
+        x_out[j] = x
+        j += 1
+    t_end = t_eval[T - 1]
+    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
+    stats[NFEV] += 1
+    if not finite(K[0]):
+        return NONFINITE, j
+    if j == T:
+        return OK, j
+    h = h_first
+    if h <= 0.0:
+        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, 8)
+        stats[NFEV] += 1
+    rejected_last, nonfinite = False, False
+    while True:
+        if stats[STEPS] + stats[REJECTED] >= max_steps:
+            return MAX_STEPS, j
+        if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
+            return (NONFINITE if nonfinite else UNDERFLOW), j
+        if t + 1.01 * h >= t_end:
+            h = t_end - t
+        # stages s = 1 … 11: k_s = f(x + h Σ_k<s a_sk k_k); then y = x + h Σ b_s k_s and k_12 = f(y)
+        for st in range(1, 12):
+            for i in range(nx):
+                acc = 0.0
+                for k in range(st):
+                    acc += A8[st, k] * K[k, i]
+                y[i] = x[i] + h * acc
+            rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+        for i in range(nx):
+            acc = 0.0
+            for k in range(12):
+                acc += B8[k] * K[k, i]
+            y[i] = x[i] + h * acc
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[12])
+        stats[NFEV] += 12
+        # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
+        n5, n3 = 0.0, 0.0
+        for i in range(nx):
+            scale = atol + rtol * max(abs(x[i]), abs(y[i]))
+            e5, e3 = 0.0, 0.0
+            for k in range(13):
+                e5 += E5_8[k] * K[k, i]
+                e3 += E3_8[k] * K[k, i]
+            n5 += (e5 / scale) ** 2
+            n3 += (e3 / scale) ** 2
+        e = 0.0 if n5 == 0.0 and n3 == 0.0 else h * n5 / np.sqrt((n5 + 0.01 * n3) * nx)
+        if not np.isfinite(e):
+            nonfinite, rejected_last = True, True
+            stats[REJECTED] += 1
+            h *= 0.2
+            continue
+        nonfinite = False
+        if e >= 1.0:
+            h *= max(0.2, 0.9 * e ** -0.125)
+            rejected_last = True
+            stats[REJECTED] += 1
+            continue
+        t_new = t_end if h == t_end - t else t + h
+        if j < T and t_eval[j] <= t_new:
+            # dense output: 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
+            for st in range(13, 16):
+                for i in range(nx):
+                    acc = 0.0
+                    for k in range(st):
+                        acc += A8[st, k] * K[k, i]
+                    work[0, i] = x[i] + h * acc
+                rates(topology, params, gravity, tau, joint_forces, work[0], nq, tau_work, no_forces, K[st])
+            stats[NFEV] += 3
+            for i in range(nx):
+                diff = y[i] - x[i]
+                dense[0, i] = diff
+                dense[1, i] = h * K[0, i] - diff
+                dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
+                for r in range(4):
+                    acc = 0.0
+                    for k in range(16):
+                        acc += D8[r, k] * K[k, i]
+                    dense[3 + r, i] = h * acc
+            while j < T and t_eval[j] <= t_new:
+                s = (t_eval[j] - t) / h
+                for i in range(nx):
+                    acc = 0.0
+                    for r in range(6, -1, -1):  # Horner in s and 1 − s, alternating
+                        acc += dense[r, i]
+                        acc *= s if r % 2 == 0 else 1.0 - s
+                    x_out[j, i] = x[i] + acc
+                normalize_quaternions(topology, x_out[j])
+                j += 1
+        x[:] = y
+        normalize_quaternions(topology, x)
+        K[0] = K[12]
+        t = t_new
+        stats[STEPS] += 1
+        stats[T_REACHED] = t
+        if j == T:
+            return OK, j
+        factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
+        h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
+        rejected_last = False
+
+
+@njit(cache=True)
 def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats):
     """Integrate ẋ from (t, x) through t_eval with RK4 or semi-implicit Euler: each interval between output
     times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times."""
@@ -292,8 +419,10 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
 
 @njit(cache=True)
 def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
-    """One run by ``method`` (DOPRI5, RK4, EULER): (status, samples written)."""
+    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853): (status, samples written)."""
     stats[T_REACHED] = t
+    if method == DOP853:
+        return dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
     if method == DOPRI5:
         return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
     return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats)
@@ -364,7 +493,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    reason = unsupported(model, torque=tau, atol=atol if method == "DOPRI5" else 1.0)
+    reason = unsupported(model, torque=tau, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
     if reason:
         raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
     cm = model._compiled or model.compile()
@@ -388,7 +517,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
             or t_eval[0] < t_start):
         raise ValueError(f"integrate_tree: t_eval must be finite increasing times from t_start = {t_start}, got "
                          f"{np.array2string(t_eval, threshold=8)}")
-    if method != "DOPRI5" and not (dt is not None and np.isfinite(dt) and dt > 0):
+    if method in ("RK4", "Euler") and not (dt is not None and np.isfinite(dt) and dt > 0):
         raise ValueError(f"integrate_tree: method {method!r} needs a step dt > 0, got {dt!r}")
     if not (rtol >= 0 and max_step > 0):
         raise ValueError(f"integrate_tree: need rtol >= 0 and max_step > 0, got {rtol!r}, {max_step!r}")
@@ -415,7 +544,8 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     Parameters
     ----------
     q0 : (nq,) and v0 : (nv,) initial state; t_eval : (T,) increasing output times [s].
-    method : "DOPRI5" (adaptive, error-controlled by rtol, atol, max_step; first_step guessed when None),
+    method : "DOPRI5" or "DOP853" (adaptive, error-controlled by rtol, atol, max_step; first_step guessed when
+        None),
         "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
     tau : constant generalized forces (nv,); the model's JointSpring and JointFriction elements act too.
     max_steps : bound on the steps (accepted + rejected) the loop may take (a compiled loop cannot be
