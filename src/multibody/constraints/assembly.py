@@ -75,12 +75,12 @@ def check_consistent(model, q, v, tol=1e-8):
                              f"use multibody.assemble(model, q, v) to find consistent ones")
 
 
-def _rank(J, rcond=1e-10):
-    """Numerical rank of J: singular values above rcond·σ_max (the Gauss solver's cut-off)."""
+def _rank(J, scale, rcond=1e-10):
+    """Numerical rank of J: singular values above rcond·scale (the Gauss solver's cut-off, with scale the largest
+    singular value of the whole constraint Jacobian, so that rows vanishing at q count as zero)."""
     if J.size == 0:
         return 0
-    s = np.linalg.svd(J, compute_uv=False)
-    return int(np.sum(s > rcond * s[0])) if s[0] > 0 else 0
+    return int(np.sum(np.linalg.svd(J, compute_uv=False) > rcond * scale))
 
 
 def mobility(model, q):
@@ -92,6 +92,7 @@ def mobility(model, q):
     cm = model._compiled or model.compile()
     q = as_state(q, cm.nq, "q")
     rows, _ = stack(model, Snapshot(model, q, np.zeros(cm.nv)))
-    rank, holonomic = _rank(rows.J), _rank(rows.J[rows.holonomic])
+    scale = np.linalg.norm(rows.J, 2) if rows.J.size else 1.0
+    rank, holonomic = _rank(rows.J, scale), _rank(rows.J[rows.holonomic], scale)
     return {"speeds": cm.nv, "rows": rows.J.shape[0], "rank": rank, "holonomic_rank": holonomic,
             "dof": cm.nv - rank, "configuration_dof": cm.nv - holonomic}

@@ -13,6 +13,7 @@ from scipy import linalg, optimize
 from ..dynamics import aba, body_pose, crba, generalized_gravity, integrate, jacobian, rnea
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError
+from ..model.joints import FREE, SPHERICAL
 from ..spatial import rotation_to_quat
 from .forces import elements_force
 
@@ -59,17 +60,42 @@ def _jacobian_fd(function, size, eps):
     return np.array(columns).T
 
 
-def linearize(model, q, v=None, torque=None, eps=1e-6):
-    """State-space matrices of ẋ ≈ A x + B u about (q, v, τ), with x = [δ; δv] and u = δτ.
+def linearize(model, q, v=None, torque=None, eps=1e-6, *, bases=False):
+    """State-space matrices of ẋ ≈ A x + B u about (q, v, τ), with u = δτ.
 
-    δ (nv,) are local coordinates about q (δ̇ = δv exactly for scalar joints, to first order about v = 0 for
-    quaternion joints); A = [[0, I], [∂v̇/∂δ, ∂v̇/∂v]], B = [[0], [M(q)⁻¹]]. Derivatives of the
-    articulated-body algorithm by central differences with step ``eps``.
+    Without constraints x = [δ; δv] (2 nv): δ (nv,) are local coordinates about q, q = q* ⊕ δ (δ̇ = δv exactly
+    for scalar joints, to first order about v = 0 for quaternion joints); A = [[0, I], [∂v̇/∂δ, ∂v̇/∂v]],
+    B = [[0], [M(q)⁻¹]].
+
+    With constraints (loop closures, rolling, ...) the linearization is on the constraint manifold, in minimal
+    coordinates x = [y; w] (n_y + n_w entries): (q, v) must satisfy the constraints (:func:`multibody.assemble`).
+    From the SVD of the constraint Jacobian at (q, v),
+
+    * y (n_y = nv − rank of the holonomic rows) are independent coordinates: δ = N_h y + (a correction in the row
+      space of the holonomic Jacobian J_h, solved by Newton so that φ(q* ⊕ δ) = 0), N_h an orthonormal basis of
+      the null space of J_h;
+    * w (n_w = nv − rank of all rows, the degrees of freedom) are independent speeds: w = Nᵀ (v − v*), N an
+      orthonormal basis of the null space of J (nonholonomic rows make n_w < n_y); v follows from J(q) v = b(q)
+      and Nᵀ v = Nᵀ v* + w;
+
+    ẏ = N_hᵀ v and ẇ = Nᵀ v̇ with v̇ from :func:`multibody.forward_dynamics` (Gauss's principle), so
+    A = ∂(ẏ, ẇ)/∂(y, w) and B = [[0], [Nᵀ ∂v̇/∂τ]] (nv columns). The eigenvalues of A are the reduced system's:
+    the four-bar's one oscillation mode, the upright rolling disk's wobble. ``bases=True`` also returns
+    (N_h, N), each (nv, n), to map x back: δ ≈ N_h y, δv ≈ N w. Derivatives by central differences, step ``eps``.
+
+    About a state that is not at rest (steady rolling, spinning), A is the Jacobian of the vector field in these
+    coordinates; its eigenvalues are those of the motion when the coordinates that change along it are cyclic
+    (the equations do not depend on them), as with scalar joints for x, y, yaw, lean and spin of a rolling disk.
+    The local coordinates of a free or spherical joint are not carried along by its rotation: about a state in
+    which one rotates, the eigenvalues depend on that choice, and a RuntimeWarning says so.
     """
     q = as_state(q, model.nq, "q")
     v = np.zeros(model.nv) if v is None else as_state(v, model.nv, "v")
     tau = np.zeros(model.nv) if torque is None else as_state(torque, model.nv, "torque")
     nv = model.nv
+    _warn_rotating_quaternion_joints(model, v)
+    if getattr(model, "constraints", None) and any(not getattr(c, "unilateral", False) for c in model.constraints):
+        return _linearize_constrained(model, q, v, tau, eps, bases)
 
     def accel(qq, vv):
         return aba(model, qq, vv, tau + elements_force(model, qq, vv))
@@ -79,6 +105,89 @@ def linearize(model, q, v=None, torque=None, eps=1e-6):
     A[nv:, :nv] = _jacobian_fd(lambda d: accel(integrate(model, q, d), v), nv, eps)
     A[nv:, nv:] = _jacobian_fd(lambda dv: accel(q, v + dv), nv, eps)
     B = np.vstack([np.zeros((nv, nv)), np.linalg.inv(crba(model, q))])
+    if bases:
+        return A, B, np.eye(nv), np.eye(nv)
+    return A, B
+
+
+def _warn_rotating_quaternion_joints(model, v):
+    """RuntimeWarning if a free or spherical joint rotates at v (see :func:`linearize`)."""
+    import warnings
+    for joint in model.joints:
+        if joint.code in (FREE, SPHERICAL):
+            rate = np.linalg.norm(v[model.v_slice(joint.name)][:3])
+            if rate > 1e-12:
+                warnings.warn(f"linearize: {type(joint).__name__.lower()} joint '{joint.name}' rotates at "
+                              f"{rate:.4g} rad/s at this state; its local coordinates (body-axis rotation vector and "
+                              f"speeds) are not carried along by the rotation, so the eigenvalues of A depend on "
+                              f"them and need not be the motion's. Model the rotation with scalar joints (e.g. yaw, "
+                              f"lean, spin) whose angles do not enter the equations", RuntimeWarning, stacklevel=3)
+
+
+def _null_and_range(J, scale, rcond=1e-10):
+    """(N, U): orthonormal bases of the null space of J (nv, n) and of its range (m, rank), by SVD; singular
+    values below rcond·scale are zero (scale: the largest singular value of the whole constraint Jacobian, so that
+    rows that vanish at q, like the contact height of a disk on a lean joint, count as zero)."""
+    nv = J.shape[1]
+    if J.shape[0] == 0:
+        return np.eye(nv), np.zeros((0, 0))
+    U, s, Vt = np.linalg.svd(J)
+    rank = int(np.sum(s > rcond * scale))
+    return Vt[rank:].T, U[:, :rank]
+
+
+def _linearize_constrained(model, q, v, tau, eps, bases):
+    """:func:`linearize` in minimal coordinates on the constraint manifold (see its docstring)."""
+    from ..constraints._kinematics import Snapshot
+    from ..constraints.assembly import check_consistent
+    from ..constraints.forward import forward_dynamics
+    from ..constraints.types import stack
+
+    check_consistent(model, q, v)
+    equality = [c for c in model.constraints if not getattr(c, "unilateral", False)]
+
+    def rows(qq, vv):
+        return stack(model, Snapshot(model, qq, vv), equality)[0]
+    star = rows(q, v)
+    scale = np.linalg.norm(star.J, 2) if star.J.size else 1.0
+    N_h, U_h = _null_and_range(star.J[star.holonomic], scale)
+    N, U = _null_and_range(star.J, scale)
+    R_h = _null_and_range(N_h.T, 1.0)[0]  # the row space of J_h: where the position correction goes
+    w_star = N.T @ v
+
+    def configuration(y):
+        """q* ⊕ (N_h y + R_h z) with z solving the independent holonomic rows Uᵀ φ = 0 by Newton."""
+        z = np.zeros(R_h.shape[1])
+        for _ in range(50):
+            qq = integrate(model, q, N_h @ y + R_h @ z)
+            if not R_h.shape[1]:
+                return qq
+            r = rows(qq, np.zeros(model.nv))
+            phi, J_h = U_h.T @ r.phi[r.holonomic], U_h.T @ r.J[r.holonomic]
+            if np.max(np.abs(phi)) < 1e-14:
+                return qq
+            z -= np.linalg.solve(J_h @ R_h, phi)
+        raise SimulationError(f"linearize: the constraints of '{model.name}' cannot be closed near the given q "
+                              f"(largest position error {np.max(np.abs(phi)):.3g} after 50 Newton steps)")
+
+    def velocity(qq, w):
+        """v with J(q) v = b(q) (the rows independent at q*) and Nᵀ v = w* + w."""
+        r = rows(qq, np.zeros(model.nv))
+        return np.linalg.solve(np.vstack([U.T @ r.J, N.T]), np.concatenate([U.T @ r.b, w_star + w]))
+
+    def rates(x, force=tau):
+        y, w = x[:N_h.shape[1]], x[N_h.shape[1]:]
+        qq = configuration(y)
+        vv = velocity(qq, w)
+        a = forward_dynamics(model, qq, vv, force + elements_force(model, qq, vv))
+        return np.concatenate([N_h.T @ vv, N.T @ a])
+
+    size = N_h.shape[1] + N.shape[1]
+    A = _jacobian_fd(rates, size, eps)
+    B = np.zeros((size, model.nv))
+    B[N_h.shape[1]:] = (_jacobian_fd(lambda u: rates(np.zeros(size), tau + u), model.nv, 1.0))[N_h.shape[1]:]
+    if bases:
+        return A, B, N_h, N
     return A, B
 
 
