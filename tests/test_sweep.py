@@ -53,3 +53,71 @@ def test_bad_grid_is_refused():
         mb.sweep(pendulum_period, [1.0, 2.0])
     with pytest.raises(mb.ModelError, match="bodies"):
         mb.sweep({"name": "x"}, {"simulation.t_end": [1.0]}, processes=0)
+
+
+def period_or_fail(length):
+    """pendulum_period, but a length ≤ 0 is a user error raised inside the run."""
+    if length <= 0:
+        raise KeyError(f"no pendulum of length {length}")
+    return pendulum_period(length)
+
+
+@pytest.mark.parametrize("processes", [0, 2])
+def test_a_failed_point_is_recorded_and_the_others_kept(processes):
+    grid = {"length": [0.5, -1.0, 2.0, 0.0]}
+    with pytest.warns(RuntimeWarning, match="2 of 4 points failed"):
+        table = mb.sweep(period_or_fail, grid, processes=processes)
+    assert list(table.columns) == ["length", "period", "samples", "error"] and table.attrs["failed"] == 2
+    ok = table["error"].isna()
+    assert ok.tolist() == [True, False, True, False]
+    np.testing.assert_allclose(table["period"][ok], 2 * np.pi * np.sqrt(table["length"][ok] / 9.81), rtol=2e-3)
+    assert table["period"][~ok].isna().all()
+    assert table["error"][1] == "KeyError: 'no pendulum of length -1.0'"
+    # the same rows without pandas
+    with pytest.warns(RuntimeWarning):
+        rows = mb.sweep(period_or_fail, grid, processes=0, rows=True)
+    assert rows[1] == {"length": -1.0, "error": "KeyError: 'no pendulum of length -1.0'"}
+    assert rows[0]["period"] == table["period"][0] and "error" in rows[0] and rows[0]["error"] is None
+
+
+def test_no_failures_no_error_column():
+    table = mb.sweep(pendulum_period, {"length": [1.0]}, processes=0)
+    assert "error" not in table.columns and table.attrs["failed"] == 0
+
+
+def test_without_pandas_the_sweep_says_so_before_running(monkeypatch):
+    import sys
+    calls = []
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
+    with pytest.raises(ImportError, match="pip install pandas, or pass rows=True"):
+        mb.sweep(lambda length: calls.append(length), {"length": [1.0]}, processes=0)
+    assert calls == []
+    assert mb.sweep(lambda length: {"twice": 2 * length}, {"length": [1.0]}, processes=0, rows=True) == \
+        [{"length": 1.0, "twice": 2.0}]
+
+
+SCRIPT = """
+import multibody as mb
+
+def square(x):
+    return {"y": x * x}
+
+{body}
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_script_without_the_main_guard_gets_a_clear_error(tmp_path, guarded):
+    import subprocess
+    import sys
+    call = 'table = mb.sweep(square, {"x": [1.0, 2.0, 3.0]}, processes=2)\nprint(table["y"].tolist())'
+    body = ('if __name__ == "__main__":\n' + "\n".join("    " + line for line in call.splitlines())) if guarded else call
+    script = tmp_path / "my_sweep.py"
+    script.write_text(SCRIPT.replace("{body}", body))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    if guarded:
+        assert done.returncode == 0 and done.stdout.strip() == "[1.0, 4.0, 9.0]", done.stderr
+    else:
+        assert done.returncode == 1 and "BrokenProcessPool" not in done.stderr
+        assert "'my_sweep.py' again" in done.stderr and 'if __name__ == "__main__":' in done.stderr
+        assert "processes=0" in done.stderr

@@ -9,13 +9,23 @@ Point it at a real cluster by passing a connected client::
 
 Every worker needs multibody installed (same version) and, for a function, must be able to import it
 (define it in a module, not in ``__main__``, or use ``client.upload_file``).
+
+A point whose run raises is recorded, not fatal: its row holds the parameters and, in the column "error", the
+exception's type and message; the other points are kept, and the table's ``attrs["failed"]`` counts the failures
+(a RuntimeWarning says how many).
+
+Local processes are started fresh ("spawn"), so they import the calling script again: a script must run its sweep
+under ``if __name__ == "__main__":`` (sweep checks this and says so), or pass ``processes=0``.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import itertools
 import multiprocessing
 import os
+import sys
+import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
@@ -77,11 +87,21 @@ class ModelRun:
 
 
 def _call(function, parameters):
-    result = function(**parameters)
-    return result if isinstance(result, dict) else {"result": result}
+    """(result dict, None), or (None, "Type: message") if the run raised (recorded, the sweep goes on)."""
+    try:
+        result = function(**parameters)
+    except Exception as exc:
+        return None, _describe(exc)
+    return (result if isinstance(result, dict) else {"result": result}), None
 
 
-def sweep(function_or_model, parameter_grid, *, client=None, processes=None, summary=None, progress=None):
+def _describe(exc):
+    from .errors import MAX_MESSAGE, printable
+    return printable(f"{type(exc).__name__}: {exc}", MAX_MESSAGE)
+
+
+def sweep(function_or_model, parameter_grid, *, client=None, processes=None, summary=None, progress=None,
+          rows=False):
     """Run ``function(**parameters)`` for every point of ``parameter_grid`` and gather one table.
 
     Parameters
@@ -94,21 +114,43 @@ def sweep(function_or_model, parameter_grid, *, client=None, processes=None, sum
         them, default all cores; ``processes=0`` runs in this process).
     summary : for a model, ``summary(trajectory) -> dict``.
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
+    rows : return the list of row dicts instead of a DataFrame (no pandas needed).
 
     Returns
     -------
-    pandas.DataFrame with one row per point, in grid order: the parameters, then the results.
+    pandas.DataFrame with one row per point, in grid order: the parameters, then the results. If some points
+    failed, a column "error" holds "ExceptionType: message" for them (None for the others, whose results are
+    kept; missing results are NaN), ``attrs["failed"]`` their number (0 when none failed), and a RuntimeWarning
+    says how many failed. With ``rows=True`` the same rows as dicts (a failed one has only the parameters and
+    "error").
     """
-    import pandas as pd
+    if not rows:
+        try:
+            import pandas as pd
+        except ImportError as exc:  # said before any point runs
+            raise ImportError("mb.sweep returns a pandas DataFrame and pandas is not installed: pip install pandas, "
+                              "or pass rows=True for a list of dicts") from exc
     function = _as_function(function_or_model, summary)
     points = _points(parameter_grid)
+    if client is None and (processes is None or int(processes) > 0) and len(points) > 1:
+        _check_main_guard()
     results = [None] * len(points)
     with Progress(len(points), "sweep", progress) as bar:
         for done, (index, result) in enumerate(_run(function, points, client, processes), start=1):
             results[index] = result
             bar.update(done)
-    rows = [{**{k: _scalar(v) for k, v in point.items()}, **result} for point, result in zip(points, results)]
-    return pd.DataFrame(rows)
+    failed = sum(error is not None for _, error in results)
+    table = [{**{k: _scalar(v) for k, v in point.items()}, **(result or {}), **({"error": error} if failed else {})}
+             for point, (result, error) in zip(points, results)]
+    if failed:
+        first = next(error for _, error in results if error is not None)
+        warnings.warn(f"sweep: {failed} of {len(points)} points failed (their errors are in the 'error' column; the "
+                      f"first: {first})", RuntimeWarning, stacklevel=2)
+    if rows:
+        return table
+    frame = pd.DataFrame(table)
+    frame.attrs["failed"] = failed
+    return frame
 
 
 def _scalar(value):
@@ -121,6 +163,8 @@ def _as_function(function_or_model, summary):
     if isinstance(function_or_model, Model):
         return ModelRun(model_to_dict(function_or_model), summary)
     if isinstance(function_or_model, dict):
+        from .io.files import file_from_dict
+        file_from_dict(copy.deepcopy(function_or_model), "<sweep>")  # a bad description raises once, here
         return ModelRun(function_or_model, summary)
     if isinstance(function_or_model, (str, os.PathLike)):
         import yaml
@@ -134,6 +178,43 @@ def _as_function(function_or_model, summary):
     return function_or_model
 
 
+def _is_main_test(test):
+    """Whether an ``if`` test is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
+
+
+def _check_main_guard():
+    """Raise RuntimeError if this sweep runs from the top level of a script outside ``if __name__ == "__main__":``.
+
+    The local worker processes are started fresh ("spawn") and import the script again; without the guard each
+    would run the sweep again (multiprocessing then fails with a BrokenProcessPool). The script's top-level
+    statement running now is found on the call stack and looked up in the script's syntax tree."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None or not path or not os.path.isfile(path):
+        return  # not during the script's top level (interactive, -c, a notebook, or after the script ran)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return
+    line = frame.f_lineno
+    if any(isinstance(node, ast.If) and _is_main_test(node.test) and node.lineno <= line <= node.end_lineno
+           for node in ast.walk(tree)):
+        return
+    raise RuntimeError(f"mb.sweep runs its points in new Python processes, and each imports your script "
+                       f"{os.path.basename(path)!r} again, which would run this sweep again (line {line}). Put the code "
+                       f"that runs the sweep under\n    if __name__ == \"__main__\":\nat the end of the script, or pass "
+                       f"processes=0 to run the points in this process.")
+
+
 def _run(function, points, client, processes):
     """Yield (index, result dict) as the runs finish."""
     if client is not None:
@@ -141,7 +222,7 @@ def _run(function, points, client, processes):
         futures = client.map(_call, [function] * len(points), points, pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
         for future in dask_completed(futures):
-            yield index[future.key], future.result()
+            yield index[future.key], _outcome(future)
         return
     workers = os.cpu_count() if processes is None else int(processes)
     if workers <= 0 or len(points) == 1:
@@ -153,4 +234,13 @@ def _run(function, points, client, processes):
     with ProcessPoolExecutor(max_workers=min(workers, len(points)), mp_context=context) as pool:
         futures = {pool.submit(_call, function, point): i for i, point in enumerate(points)}
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            yield futures[future], _outcome(future)
+
+
+def _outcome(future):
+    """The (result, error) of a finished task; a failure outside the run itself (the function or a result could
+    not be pickled, a worker died) is recorded as that point's error too."""
+    try:
+        return future.result()
+    except Exception as exc:
+        return None, _describe(exc)
