@@ -62,6 +62,16 @@ def rotation_about(axis, angle):
     return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * K @ K
 
 
+def rotation_z_to(z):
+    """The smallest rotation taking (0, 0, 1) to the unit vector ``z`` (MuJoCo's ``zaxis``; the frame of a plane
+    with normal z)."""
+    axis = np.cross([0.0, 0.0, 1.0], z)
+    s, c = np.linalg.norm(axis), z[2]
+    if s < 1e-14:
+        return np.eye(3) if c > 0 else rotation_about((1.0, 0.0, 0.0), np.pi)
+    return rotation_about(axis / s, np.arctan2(s, c))
+
+
 def quat_to_rotation(quat):
     """Rotation matrix of the quaternion ``(w, x, y, z)`` (normalized first; ModelError for a zero, complex or
     non-finite one)."""

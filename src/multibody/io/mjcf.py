@@ -44,7 +44,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Prismatic, Revolute, Spherical
-from ..spatial import Transform, quat_to_rotation, rotation_about
+from ..model.body import combined
+from ..spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat, rotation_z_to
 
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom", "extension", "compiler", "option",
@@ -125,7 +126,7 @@ class _Mjcf:
             x = self._unit(values[:3], f"{where} xyaxes")
             y = self._unit(values[3:] - x * (x @ values[3:]), f"{where} xyaxes")
             return np.column_stack([x, y, np.cross(x, y)])
-        return _z_to(self._unit(self.numbers(attrs, key, where, 3), f"{where} zaxis"))
+        return rotation_z_to(self._unit(self.numbers(attrs, key, where, 3), f"{where} zaxis"))
 
     def _unit(self, vector, where):
         norm = np.linalg.norm(vector)
@@ -135,15 +136,6 @@ class _Mjcf:
 
     def pose(self, attrs, where):
         return Transform(self.rotation(attrs, where), self.numbers(attrs, "pos", where, 3, "0 0 0"))
-
-
-def _z_to(z):
-    """The smallest rotation taking (0, 0, 1) to the unit vector z (MuJoCo's zaxis)."""
-    axis = np.cross([0.0, 0.0, 1.0], z)
-    s, c = np.linalg.norm(axis), z[2]
-    if s < 1e-14:
-        return np.eye(3) if c > 0 else rotation_about((1.0, 0.0, 0.0), np.pi)
-    return rotation_about(axis / s, np.arctan2(s, c))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -249,7 +241,7 @@ def _geom_frame(mjcf, attrs, kind, where):
         size[1 if kind in ("capsule", "cylinder") else 2] = 0.5 * length
         if kind in ("box", "ellipsoid") and size[1] == 0.0:
             size[1] = size[0]
-        return Transform(_z_to(axis / length), 0.5 * (ends[:3] + ends[3:])), size
+        return Transform(rotation_z_to(axis / length), 0.5 * (ends[:3] + ends[3:])), size
     return mjcf.pose(attrs, where), size
 
 
@@ -277,19 +269,6 @@ def _shape_volume_and_inertia(kind, size):
     return None
 
 
-def _combine(parts):
-    """Mass, mass center and central inertia of rigid parts given as (mass, center, central inertia)."""
-    mass = sum(m for m, _, _ in parts)
-    if mass <= 0.0:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
-    center = sum(m * c for m, c, _ in parts) / mass
-    inertia = np.zeros((3, 3))
-    for m, c, I in parts:
-        d = c - center
-        inertia += I + m * (d @ d * np.eye(3) - np.outer(d, d))
-    return mass, center, inertia
-
-
 def _geom_mass_properties(mjcf, geoms, body_name):
     parts = []
     for attrs, kind, pose, size, where in geoms:
@@ -306,7 +285,7 @@ def _geom_mass_properties(mjcf, geoms, body_name):
         mass = mjcf.number(attrs, "mass", where, None) if "mass" in attrs else (
             mjcf.number(attrs, "density", where, "1000") * volume)
         parts.append((mass, pose.translation, mass * pose.rotation @ np.diag(unit) @ pose.rotation.T))
-    return _combine(parts)
+    return combined(parts)
 
 
 def _inertial(mjcf, element, where):
@@ -478,7 +457,7 @@ class _Builder:
                     mjcf.fail(jwhere, "a free joint must be the only joint of a child of the world body")
                 self.plans.append([body, parent, Free(name=joint_name, armature=self.number(attrs, "armature", jwhere)),
                                    Transform(), 0.0, None, None])
-                self.qpos0.append(np.concatenate([pose.translation, _quaternion(pose.rotation)]))
+                self.qpos0.append(np.concatenate([pose.translation, rotation_to_quat(pose.rotation)]))
                 self.passive(attrs, kind, joint_name, jwhere)
                 return Transform()
             shift = anchor if k == 0 else anchor - previous_anchor
@@ -574,11 +553,6 @@ def _contact_shape(kind, size):
     if kind == "plane":
         return Plane()
     return None
-
-
-def _quaternion(R):
-    from ..spatial import rotation_to_quat
-    return rotation_to_quat(R)
 
 
 # ----------------------------------------------------------------------------------------------

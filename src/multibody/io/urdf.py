@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute
 from ..model.body import INERTIA_CHECKS, _check_inertia, welded
-from ..spatial import Transform
+from ..spatial import Transform, rotation_z_to, unit
 
 _JOINTS = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "fixed": Fixed, "floating": Free,
            "planar": Planar}
@@ -267,7 +267,9 @@ def _attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed):
         # our Planar moves in its joint frame's xy plane: turn that frame so that its z is the URDF axis (the
         # plane's normal); the body, named '<link>_plane', then carries the link as a frame
         normal = urdf.numbers(joint.find("axis"), "xyz", f"{where} <axis>", 3, "1 0 0")
-        turn = _z_to(normal, urdf, where)
+        if not normal.any():
+            urdf.fail(f"{where} <axis>", f"the plane normal must be a non-zero vector, got {normal.tolist()}")
+        turn = Transform(rotation=rotation_z_to(unit(normal)))
         if np.any(turn.rotation != np.eye(3)):
             name, placement, link_in_body = f"{child}_plane", placement @ turn, turn.inverse()
     plan = _Plan(name, body, _joint(urdf, joint, kind), placement, [(child, link_in_body)])
@@ -275,20 +277,6 @@ def _attach(urdf, joint, attached, bodies, plans, inertials, fuse_fixed):
     bodies[name] = plan
     attached[child] = (name, link_in_body)
     return child
-
-
-def _z_to(normal, urdf, where):
-    """A rotation (as a Transform) whose z axis is ``normal``."""
-    norm = np.linalg.norm(normal)
-    if norm < 1e-12:
-        urdf.fail(f"{where} <axis>", f"the plane normal must be a non-zero vector, got {normal.tolist()}")
-    z = normal / norm
-    if np.allclose(z, (0.0, 0.0, 1.0), rtol=0, atol=1e-15):
-        return Transform()
-    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(helper, z)
-    x /= np.linalg.norm(x)
-    return Transform(rotation=np.column_stack([x, np.cross(z, x), z]))
 
 
 def _joint(urdf, joint, kind):

@@ -130,16 +130,24 @@ def _check_inertia(name, inertia, check="physical", scale=0.0):
     return I
 
 
+def combined(parts):
+    """(mass, mass center, central inertia) of rigid parts given as (mass mₖ, mass center cₖ, central inertia Iₖ),
+    all in one frame: the masses add up, the center is the mass-weighted mean c, and the inertia is
+    Σ (Iₖ + mₖ (|dₖ|² E − dₖ dₖᵀ)) with dₖ = cₖ − c (parallel-axis theorem). Massless parts may still carry
+    rotational inertia; without any mass the center is the origin."""
+    mass = sum(m for m, _, _ in parts)
+    center = sum(m * c for m, c, _ in parts) / mass if mass > 0 else np.zeros(3)
+    inertia = np.zeros((3, 3))
+    for m, c, I in parts:
+        d = c - center
+        inertia += I + m * (d @ d * np.eye(3) - np.outer(d, d))
+    return mass, center, inertia
+
+
 def welded(name, parts):
     """One body of several rigidly joined: ``parts`` is a list of (Body, Transform: the part's frame in the new
-    body's frame). Mass adds up, the mass center is the mass-weighted mean, and the central inertia is
-    Σ (R Iₖ Rᵀ + mₖ (|dₖ|² E − dₖ dₖᵀ)) with dₖ from the new mass center to part k's (parallel-axis theorem).
-    The parts were checked when they were made, so the sum is taken as it is."""
-    mass = sum(body.mass for body, _ in parts)
-    centers = [pose.apply(body.com) for body, pose in parts]
-    com = sum(body.mass * c for (body, _), c in zip(parts, centers)) / mass if mass > 0 else np.zeros(3)
-    inertia = np.zeros((3, 3))
-    for (body, pose), c in zip(parts, centers):
-        d = c - com
-        inertia += pose.rotation @ body.inertia @ pose.rotation.T + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    body's frame); mass properties :func:`combined`. The parts were checked when they were made, so the sum is
+    taken as it is."""
+    mass, com, inertia = combined([(body.mass, pose.apply(body.com), pose.rotation @ body.inertia @ pose.rotation.T)
+                                   for body, pose in parts])
     return Body(name, mass=mass, com=com, inertia=inertia, check_inertia="none")
