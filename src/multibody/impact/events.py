@@ -14,7 +14,10 @@ t∞ = t₀ + (2 v₀ / g) e / (1 − e). Two rules stop this: a contact that wo
 triggers on the contact it sits on), and the dynamics switches to the contact-aware forward dynamics
 (:func:`multibody.constraints.forward.forward_dynamics`: Gauss's principle with a Signorini/Coulomb LCP)
 while any pair rests. A resting pair is released when its gap exceeds ``release_distance``. The ball then
-comes to rest less than 2 rest_velocity / (g (1 − e)) before t∞.
+comes to rest less than 2 rest_velocity / (g (1 − e)) before t∞. A pair left at relative rest that nothing presses
+together (the balls of Newton's cradle) is *idle*: watched like a resting pair, but the dynamics stays the
+articulated-body algorithm; an impact takes in the pairs already in contact within ``release_distance``, so a
+pulse runs through a row of touching bodies in one impact.
 
 Pair properties follow the contact module: friction μ = √(μ_A μ_B), restitution e = max(e_A, e_B).
 """
@@ -26,7 +29,7 @@ from ..constraints.forward import forward_dynamics
 from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
 from ..dynamics.algorithms import aba
-from ..dynamics.kinematics import body_poses
+from ..dynamics.kinematics import body_poses, integrate
 from ..errors import ModelError, SimulationError
 from ..simulate.simulate import Event, simulate
 from ..simulate.trajectory import ImpactRecord
@@ -55,7 +58,9 @@ class Collisions:
                       if geoms[i].body != geoms[j].body]
         if not self.pairs:
             raise ModelError(f"model '{model.name}': no two contact shapes are on different bodies")
-        self.resting = set()  # pairs in resting contact
+        self.resting = set()  # pairs in resting contact: at relative rest and pressed together (contact LCP)
+        self.idle = set()  # pairs left touching at relative rest that nothing presses together (Newton's cradle)
+        self.tau = None  # the generalized force of the last dynamics evaluation (for the pressing test)
         self.stops = LimitStops(model) if joint_limits(model) else None  # joint limits: events and resting bounds
         self.fired = set()  # pairs that took part in the last impact and have not separated yet
         self.records = []
@@ -85,14 +90,15 @@ class Collisions:
         def watcher(pair):
             def g(t, q, v):
                 gap = self.gap(q, pair)
-                if pair in self.resting and gap > self.release:
+                if (pair in self.resting or pair in self.idle) and gap > self.release:
                     self.resting.discard(pair)  # lifted off: watch the contact again
+                    self.idle.discard(pair)
                 if pair in self.fired and gap > 0.0:
                     self.fired.discard(pair)
                 # The root is g = 0, so a pair leaving an impact restarts at g = 0. Its offset then grows from
                 # tolerance/2 to tolerance (g > 0 again) until it separates, so its next touchdown is a clean
                 # falling crossing even if one solver step spans the whole flight.
-                if pair in self.resting:
+                if pair in self.resting or pair in self.idle:
                     return gap + self.release
                 return gap + (self.tolerance if pair in self.fired else 0.5 * self.tolerance)
             names = "–".join(self.model.geometries[k].name for k in pair)
@@ -113,18 +119,32 @@ class Collisions:
         return Contact(body_a, local(body_a), contact.normal, body_b, local(body_b), e,
                        float(np.sqrt(ga.friction * gb.friction)))
 
+    def _in_contact(self, pair):
+        return pair in self.resting or pair in self.idle or pair in self.fired
+
     def impact(self, t, q, v):
-        """Event action: resolve every touching pair at once, record the impact, return (q, v⁺)."""
+        """Event action: resolve every touching pair at once, record the impact, return (q, v⁺).
+
+        Touching: within ``contact_tolerance``, or within ``release_distance`` for a pair already in contact
+        (resting, idle or just fired), so that a pulse runs through a row of touching bodies in one impact.
+        After it a pair at relative rest (normal speed below ``rest_velocity``) is *resting* if the free motion
+        presses it together (its gap's acceleration under the articulated-body algorithm is negative), else
+        *idle*: both are watched again only beyond ``release_distance``, and only resting pairs switch the
+        dynamics to the contact LCP.
+        """
         poses = body_poses(self.model, q)
-        touching = [(pair, a, b, c) for pair in self.pairs for a, b, c in self._contacts(poses, pair, self.tolerance)]
+        touching = [(pair, a, b, c) for pair in self.pairs
+                    for a, b, c in self._contacts(poses, pair, self.release if self._in_contact(pair) else self.tolerance)]
         constraints = [self._constraint(poses, pair, a, b, c) for pair, a, b, c in touching]
         rows = [constraint_rows(self.model, q, c)[0] for c in constraints]
         result = resolve_impact(self.model, q, v, constraints, law=self.law, method=self.method,
                                 rest_velocity=self.rest_velocity)
         for (pair, *_), G in zip(touching, rows):
             self.fired.add(pair)
+            self.resting.discard(pair)
+            self.idle.discard(pair)
             if G[0] @ result.v < self.rest_velocity:
-                self.resting.add(pair)
+                (self.resting if self._pressed(q, result.v, pair) else self.idle).add(pair)
         impulses = [lam @ G_basis for lam, G_basis in zip(result.impulses, (contact_basis(c.normal) for c in constraints))]
         self.records.append(ImpactRecord(
             float(t), [tuple(self.model.geometries[k].name for k in pair) for pair, *_ in touching],
@@ -134,9 +154,19 @@ class Collisions:
             q.copy(), v.copy(), result.v.copy()))
         return q, result.v
 
+    def _pressed(self, q, v, pair, h=1e-4):
+        """Whether the free motion (ABA, the last applied forces) from (q, v) drives the pair's gap together:
+        g̈ < −1e-6 |gravity| (at least 1e-6 m/s²), by a central difference of the gap along q ⊕ (±h v + ½ h² v̇)."""
+        tau = self.tau if self.tau is not None else np.zeros(self.model.nv)
+        a = aba(self.model, q, v, tau)
+        gaps = [self.gap(integrate(self.model, q, s * h * v + 0.5 * h * h * a), pair) for s in (-1.0, 1.0)]
+        accel = (gaps[0] + gaps[1] - 2.0 * self.gap(q, pair)) / (h * h)
+        return accel < -1e-6 * max(1.0, float(np.linalg.norm(self.model.gravity)))
+
     def dynamics(self, t, q, v, tau):
         """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a resting pair
         touches or a joint-limit bound rests (:class:`~multibody.constraints.limits.LimitStops`)."""
+        self.tau = tau
         limits = [self.stops.keys[k][:2] for k in self.stops.resting] if self.stops else []
         if not limits and not any(self.gap(q, pair) <= self.release for pair in self.resting):
             return aba(self.model, q, v, tau)
