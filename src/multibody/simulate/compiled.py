@@ -19,13 +19,16 @@ step (and at each output). A non-finite state or a step-size underflow stops the
 far are kept (:class:`~multibody.SimulationError` carries them as a trajectory).
 
 :func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over
-threads (``numba.set_num_threads``).
+threads (the compiled loop releases the GIL; no numba parallel region, whose compilation would double the time).
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from scipy.integrate._ivp import dop853_coefficients as _dop853
 
@@ -59,8 +62,11 @@ D1, D3, D4, D5, D6, D7 = (-12715105075.0 / 11282082432.0, 87487479700.0 / 327004
                           -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
 # Dormand–Prince 8(5,3) (Hairer's DOP853, the tableau scipy uses): 12 stages + the new-state derivative, error
 # weights E5 and E3, 3 extra stages and the matrix D of the 7th-order dense output.
-A8, B8, E5_8, E3_8, D8 = (np.ascontiguousarray(x) for x in (_dop853.A, _dop853.B, _dop853.E5, _dop853.E3,
-                                                             _dop853.D))
+A8, E5_8, E3_8, D8 = (np.ascontiguousarray(x) for x in (_dop853.A, _dop853.E5, _dop853.E3, _dop853.D))
+assert np.array_equal(A8[12, :12], _dop853.B)  # the 12th stage is evaluated at the new state
+A5 = np.array([[0.0] * 7, [A21] + [0.0] * 6, [A31, A32] + [0.0] * 5, [A41, A42, A43] + [0.0] * 4,
+               [A51, A52, A53, A54] + [0.0] * 3, [A61, A62, A63, A64, A65, 0.0, 0.0],
+               [A71, 0.0, A73, A74, A75, A76, 0.0]])  # (a single call site of the rates: a smaller, faster compile)
 # PI step-size control (dopri5.f defaults): h_new = h / fac, fac = err^0.17 / err_old^0.04 / 0.9 in [0.1, 5].
 SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
 EXPO = 0.2 - 0.75 * BETA
@@ -177,25 +183,14 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             return (NONFINITE if nonfinite else UNDERFLOW), j
         if t + 1.01 * h >= t_end:
             h = t_end - t
-        # stages 2 … 7: y = x + h Σ a_sk k_k, k_s = f(y)
-        for i in range(nx):
-            y[i] = x[i] + h * A21 * K[0, i]
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
-        for i in range(nx):
-            y[i] = x[i] + h * (A31 * K[0, i] + A32 * K[1, i])
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[2])
-        for i in range(nx):
-            y[i] = x[i] + h * (A41 * K[0, i] + A42 * K[1, i] + A43 * K[2, i])
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[3])
-        for i in range(nx):
-            y[i] = x[i] + h * (A51 * K[0, i] + A52 * K[1, i] + A53 * K[2, i] + A54 * K[3, i])
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[4])
-        for i in range(nx):
-            y[i] = x[i] + h * (A61 * K[0, i] + A62 * K[1, i] + A63 * K[2, i] + A64 * K[3, i] + A65 * K[4, i])
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[5])
-        for i in range(nx):
-            y[i] = x[i] + h * (A71 * K[0, i] + A73 * K[2, i] + A74 * K[3, i] + A75 * K[4, i] + A76 * K[5, i])
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[6])
+        # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
+        for st in range(1, 7):
+            for i in range(nx):
+                acc = 0.0
+                for k in range(st):
+                    acc += A5[st, k] * K[k, i]
+                y[i] = x[i] + h * acc
+            rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
         stats[NFEV] += 6
         # local error estimate h Σ e_s k_s, measured against the tolerances
         for i in range(nx):
@@ -284,20 +279,15 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             return (NONFINITE if nonfinite else UNDERFLOW), j
         if t + 1.01 * h >= t_end:
             h = t_end - t
-        # stages s = 1 … 11: k_s = f(x + h Σ_k<s a_sk k_k); then y = x + h Σ b_s k_s and k_12 = f(y)
-        for st in range(1, 12):
+        # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
+        # is the new state y and k_12 = f(y)
+        for st in range(1, 13):
             for i in range(nx):
                 acc = 0.0
                 for k in range(st):
                     acc += A8[st, k] * K[k, i]
                 y[i] = x[i] + h * acc
             rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
-        for i in range(nx):
-            acc = 0.0
-            for k in range(12):
-                acc += B8[k] * K[k, i]
-            y[i] = x[i] + h * acc
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[12])
         stats[NFEV] += 12
         # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
         n5, n3 = 0.0, 0.0
@@ -383,29 +373,23 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
             if stats[STEPS] >= max_steps:
                 return MAX_STEPS, j
             h = span / count
+            # RK4: k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
+            # Euler: k1 at x
+            for st in range(4 if method == RK4 else 1):
+                c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
+                for i in range(nx):
+                    y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+            stats[NFEV] += 4 if method == RK4 else 1
             if method == RK4:
-                # k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
-                rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
-                for i in range(nx):
-                    y[i] = x[i] + 0.5 * h * K[0, i]
-                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
-                for i in range(nx):
-                    y[i] = x[i] + 0.5 * h * K[1, i]
-                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[2])
-                for i in range(nx):
-                    y[i] = x[i] + h * K[2, i]
-                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[3])
                 for i in range(nx):
                     y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
                 normalize_quaternions(topology, y)
-                stats[NFEV] += 4
             else:
                 # v⁺ = v + h v̇(q, v) ;  q⁺ = q ⊕ h v⁺ (exact on each joint's manifold)
-                rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
                 for i in range(nq, nx):
                     y[i] = x[i] + h * K[0, i]
                 integrate(topology, x[:nq], y[nq:], h, y[:nq])
-                stats[NFEV] += 1
             if not finite(y):
                 return NONFINITE, j
             x[:] = y
@@ -417,7 +401,7 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
     return OK, t_eval.shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
     """One run by ``method`` (DOPRI5, RK4, EULER, DOP853): (status, samples written)."""
     stats[T_REACHED] = t
@@ -437,16 +421,6 @@ def sample_rates(arrays, tau, joint_forces, X, nq, A, TAU):
     for j in range(X.shape[0]):
         rates(topology, params, gravity, tau, joint_forces, X[j], nq, TAU[j], no_forces, dx)
         A[j] = dx[nq:]
-
-
-@njit(cache=True, parallel=True)
-def run_batch(arrays, method, tau, joint_forces, X, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
-              X_out, stats, status, count):
-    """:func:`run` for each initial state X[b] (B, nx), in parallel: X_out (B, T, nx), stats (B, 4), status and
-    count (B,)."""
-    for b in prange(X.shape[0]):
-        status[b], count[b] = run(arrays, method, tau[b], joint_forces, X[b], t, t_eval, rtol, atol, h_max,
-                                  h_first, dt, max_steps, X_out[b], stats[b])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -575,7 +549,8 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
 def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
                          first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None):
     """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
-    runs spread over ``threads`` (default numba's) in parallel.
+    runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
+    compiled loop releases the GIL.
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
     ``steps`` and ``rejected`` summed over the runs and ``status`` (B,) per run ("ok" or the reason it stopped)
@@ -588,15 +563,18 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
     stats, status, count = np.zeros((B, 4)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(int(threads))
-    try:
-        run_batch((cm.topology, cm.params, cm.gravity), code, np.ascontiguousarray(np.broadcast_to(tau, (B, cm.nv))),
-                  rows, np.ascontiguousarray(X0), t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_,
-                  steps, X_out, stats, status, count)
-    finally:
-        numba.set_num_threads(previous)
+    arrays, X0 = (cm.topology, cm.params, cm.gravity), np.ascontiguousarray(X0)
+
+    def one(b):  # the compiled loop releases the GIL: the threads run in parallel
+        status[b], count[b] = run(arrays, code, tau, rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
+                                  h_max, h_first, dt_, steps, X_out[b], stats[b])
+    threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
+    if threads == 1:
+        for b in range(B):
+            one(b)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(B)))
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
