@@ -4,6 +4,7 @@ import sympy as sp
 from sympy.physics.mechanics import Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
 
 from multibody import symbolic as sym
+from multibody.symbolic.jet import jacobian_at
 from symbolic_systems import at_random_states, hinged_rod, rod_and_particle
 
 t = dynamicsymbols._t
@@ -49,3 +50,37 @@ def test_gauss_equals_kane_on_the_worked_example():
     for ours, theirs in ((kane.mass_matrix, gauss.mass_matrix), (kane.forcing, gauss.forcing)):
         for a, b in at_random_states([ours, theirs], variables):
             assert np.allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_minimizer_of_a_five_body_tree_is_fast_and_matches_aba():
+    """u̇* = X⁻¹Y by elimination, unsimplified: a 5-link 3D pendulum with symbolic parameters in well under 10 s."""
+    import time
+
+    import multibody as mb
+    from symbolic_systems import chain_values, numeric_chain
+    n = 5
+    model, symbols = sym.symbolic_chain(n)
+    eom = sym.equations_of_motion(model, method="gauss")
+    start = time.perf_counter()
+    udot = eom.minimizer()
+    assert time.perf_counter() - start < 10.0
+    rng = np.random.default_rng(5)
+    values = chain_values(symbols, n, rng)
+    numeric = numeric_chain(symbols, n, values)
+    q, u = rng.normal(size=n), rng.normal(size=n)
+    # the tree is large, its graph small: evaluate each distinct subexpression once
+    at, _ = jacobian_at(list(udot), [], {**values, **dict(zip(eom.q, q)), **dict(zip(eom.u, u))})
+    assert np.allclose(np.array(at, dtype=float).ravel(), mb.aba(numeric, q, u, np.zeros(n)), atol=1e-9)
+
+
+def test_simplify_false_calls_no_simplification(monkeypatch):
+    """simplify=False: neither kane, gauss nor lagrange (nor the minimizer) calls simplify/trigsimp."""
+    def forbidden(*args, **kwargs):
+        raise AssertionError("simplify called with simplify=False")
+
+    for name in ("simplify", "trigsimp"):
+        monkeypatch.setattr(sp, name, forbidden)
+    e = rod_and_particle()
+    for method in (sym.kane, sym.gauss):
+        method(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False).minimizer()
+    sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"], simplify=False).minimizer()
