@@ -124,9 +124,10 @@ class EquationsOfMotion:
     def linearize(self, operating_point, inputs=(), simplify=False):
         """Linearized state equations ẋ ≈ A δx + B δr about ``operating_point``, x = [q_ind; u].
 
-        ``operating_point`` maps every q_i and independent u_i, and parameters if wanted (substituted before
-        differentiating, which keeps large systems fast), to values; the dependent speeds default to their
-        values there. ``inputs`` are symbols of :attr:`inputs` (or any parameters) to take as the input vector
+        ``operating_point`` maps every q_i and independent u_i, and parameters if wanted, to values (numbers,
+        or expressions in symbols left free, e.g. a forward speed v); the dependent speeds default to their
+        values there. Derivatives are taken over the expression graph at the point (:mod:`.jet`), never by
+        differentiating the expression trees. ``inputs`` are symbols of :attr:`inputs` (or any parameters) to take as the input vector
         r. Returns (A, B) as sympy Matrices (simplified only if ``simplify``): A = df/dx, B = df/dr with
         f = [q̇_ind; X⁻¹ Y], total derivatives through the constraints:
 
