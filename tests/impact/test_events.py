@@ -106,6 +106,19 @@ def test_a_failed_run_keeps_the_impacts_so_far():
     assert len(impacts) == 1 and impacts[0].time == pytest.approx(np.sqrt(2 * 1.0 / G), abs=1e-8)
 
 
+def test_ctrl_c_keeps_the_impacts_so_far():
+    model, q0 = bouncing_ball(0.5)
+
+    def torque(t, q, v):
+        if t > 0.7:
+            raise KeyboardInterrupt
+        return np.zeros(6)
+    with pytest.raises(mb.SimulationInterrupted) as info:
+        simulate_impacts(model, q0, np.zeros(6), t_end=1.5, torque=torque, max_step=0.01)
+    impacts = info.value.trajectory.impacts
+    assert len(impacts) == 1 and impacts[0].time == pytest.approx(np.sqrt(2 * 1.0 / G), abs=1e-8)
+
+
 def cradle(n, length=0.5, radius=0.02, mass=0.1, inertia=1e-7):
     """n pendulum balls hanging in a touching row along x (pivot spacing 2 r), all with e = 1."""
     model = mb.Model("cradle", gravity=(0, 0, -G))

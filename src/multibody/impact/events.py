@@ -30,7 +30,7 @@ from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..simulate.simulate import Event, simulate
 from ..simulate.trajectory import ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
@@ -197,14 +197,14 @@ def simulate_impacts(model, q0=None, v0=None, t_end=1.0, *, law="newton", method
     -------
     Trajectory, with ``trajectory.impacts`` the list of :class:`ImpactRecord` (saved with the trajectory, tabled
     by ``trajectory.impacts_dataframe()``) and the impact events in ``trajectory.events``. A failed integration's
-    SimulationError carries the partial trajectory with the impacts so far.
+    SimulationError (or Ctrl-C's SimulationInterrupted) carries the partial trajectory with the impacts so far.
     """
     collisions = Collisions(model, law, method, rest_velocity, contact_tolerance, release_distance, stabilization)
     events = [*collisions.events(), *options.pop("events", ())]
     try:
         trajectory = simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, events=events,
                               dynamics=collisions.dynamics, **options)
-    except SimulationError as exc:
+    except (SimulationError, SimulationInterrupted) as exc:
         if exc.trajectory is not None:
             exc.trajectory.impacts = collisions.records
         raise
