@@ -29,8 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 from numba import njit
-
-from scipy.integrate._ivp import dop853_coefficients as _dop853
+from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 tableau (scipy's, BSD)
 
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba
