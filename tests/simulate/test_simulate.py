@@ -197,3 +197,17 @@ def test_actions_that_keep_firing_without_time_advancing_raise_naming_the_event(
     with pytest.raises(mb.SimulationError, match="event 'nudge': 100 event actions") as info:
         mb.simulate(model, [0.3], [0.0], t_end=2.0, events=[nudge])
     assert info.value.trajectory is not None and 0.35 < info.value.time < 0.45
+
+
+def test_user_code_failing_only_at_an_output_sample_keeps_the_states():
+    model = point_pendulum()
+
+    def torque(t, q, v):  # the solver never evaluates it at exactly t = 1.0, the output sample does
+        if t == 1.0:
+            raise RuntimeError("not at one")
+        return [0.0]
+    with pytest.raises(mb.SimulationError, match="not at one.*output samples") as info:
+        mb.simulate(model, [0.3], [0.0], t_end=2.0, torque=torque)
+    traj = info.value.trajectory
+    assert len(traj) == 201 and np.isnan(traj.tau).all() and isinstance(info.value.__cause__, RuntimeError)
+    np.testing.assert_array_equal(traj.q, mb.simulate(model, [0.3], [0.0], t_end=2.0).q)

@@ -264,6 +264,10 @@ def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853"
         info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted after reaching t = {t:.6g} s",
                                     time=t, trajectory=finish(ts, xs, log, info, partial=True, forces=False)) from exc
+    except _UserCodeFailed as exc:  # user code failing at a sample it had not been called at: keep the states
+        error = exc.simulation_error()
+        raise SimulationError(f"{error} (while evaluating the forces at the output samples)", time=exc.t,
+                              trajectory=finish(ts, xs, log, info, partial=True, forces=False)) from exc.error
 
 
 def _check_progress(events, fired, t, history):
