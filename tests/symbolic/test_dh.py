@@ -37,3 +37,11 @@ def test_dh_rows_are_checked():
         sym.lagrange_dh([{**ROWS[0], "joint": "helical"}])
     with pytest.raises(ModelError, match="missing"):
         sym.lagrange_dh([{"theta": 0}])
+
+
+def test_dh_speeds_have_the_form_of_the_other_formulations():
+    """u_k(t) = q̇_k, as from sym.equations_of_motion: no Derivative objects in X, Y or q̇."""
+    eom = sym.lagrange_dh(ROWS)
+    tree = sym.equations_of_motion(mb.Model.from_dh(ROWS, gravity=(0, 0, -9.81)))
+    assert [str(u) for u in eom.u] == [str(u) for u in tree.u] == ["u_0(t)", "u_1(t)", "u_2(t)"]
+    assert not any(M.has(sp.Derivative) for M in (eom.mass_matrix, eom.forcing, eom.qdot))

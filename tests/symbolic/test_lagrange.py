@@ -7,7 +7,7 @@ from sympy.physics.mechanics import Particle, Point, ReferenceFrame, dynamicsymb
 
 from multibody import symbolic as sym
 from multibody.symbolic.lagrange import kinetic_energy
-from symbolic_systems import rod_and_particle
+from symbolic_systems import hinged_rod, rod_and_particle
 
 t = dynamicsymbols._t
 
@@ -107,3 +107,15 @@ def test_hamilton_equations_agree_with_lagrange():
     pdot = sp.Matrix([L.diff(v).diff(t) for v in (q[0].diff(t), q[1].diff(t))])
     pdot = pdot.xreplace(dict(zip([x.diff(t, 2) for x in q], qdd))).xreplace(values).xreplace(state)
     assert np.allclose(np.array(ham.pdot.xreplace(values).xreplace(at), dtype=float), np.array(pdot, dtype=float))
+
+
+def test_lagrange_with_speeds_u_equals_kane_with_u_equal_qdot():
+    """One body description, two formulations, speeds in the same form: u(t) with q̇ = u."""
+    N, B, C, body, (theta, w, m, a, J) = hinged_rod()
+    g = sp.Symbol("g")
+    loads = [(C, -m * g * N.y)]
+    kane = sym.kane(N, [theta], [w], [w - theta.diff(t)], [body], loads, simplify=False)
+    lagrange = sym.lagrange(N, [theta], [body], loads, simplify=False, u=[w])
+    assert lagrange.u == kane.u == (w,) and lagrange.qdot == kane.qdot
+    assert sp.simplify(lagrange.mass_matrix - kane.mass_matrix) == sp.zeros(1, 1)
+    assert sp.simplify(lagrange.forcing - kane.forcing) == sp.zeros(1, 1)

@@ -36,7 +36,8 @@ def pseudo_inertia(mass, com, inertia):
 
 
 def lagrange_dh(rows, gravity=(0, 0, -sp.Symbol("g"))):
-    """Lagrange's equations of a DH chain by the matrix method; u = q̇ (Derivatives of q_0(t)..).
+    """Lagrange's equations of a DH chain by the matrix method; coordinates q_0(t).., speeds u_0(t).. = q̇
+    (the same form as :func:`.equations_of_motion`).
 
     ``rows``: dicts with theta, d, a, alpha, joint ("revolute"/"prismatic"), mass, com, inertia (central, link
     frame i), numbers or sympy expressions, as for :meth:`multibody.Model.from_dh`.
@@ -73,10 +74,14 @@ def lagrange_dh(rows, gravity=(0, 0, -sp.Symbol("g"))):
                    for i in range(n)])
     g = sp.Matrix([*gravity, 0])
     G = sp.Matrix([-sum(((g.T * U[j][i] * com[j])[0] * mass[j] for j in range(i, n)), sp.Integer(0)) for i in range(n)])
-    udot = sp.Matrix([r.diff(TIME) for r in qd])
+    # speeds u_k(t) = q̇_k, as every other formulation returns them
+    u = list(dynamicsymbols(f"u_0:{n}")) if n > 1 else [dynamicsymbols("u_0")]
+    speeds = dict(zip(qd, u))
+    M, h = M.xreplace(speeds), h.xreplace(speeds)
+    udot = sp.Matrix([r.diff(TIME) for r in u])
     Y = -h - G
-    return EquationsOfMotion(method="lagrange-dh", q=tuple(q), u=tuple(qd), mass_matrix=M, forcing=Y,
-                             qdot=sp.Matrix(qd), generalized_active_forces=-G,
+    return EquationsOfMotion(method="lagrange-dh", q=tuple(q), u=tuple(u), mass_matrix=M, forcing=Y,
+                             qdot=sp.Matrix(u), generalized_active_forces=-G,
                              generalized_inertia_forces=-h - M * udot)
 
 

@@ -56,11 +56,13 @@ def generalized_forces(frame, q, loads, potential_energy=None):
 
 
 def lagrange(frame, q, bodies, loads=(), potential_energy=None, holonomic_constraints=(),
-             nonholonomic_constraints=(), inputs=(), simplify=True):
+             nonholonomic_constraints=(), inputs=(), simplify=True, u=None):
     """Lagrange's equations of RigidBody / Particle objects whose velocities are defined in terms of q̇.
 
     ``holonomic_constraints``: expressions f(q, t) (= 0); ``nonholonomic_constraints``: expressions
     B(q, t) q̇ + b(q, t) (= 0). Each constraint gets a multiplier λ_k (symbols ``lambda_k``).
+    ``u``: speeds (dynamicsymbols) standing for q̇ in the result, u = q̇ — the form of Kane's method and the
+    tree path; by default the q̇ themselves (Derivative objects).
     Returns an EquationsOfMotion with u = q̇ and, with constraints, ``multipliers``, ``constraint_matrix`` B and
     ``constraint_rhs`` c of B q̈ = c.
     """
@@ -85,6 +87,15 @@ def lagrange(frame, q, bodies, loads=(), potential_energy=None, holonomic_constr
         multipliers = sp.symbols(f"lambda_0:{len(g)}")
     if simplify:
         X, Y = X.applyfunc(sp.simplify), Y.applyfunc(sp.simplify)
+    if u is not None:
+        u = tuple(u)
+        if len(u) != len(q):
+            raise ModelError(f"lagrange: {len(u)} speeds u for {len(q)} coordinates q")
+        speeds = {**{r.diff(TIME): s.diff(TIME) for r, s in zip(qd, u)}, **dict(zip(qd, u))}
+        X, Y, Q = X.xreplace(speeds), Y.xreplace(speeds), Q.xreplace(speeds)
+        if B is not None:
+            B, c = B.xreplace(speeds), c.xreplace(speeds)
+        qd = list(u)
     udot = sp.Matrix([r.diff(TIME) for r in qd])
     return EquationsOfMotion(
         method="lagrange", q=q, u=tuple(qd), mass_matrix=X, forcing=Y, qdot=sp.Matrix(qd),
