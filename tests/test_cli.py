@@ -72,6 +72,7 @@ def test_info_reports_the_mobility_of_a_closed_loop(capsys):
 
 @pytest.mark.parametrize("when", ["integration", "samples"])  # or while τ and v̇ at the samples are evaluated
 def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, monkeypatch, when):
+    # four_bar: a constrained model, integrated by the Python loop that evaluates the force elements
     module = sys.modules["multibody.simulate.simulate"]
     original, calls = module.elements_force, [0]
 
@@ -85,7 +86,7 @@ def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, m
         return original(*args)
     monkeypatch.setattr(module, "elements_force", interrupted)
     out = tmp_path / "run.npz"
-    assert main(["simulate", "double_pendulum", "--t-end", "5", "--out", str(out), "--no-progress"]) == 130
+    assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 130
     err = capsys.readouterr().err
     assert "interrupted at t = " in err and "partial trajectory" in err and str(out) in err
     assert err.rstrip().endswith("multibody: interrupted")
@@ -107,7 +108,7 @@ def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, mo
         return original(*args)
     monkeypatch.setattr(module, "elements_force", failing)
     out = tmp_path / "run.npz"
-    assert main(["simulate", "double_pendulum", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
+    assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "failed at t = " in err and "broken" in err and str(out) in err
     assert mb.Trajectory.load(out).info["failed"]
