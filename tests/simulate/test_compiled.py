@@ -150,3 +150,27 @@ def test_what_it_does_not_compile_is_refused():
         integrate_tree(model, q0, v0, [0.0, 1.0])
     with pytest.raises(ValueError, match="dt"):
         integrate_tree(mb.Model.chain(2), [0, 0], [0, 0], [0.0, 1.0], method="RK4")
+
+
+def test_simulate_runs_trees_in_the_compiled_loop_with_the_same_result():
+    model = mb.Model.chain(4)
+    q0, v0 = np.full(4, 0.3), np.zeros(4)
+    fast = mb.simulate(model, q0, v0, t_end=2.0, rtol=1e-10, atol=1e-10)
+    slow = mb.simulate(model, q0, v0, t_end=2.0, rtol=1e-10, atol=1e-10, compiled=False)
+    assert fast.info.get("compiled") is True and "compiled" not in slow.info
+    np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(fast.a, slow.a, rtol=0, atol=1e-7)
+
+
+def test_ctrl_c_stops_the_compiled_loop_and_keeps_the_samples():
+    import _thread
+    import threading
+    model = mb.Model.chain(7)
+    mb.simulate(model, np.full(7, 0.3), np.zeros(7), t_end=0.01)  # compiled before the clock starts
+    threading.Timer(0.3, _thread.interrupt_main).start()
+    with pytest.raises(mb.SimulationInterrupted) as info:
+        mb.simulate(model, np.full(7, 0.3), np.zeros(7), t_end=1e4, samples=10001, rtol=1e-12, atol=1e-12)
+    partial = info.value.trajectory
+    assert partial.info["interrupted"] and partial.info["compiled"] and len(partial) > 10
+    assert partial.t[-1] <= info.value.time < 1e4
+    assert np.all(np.isfinite(partial.q)) and np.all(np.isfinite(partial.a))

@@ -24,6 +24,7 @@ threads (the compiled loop releases the GIL; no numba parallel region, whose com
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -34,17 +35,18 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 ta
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba
 from ..dynamics._spatial_kernels import IQ, JTYPE
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .forces import JointFriction, JointSpring
 
 METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
 DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
-OK, NONFINITE, UNDERFLOW, MAX_STEPS = 0, 1, 2, 3
-STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached"}
+OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED = 0, 1, 2, 3, 4
+STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached",
+          INTERRUPTED: "interrupted"}
 # stats entries: function evaluations, accepted steps, rejected steps, time reached [s].
-NFEV, STEPS, REJECTED, T_REACHED = range(4)
+NFEV, STEPS, REJECTED, T_REACHED, STOP = range(5)  # stats entries; STOP ≠ 0, set by another thread, ends a run
 
 # Dormand–Prince 5(4) tableau (Hairer–Nørsett–Wanner, Table II.5.2), 5th-order solution in row 7 (FSAL), error
 # coefficients E = b − b̂, and the dense-output coefficients of the 4th-order continuous extension (dopri5.f, CONTD5).
@@ -176,8 +178,8 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         stats[NFEV] += 1
     err_old, rejected_last, nonfinite = 1e-4, False, False
     while True:
-        if stats[STEPS] + stats[REJECTED] >= max_steps:
-            return MAX_STEPS, j
+        if stats[STEPS] + stats[REJECTED] >= max_steps or stats[STOP] != 0.0:
+            return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
         if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
             return (NONFINITE if nonfinite else UNDERFLOW), j
         if t + 1.01 * h >= t_end:
@@ -272,8 +274,8 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         stats[NFEV] += 1
     rejected_last, nonfinite = False, False
     while True:
-        if stats[STEPS] + stats[REJECTED] >= max_steps:
-            return MAX_STEPS, j
+        if stats[STEPS] + stats[REJECTED] >= max_steps or stats[STOP] != 0.0:
+            return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
         if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
             return (NONFINITE if nonfinite else UNDERFLOW), j
         if t + 1.01 * h >= t_end:
@@ -369,8 +371,8 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
         span = t_eval[j] - t
         count = int(np.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
         for _ in range(count):
-            if stats[STEPS] >= max_steps:
-                return MAX_STEPS, j
+            if stats[STEPS] >= max_steps or stats[STOP] != 0.0:
+                return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
             h = span / count
             # RK4: k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
             # Euler: k1 at x
@@ -510,6 +512,30 @@ def _info(method, rtol, atol, dt, stats, status):
             "t_reached": float(stats[T_REACHED]), "compiled": True}
 
 
+def _interruptible(call, stats):
+    """``call()`` (a compiled run that releases the GIL) in a worker thread, so that Ctrl-C reaches this thread
+    while it waits: it sets ``stats[STOP]``, the run returns at its next step with status INTERRUPTED and the
+    samples written so far, and nothing computed is lost."""
+    result, done = [], threading.Event()  # (an Event, not Thread.join: an interrupted join can leave it broken)
+
+    def target():
+        try:
+            result.append(call())
+        except BaseException as exc:  # handed to the caller's thread below
+            result.append(exc)
+        done.set()
+    threading.Thread(target=target, daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        stats[STOP] = 1.0
+        done.wait()
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    return result[0]
+
+
 def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e-10, max_step=np.inf,
                    first_step=None, dt=None, tau=None, t_start=None, max_steps=None):
     """Integrate a tree's motion from (q0, v0) at ``t_start`` (default t_eval[0]) in compiled code.
@@ -521,8 +547,7 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         None),
         "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
     tau : constant generalized forces (nv,); the model's JointSpring and JointFriction elements act too.
-    max_steps : bound on the steps (accepted + rejected) the loop may take (a compiled loop cannot be
-        interrupted with Ctrl-C).
+    max_steps : bound on the steps (accepted + rejected) the loop may take.
 
     Returns
     -------
@@ -534,11 +559,16 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
-    stats = np.zeros(4)
-    status, count = run((cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start, t_eval, float(rtol_),
-                        float(atol_), h_max, h_first, dt_, steps, x_out, stats)
+    stats = np.zeros(5)
+    status, count = _interruptible(lambda: run((cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start,
+                                               t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
+                                               stats), stats)
     info = _info(method, rtol, atol, dt, stats, status)
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
+    if status == INTERRUPTED:
+        info["interrupted"] = True
+        raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
+                                    time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
     if status != OK:
         raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s",
                               time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
@@ -561,7 +591,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
-    stats, status, count = np.zeros((B, 4)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
+    stats, status, count = np.zeros((B, 5)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
     arrays, X0 = (cm.topology, cm.params, cm.gravity), np.ascontiguousarray(X0)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
