@@ -15,13 +15,20 @@ eq. 13 exactly (the motor torque on the rotor is that joint's τ).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .dynamics.kinematics import body_pose, body_velocity
 from .errors import ModelError
 from .model import Body, Revolute
 from .spatial import Transform, _as_vector3
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from .model import Model
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class Gyrostat:
     axis: tuple
     polar_inertia: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         axis = _as_vector3(self.axis, f"gyrostat on '{self.carrier}': axis")
         norm = np.linalg.norm(axis)
         if norm < 1e-12:
@@ -46,7 +53,7 @@ class Gyrostat:
         object.__setattr__(self, "polar_inertia", J)
 
 
-def rotor_wrench(gyrostat, omega, spin, spin_rate):
+def rotor_wrench(gyrostat: Gyrostat, omega: ArrayLike, spin: float, spin_rate: float) -> np.ndarray:
     """Wrench [moment; force] (6,) [N·m; N] of the spinning rotor on its carrier, about the carrier's origin in
     carrier axes (doc 000 eq. 12): n = −J (Ω̇ c + Ω ω × c).
 
@@ -57,7 +64,8 @@ def rotor_wrench(gyrostat, omega, spin, spin_rate):
     return np.r_[-J * (spin_rate * c + spin * np.cross(np.asarray(omega, dtype=float), c)), 0.0, 0.0, 0.0]
 
 
-def rotor_forces(model, gyrostats, q, v, spins, spin_rates):
+def rotor_forces(model: Model, gyrostats: Sequence[Gyrostat], q: ArrayLike, v: ArrayLike, spins: ArrayLike,
+                 spin_rates: ArrayLike) -> np.ndarray:
     """External forces (nbodies, 6) for ``mb.rnea`` / ``mb.aba`` (``f_ext``) from rotors with prescribed spins
     (sequences matching ``gyrostats``)."""
     spins, spin_rates = np.atleast_1d(spins), np.atleast_1d(spin_rates)
@@ -72,7 +80,8 @@ def rotor_forces(model, gyrostats, q, v, spins, spin_rates):
     return forces
 
 
-def add_rotor(model, gyrostat, name, mass, transverse_inertia, position=(0.0, 0.0, 0.0)):
+def add_rotor(model: Model, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,
+              position: ArrayLike = (0.0, 0.0, 0.0)) -> Body:
     """Add the rotor of ``gyrostat`` as a body ``name`` on a revolute joint about its axis (free spin, doc 000
     eq. 13): mass [kg], transverse moment of inertia about its centre [kg·m²] (≥ J/2), centre at ``position``
     in carrier coordinates [m]. The carrier body must then hold the carrier's inertia only. Returns the body."""
@@ -83,7 +92,7 @@ def add_rotor(model, gyrostat, name, mass, transverse_inertia, position=(0.0, 0.
                      placement=Transform(translation=position))
 
 
-def dual_spin_stability(inertia, carrier_rate, rotor_momentum):
+def dual_spin_stability(inertia: Iterable[float], carrier_rate: float, rotor_momentum: float) -> tuple[bool, float]:
     """Classical stability test of a torque-free dual-spin spacecraft spinning about its principal axis 3,
     the rotor axis (e.g. Hughes, *Spacecraft Attitude Dynamics*, 1986, §7.2; Likins, J. Spacecraft 4(12), 1967).
 

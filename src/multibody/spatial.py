@@ -8,9 +8,15 @@ Conventions (see docs/conventions.md):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def skew(v):
@@ -55,7 +61,7 @@ def _short(value):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def rotation_about(axis, angle):
+def rotation_about(axis: ArrayLike, angle: float) -> np.ndarray:
     """Rotation matrix of ``angle`` [rad] about the unit ``axis`` (Rodrigues' formula)."""
     a = unit(axis, "rotation axis")
     K = skew(a)
@@ -72,7 +78,7 @@ def rotation_z_to(z):
     return rotation_about(axis / s, np.arctan2(s, c))
 
 
-def quat_to_rotation(quat):
+def quat_to_rotation(quat: ArrayLike) -> np.ndarray:
     """Rotation matrix of the quaternion ``(w, x, y, z)`` (normalized first; ModelError for a zero, complex or
     non-finite one)."""
     quat = real_array(quat, "quaternion")
@@ -86,7 +92,7 @@ def quat_to_rotation(quat):
     ])
 
 
-def rotation_to_quat(R):
+def rotation_to_quat(R: ArrayLike) -> np.ndarray:
     """Unit quaternion ``(w, x, y, z)`` with ``w ≥ 0`` of a rotation matrix (Shepperd's method)."""
     R = np.asarray(R, dtype=float)
     trace = np.trace(R)
@@ -120,7 +126,7 @@ def is_symbolic(value):
         return any(isinstance(x, sympy.Basic) and not x.is_number for x in arr)
 
 
-def _as_vector3(value, field):
+def _as_vector3(value: ArrayLike, field: str) -> np.ndarray:
     if is_symbolic(value):
         v = np.asarray(value, dtype=object)
         if v.shape != (3,):
@@ -150,7 +156,7 @@ class Transform:
 
     __slots__ = ("rotation", "translation")
 
-    def __init__(self, rotation=None, translation=(0.0, 0.0, 0.0)):
+    def __init__(self, rotation: ArrayLike | None = None, translation: ArrayLike = (0.0, 0.0, 0.0)) -> None:
         if rotation is None:  # the identity needs no checks (Model.add makes one per body)
             self.rotation = np.eye(3)
             self.translation = _as_vector3(translation, "Transform translation")
@@ -166,7 +172,7 @@ class Transform:
         self.translation = _as_vector3(translation, "Transform translation")
 
     @classmethod
-    def from_matrix(cls, T):
+    def from_matrix(cls, T: ArrayLike) -> Transform:
         """From a 4×4 homogeneous transform."""
         T = np.asarray(T, dtype=float)
         if T.shape != (4, 4):
@@ -174,29 +180,30 @@ class Transform:
         return cls(T[:3, :3], T[:3, 3])
 
     @classmethod
-    def from_rpy(cls, rpy=(0.0, 0.0, 0.0), translation=(0.0, 0.0, 0.0)):
+    def from_rpy(cls, rpy: Sequence[float] | np.ndarray = (0.0, 0.0, 0.0),
+                 translation: ArrayLike = (0.0, 0.0, 0.0)) -> Transform:
         """From roll-pitch-yaw angles (URDF convention: R = Rz(yaw) Ry(pitch) Rx(roll))."""
         r, p, y = rpy
         R = rotation_about((0, 0, 1), y) @ rotation_about((0, 1, 0), p) @ rotation_about((1, 0, 0), r)
         return cls(R, translation)
 
-    def matrix(self):
+    def matrix(self) -> np.ndarray:
         """The 4×4 homogeneous transform."""
         T = np.eye(4)
         T[:3, :3] = self.rotation
         T[:3, 3] = self.translation
         return T
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Transform) -> Transform:
         """Composition: ``(A @ B)`` is the pose of B's child frame in A's parent frame."""
         return Transform(self.rotation @ other.rotation, self.rotation @ other.translation + self.translation)
 
-    def inverse(self):
+    def inverse(self) -> Transform:
         return Transform(self.rotation.T, -self.rotation.T @ self.translation)
 
-    def apply(self, point):
+    def apply(self, point: ArrayLike) -> np.ndarray:
         """Parent-frame coordinates of a point given in child-frame coordinates."""
         return self.rotation @ np.asarray(point, dtype=float) + self.translation
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Transform(rotation={self.rotation.tolist()}, translation={self.translation.tolist()})"

@@ -27,10 +27,20 @@ import os
 import sys
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .simulate.progress import Progress
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    import pandas
+    from dask.distributed import Client
+
+    from .model import Model
+    from .simulate.trajectory import Trajectory
 
 
 def _points(grid):
@@ -100,8 +110,10 @@ def _describe(exc):
     return printable(f"{type(exc).__name__}: {exc}", MAX_MESSAGE)
 
 
-def sweep(function_or_model, parameter_grid, *, client=None, processes=None, summary=None, progress=None,
-          rows=False):
+def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Mapping[str, Any],
+          parameter_grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]], *, client: Client | None = None,
+          processes: int | None = None, summary: Callable[[Trajectory], Mapping[str, Any]] | None = None,
+          progress: bool | None = None, rows: bool = False) -> pandas.DataFrame | list[dict[str, Any]]:
     """Run ``function(**parameters)`` for every point of ``parameter_grid`` and gather one table.
 
     Parameters

@@ -7,7 +7,10 @@ v = argmin ½ (v − v_guess)ᵀ M (v − v_guess) s.t. J v = b — Gauss's leas
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..dynamics import crba, integrate
 from ..dynamics._inputs import as_state
@@ -15,6 +18,9 @@ from ..errors import ModelError
 from ._kinematics import Snapshot
 from .gauss import GaussSolver
 from .types import stack
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 
 def _worst(model, slices, residual):
@@ -58,7 +64,8 @@ def assemble_velocities(model, q, v_guess, tol=1e-10, rcond=1e-10):
     return v
 
 
-def assemble(model, q_guess, v_guess=None, tol=1e-12):
+def assemble(model: Model, q_guess: ArrayLike, v_guess: ArrayLike | None = None,
+             tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
     """(q, v): a configuration satisfying the holonomic constraints and velocities satisfying all constraints,
     closest to the guesses (v_guess default 0)."""
     q = assemble_positions(model, q_guess, tol)

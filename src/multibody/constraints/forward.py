@@ -9,8 +9,10 @@ Baumgarte terms, γ − 2α (J v − b) − β² φ) → Gauss's principle (:mod
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..dynamics import aba, crba
 from ..dynamics._inputs import as_state
@@ -20,6 +22,12 @@ from .gauss import GaussSolver
 from .limits import active_sides, joint_limits, limit_multipliers, limit_rows, limit_sides
 from .types import stack
 from .udwadia_kalaba import udwadia_kalaba
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ..model import Model
+    from .types import JointLimit
 
 METHODS = ("gauss", "udwadia_kalaba")
 
@@ -63,8 +71,11 @@ def _limit_sides(model, q, v, limits, tolerance, speed):
             if (id(s.limit), s.side) in wanted and s.gap <= tolerance and s.rate <= speed]
 
 
-def constraint_forces(model, q, v, tau=None, f_ext=None, method="gauss", stabilization=None, slip_velocity=1e-6,
-                      contact_tolerance=1e-6, rcond=1e-10, refine_slip=True, limits=None, limit_stabilization=None):
+def constraint_forces(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike | None = None, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None,
+                      method: str = "gauss", stabilization: tuple[float, float] | None = None,
+                      slip_velocity: float = 1e-6, contact_tolerance: float = 1e-6, rcond: float = 1e-10,
+                      refine_slip: bool = True, limits: Sequence[tuple[JointLimit, str]] | None = None,
+                      limit_stabilization: tuple[float, float] | None = None) -> ConstrainedDynamics:
     """Constrained forward dynamics with the constraint and contact forces (a :class:`ConstrainedDynamics`).
 
     Parameters
@@ -150,7 +161,8 @@ def constraint_forces(model, q, v, tau=None, f_ext=None, method="gauss", stabili
     return ConstrainedDynamics(a, multipliers, M @ (a - a_free), report, solver.rank)
 
 
-def forward_dynamics(model, q, v, tau=None, f_ext=None, **options):
+def forward_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike | None = None, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None,
+                     **options: Any) -> np.ndarray:
     """Accelerations (nv,) honouring the model's constraints and contacts (Gauss's principle); without any, the
     articulated-body algorithm. ``options`` as for :func:`constraint_forces`."""
     return constraint_forces(model, q, v, tau, f_ext, **options).a

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 _NO_FORCES = np.zeros((0, 6))
 
 
-def as_state(x, size, name):
+def as_state(x: ArrayLike, size: int, name: str) -> np.ndarray:
     """x as a float64 array of shape (size,) or (..., size); ValueError naming ``name`` otherwise (complex
     numbers included: numpy would drop their imaginary part with only a warning)."""
     arr = np.asarray(x)

@@ -6,12 +6,20 @@ Units are SI; τ holds joint torques [N·m] and forces [N].
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from . import _batch, _core
 from ._inputs import as_state, batch_of, check_quaternions, external_forces, raise_nonfinite
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..model import Model
 
 
 def _batched(forces, *arrays_and_names):
@@ -36,7 +44,7 @@ def _in_batch_shape(batch, **flat):
     return {name: x.reshape(batch + x.shape[-1:]) for name, x in flat.items()}
 
 
-def rnea(model, q, v, a, f_ext=None):
+def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> np.ndarray:
     """Inverse dynamics by the recursive Newton–Euler algorithm: τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i.
 
     Parameters
@@ -72,7 +80,7 @@ def rnea(model, q, v, a, f_ext=None):
     return tau.reshape(batch + (cm.nv,))
 
 
-def aba(model, q, v, tau, f_ext=None):
+def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> np.ndarray:
     """Forward dynamics by the articulated-body algorithm: a = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i).
 
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
@@ -105,7 +113,7 @@ def aba(model, q, v, tau, f_ext=None):
     return qdd.reshape(batch + (cm.nv,))
 
 
-def crba(model, q):
+def crba(model: Model, q: ArrayLike) -> np.ndarray:
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
@@ -125,13 +133,13 @@ def crba(model, q):
     return M.reshape(batch + (cm.nv, cm.nv))
 
 
-def nonlinear_effects(model, q, v):
+def nonlinear_effects(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
     """Bias forces c(q, v) = C(q, v) v + g(q): Coriolis, centrifugal and gravity terms (rnea with a = 0)."""
     v = np.asarray(v, dtype=np.float64)
     return rnea(model, q, v, np.zeros_like(v))
 
 
-def generalized_gravity(model, q):
+def generalized_gravity(model: Model, q: ArrayLike) -> np.ndarray:
     """Gravity term g(q) of M a + c = τ (rnea with v = a = 0)."""
     cm = model._compiled or model.compile()
     q = as_state(q, cm.nq, "q")
@@ -139,7 +147,7 @@ def generalized_gravity(model, q):
     return rnea(model, q, zero, zero)
 
 
-def energy(model, q, v):
+def energy(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[float | np.ndarray, float | np.ndarray]:
     """(kinetic, potential) energy [J], each of shape q.shape[:-1]. Potential energy is −Σ mᵢ g·cᵢ,
     zero with every mass center at the world origin."""
     cm = model._compiled or model.compile()
@@ -157,12 +165,12 @@ def energy(model, q, v):
     return out[:, 0].reshape(batch), out[:, 1].reshape(batch)
 
 
-def kinetic_energy(model, q, v):
+def kinetic_energy(model: Model, q: ArrayLike, v: ArrayLike) -> float | np.ndarray:
     """Kinetic energy ½ Σ vᵢᵀ Iᵢ vᵢ = ½ vᵀ M(q) v [J]."""
     return energy(model, q, v)[0]
 
 
-def potential_energy(model, q):
+def potential_energy(model: Model, q: ArrayLike) -> float | np.ndarray:
     """Gravitational potential energy −Σ mᵢ g · cᵢ [J]."""
     cm = model._compiled or model.compile()
     q = as_state(q, cm.nq, "q")

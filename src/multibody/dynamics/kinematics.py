@@ -5,11 +5,17 @@ accepted wherever a ``name`` is taken. Functions accept leading batch dimensions
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _configuration, _core
 from ._spatial_kernels import all_finite, world_poses
 from ._inputs import as_state, batch_of, quaternion_norms, raise_nonfinite
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 
 def _batched(function, arrays, out_rank):
@@ -22,7 +28,7 @@ def _batched(function, arrays, out_rank):
     return np.stack(results).reshape(batch + np.shape(results[0])) if out_rank else np.array(results).reshape(batch)
 
 
-def body_poses(model, q):
+def body_poses(model: Model, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """World poses of all bodies: R (..., n, 3, 3) body axes → world axes, and origins p (..., n, 3) [m]."""
     cm = model._compiled or model.compile()
     q = as_state(q, cm.nq, "q")
@@ -36,7 +42,7 @@ def body_poses(model, q):
     return R0, p0
 
 
-def body_pose(model, q, name):
+def body_pose(model: Model, q: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
     """World pose of a body or named frame: rotation R (3, 3) (frame axes → world axes) and origin p (3,) [m]."""
     index, origin, rotation = model.locate(name)
     q = np.asarray(q, dtype=np.float64)
@@ -48,7 +54,8 @@ def body_pose(model, q, name):
     return R0[index] @ rotation, p0[index] + R0[index] @ origin
 
 
-def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
+def jacobian(model: Model, q: ArrayLike, name: str, point: ArrayLike = (0.0, 0.0, 0.0),
+             axes: str = "world") -> np.ndarray:
     """Jacobian J (6 × nv) with [ω; v_P] = J v for the point ``point`` (coordinates in the body or frame
     ``name``) fixed in that body; rows [angular; linear].
 
@@ -73,13 +80,15 @@ def jacobian(model, q, name, point=(0.0, 0.0, 0.0), axes="world"):
     return J
 
 
-def point_velocity(model, q, v, name: str, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_velocity(model: Model, q: ArrayLike, v: ArrayLike, name: str,
+                   point: ArrayLike = (0.0, 0.0, 0.0)) -> np.ndarray:
     """Velocity (..., 3) [m/s] in world axes of a point fixed in a body (coordinates in the body or frame);
     q (..., nq) and v (..., nv) broadcast against each other."""
     return body_velocity(model, q, v, name, point)[..., 3:]
 
 
-def body_velocity(model, q, v, name: str, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def body_velocity(model: Model, q: ArrayLike, v: ArrayLike, name: str,
+                  point: ArrayLike = (0.0, 0.0, 0.0)) -> np.ndarray:
     """Spatial velocity [ω; v_P] (..., 6) in world axes of a body or frame, v_P the velocity of the point
     ``point`` of it (default its origin); q (..., nq) and v (..., nv) broadcast against each other."""
     cm = model._compiled or model.compile()
@@ -89,12 +98,12 @@ def body_velocity(model, q, v, name: str, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     return (J @ vb[..., None])[..., 0].reshape(batch + (6,)) if batch else J @ vb[0]
 
 
-def center_of_mass(model, q):
+def center_of_mass(model: Model, q: ArrayLike) -> np.ndarray:
     """Mass center (3,) [m] of the whole system in world coordinates."""
     return _momentum_data(model, q, None)[6:]
 
 
-def momentum(model, q, v):
+def momentum(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """(angular momentum about the world origin [kg·m²/s], linear momentum [kg·m/s]), world axes."""
     out = _momentum_data(model, q, v)
     return out[:3], out[3:6]
@@ -113,7 +122,7 @@ def _momentum_data(model, q, v):
     return out
 
 
-def configuration_rate(model, q, v):
+def configuration_rate(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
     """q̇ (..., nq) from v: equal to v for scalar joints; quaternion and free/planar position rates otherwise."""
     cm = model._compiled or model.compile()
     q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
@@ -124,7 +133,7 @@ def configuration_rate(model, q, v):
     return qdot
 
 
-def integrate(model, q, v, dt=1.0):
+def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.ndarray:
     """The configuration reached from q moving at constant velocity v for dt [s] (q ⊕ v·dt).
 
     Quaternion-correct: rotations are composed with exp(ω dt) and stay unit; free and planar joints follow
@@ -144,7 +153,7 @@ def integrate(model, q, v, dt=1.0):
     return q_out
 
 
-def normalize(model, q):
+def normalize(model: Model, q: ArrayLike) -> np.ndarray:
     """q with every quaternion (Spherical and Free joints) scaled to unit length (without overflow; ValueError
     naming the joint of a zero quaternion)."""
     cm = model._compiled or model.compile()

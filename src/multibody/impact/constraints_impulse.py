@@ -32,8 +32,10 @@ cradle (the impulse travels through the row of balls), whereas the simultaneous 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
@@ -41,6 +43,11 @@ from ..dynamics.kinematics import jacobian
 from ..constraints.types import _perpendicular_pair
 from ..errors import ModelError, SimulationError
 from .impulse import as_impulse_list, generalized_impulse, solve_mass
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..model import Model
 
 LAWS = ("newton", "poisson")
 METHODS = ("simultaneous", "sequential")
@@ -268,8 +275,9 @@ def _sequential(problem, u0, u_minus, law, tol, max_iter):
     raise SimulationError(f"impact solver: sequential impacts did not settle in {max_iter} pairwise impacts")
 
 
-def resolve_impact(model, q, v, constraints, impulses=None, law="newton", method="simultaneous",
-                   rest_velocity=0.0, tol=1e-13, max_iter=10000):
+def resolve_impact(model: Model, q: ArrayLike, v: ArrayLike, constraints: Sequence[LockJoint | FixPoint | Contact],
+                   impulses: Sequence[tuple[str, ArrayLike, ArrayLike]] | None = None, law: str = "newton", method: str = "simultaneous",
+                   rest_velocity: float = 0.0, tol: float = 1e-13, max_iter: int = 10000) -> ImpactResult:
     """Velocity just after impulsive constraints (and optional external impulses) by Gauss's principle.
 
     Parameters

@@ -23,7 +23,10 @@ Pair properties follow the contact module: friction μ = √(μ_A μ_B), restitu
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..constraints.forward import forward_dynamics
 from ..constraints.limits import LimitStops, joint_limits
@@ -34,6 +37,10 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..simulate.simulate import Event, simulate
 from ..simulate.trajectory import ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..simulate.trajectory import Trajectory
 
 
 class Collisions:
@@ -177,9 +184,11 @@ class Collisions:
     dynamics.handles_joint_limits = True  # simulate() adds no limit events of its own
 
 
-def simulate_impacts(model, q0=None, v0=None, t_end=1.0, *, law="newton", method="sequential", rest_velocity=1e-3,
-                     contact_tolerance=1e-9, release_distance=1e-6, stabilization=(20.0, 20.0), rtol=1e-10,
-                     atol=1e-12, **options):
+def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
+                     law: str = "newton", method: str = "sequential", rest_velocity: float = 1e-3,
+                     contact_tolerance: float = 1e-9, release_distance: float = 1e-6,
+                     stabilization: tuple[float, float] = (20.0, 20.0), rtol: float = 1e-10, atol: float = 1e-12,
+                     **options: Any) -> Trajectory:
     """Simulate with collisions between the model's contact shapes (event-driven, impulsive impacts).
 
     Parameters

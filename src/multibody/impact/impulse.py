@@ -15,14 +15,21 @@ The kinetic energy changes by ΔK = ½ v⁺ᵀ M v⁺ − ½ v⁻ᵀ M v⁻ = v�
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
 from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..model import Model
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,8 @@ def solve_mass(M, rhs):
         raise ModelError("mass matrix is not positive definite (massless or degenerate chain)") from None
 
 
-def impulse_response(model, q, v, body, point=None, impulse=None):
+def impulse_response(model: Model, q: ArrayLike, v: ArrayLike, body: str | Sequence[tuple[str, ArrayLike, ArrayLike]],
+                     point: ArrayLike | None = None, impulse: ArrayLike | None = None) -> ImpulseResponse:
     """Velocity jump under point impulses: M(q) Δv = B (document 002, eq. 3.37), with the kinetic energy change.
 
     Parameters
@@ -120,7 +128,8 @@ def impulse_response(model, q, v, body, point=None, impulse=None):
     return ImpulseResponse(v_plus, dv, B, 0.5 * v @ M @ v, 0.5 * v_plus @ M @ v_plus)
 
 
-def apply_impulse(model, q, v, body, point=None, impulse=None):
+def apply_impulse(model: Model, q: ArrayLike, v: ArrayLike, body: str | Sequence[tuple[str, ArrayLike, ArrayLike]],
+                  point: ArrayLike | None = None, impulse: ArrayLike | None = None) -> np.ndarray:
     """The velocity v⁺ (nv,) just after point impulses; see :func:`impulse_response` for the arguments and for
     the kinetic energy change.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import os
 import reprlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -345,7 +346,7 @@ def file_from_dict(data, source="<dict>"):
     return ModelFile(model, q0, v0, simulation, source)
 
 
-def read_model_file(path: str | Path) -> ModelFile:
+def read_model_file(path: str | os.PathLike) -> ModelFile:
     """Read a YAML model file, a URDF file (by its .urdf suffix, or .xml with a <robot> root) or an MJCF file
     (.xml with a <mujoco> root; its initial state is MuJoCo's qpos0) into a :class:`ModelFile`.
 
@@ -498,7 +499,7 @@ def example_path(name):
     raise ModelError(f"{name}: no such model file or bundled example (examples: {', '.join(known)})")
 
 
-def load(path):
+def load(path: str | os.PathLike) -> Model:
     """The :class:`Model` described by a YAML model file (or a URDF or MJCF file). Its initial state and
     simulation settings are available through :func:`read_model_file`."""
     return read_model_file(path).model

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from ..spatial import _as_vector3, is_symbolic, real_array, skew
@@ -31,7 +32,8 @@ class Body(ModelPart):
         requires a finite symmetric matrix (a model whose mass matrix is still positive definite can run).
     """
 
-    def __init__(self, name, mass=1.0, com=(0.0, 0.0, 0.0), inertia=None, check_inertia="physical"):
+    def __init__(self, name: str, mass: float = 1.0, com: ArrayLike = (0.0, 0.0, 0.0), inertia: ArrayLike | None = None,
+                 check_inertia: str = "physical") -> None:
         if not isinstance(name, str) or not name:
             raise ModelError(f"body name must be a non-empty string, got {name!r}")
         if name == "world":
@@ -56,11 +58,11 @@ class Body(ModelPart):
             raise ModelError(f"body '{name}': com must be below {LARGEST:g} m in magnitude, got {self.com.tolist()}")
 
     @property
-    def massless(self):
+    def massless(self) -> bool:
         """True for a body with zero mass and zero inertia (a frame moved by a joint)."""
         return not self.symbolic and self.mass == 0.0 and not np.any(self.inertia)
 
-    def spatial_inertia(self):
+    def spatial_inertia(self) -> np.ndarray:
         """6×6 spatial inertia about the body-frame origin, body axes, ``[angular; linear]`` (RBDA eq. 2.63)."""
         m, c, Ic = self.mass, self.com, self.inertia
         C = skew(c)
@@ -71,7 +73,7 @@ class Body(ModelPart):
         I6[3:, 3:] = m * np.eye(3)
         return I6
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Body({self.name!r}, mass={self.mass}, com={list(self.com)})"
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from ..spatial import _as_vector3, unit
@@ -56,7 +57,7 @@ class JointLimits:
     effort: float = np.inf
     velocity: float = np.inf
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for field in ("lower", "upper", "effort", "velocity"):
             value = getattr(self, field)
             try:
@@ -86,7 +87,7 @@ class Joint(ModelPart):
     nq = 0
     nv = 0
 
-    def __init__(self, name=None, limits=None, armature=0.0):
+    def __init__(self, name: str | None = None, limits: JointLimits | None = None, armature: ArrayLike = 0.0) -> None:
         self.name = name
         self.axis = np.array([0.0, 0.0, 1.0])
         if limits is not None and not isinstance(limits, JointLimits):
@@ -97,12 +98,12 @@ class Joint(ModelPart):
         self.armature = armature
 
     @property
-    def armature(self):
+    def armature(self) -> np.ndarray:
         """Reflected rotor inertia per joint velocity, an array of nv non-negative numbers."""
         return self._armature
 
     @armature.setter
-    def armature(self, value):
+    def armature(self, value: ArrayLike) -> None:
         try:
             values = np.broadcast_to(np.asarray(value, dtype=float), (self.nv,)).copy()
         except (TypeError, ValueError):
@@ -112,15 +113,15 @@ class Joint(ModelPart):
             raise ModelError(f"joint {self.name!r}: armature must be finite and non-negative, got {value!r}")
         self._armature = values
 
-    def neutral(self):
+    def neutral(self) -> np.ndarray:
         """The joint's zero configuration (identity quaternion for rotations)."""
         return np.zeros(self.nq)
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         """S (6 × nv) in child axes, ``[angular; linear]``."""
         return np.zeros((6, self.nv))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         extra = f"axis={self.axis.tolist()}" if self.code in (REVOLUTE, PRISMATIC, CYLINDRICAL) else ""
         name = f"name={self.name!r}" if self.name else ""
         return f"{type(self).__name__}({', '.join(x for x in (extra, name) if x)})"
@@ -131,11 +132,12 @@ class Revolute(Joint):
 
     code, nq, nv = REVOLUTE, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None, armature=0.0):
+    def __init__(self, axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None, limits: JointLimits | None = None,
+                 armature: ArrayLike = 0.0) -> None:
         super().__init__(name, limits, armature)
         self.axis = _unit_axis(axis, "Revolute")
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         return np.concatenate([self.axis, np.zeros(3)])[:, None]
 
 
@@ -144,11 +146,12 @@ class Prismatic(Joint):
 
     code, nq, nv = PRISMATIC, 1, 1
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, limits=None, armature=0.0):
+    def __init__(self, axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None, limits: JointLimits | None = None,
+                 armature: ArrayLike = 0.0) -> None:
         super().__init__(name, limits, armature)
         self.axis = _unit_axis(axis, "Prismatic")
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         return np.concatenate([np.zeros(3), self.axis])[:, None]
 
 
@@ -157,11 +160,11 @@ class Cylindrical(Joint):
 
     code, nq, nv = CYLINDRICAL, 2, 2
 
-    def __init__(self, axis=(0.0, 0.0, 1.0), name=None, armature=0.0):
+    def __init__(self, axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None, armature: ArrayLike = 0.0) -> None:
         super().__init__(name, armature=armature)
         self.axis = _unit_axis(axis, "Cylindrical")
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         S = np.zeros((6, 2))
         S[:3, 0] = self.axis
         S[3:, 1] = self.axis
@@ -173,10 +176,10 @@ class Spherical(Joint):
 
     code, nq, nv = SPHERICAL, 4, 3
 
-    def neutral(self):
+    def neutral(self) -> np.ndarray:
         return np.array([1.0, 0.0, 0.0, 0.0])
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         return np.vstack([np.eye(3), np.zeros((3, 3))])
 
 
@@ -185,7 +188,7 @@ class Planar(Joint):
 
     code, nq, nv = PLANAR, 3, 3
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         S = np.zeros((6, 3))
         S[3, 0] = S[4, 1] = S[2, 2] = 1.0
         return S
@@ -196,10 +199,10 @@ class Free(Joint):
 
     code, nq, nv = FREE, 7, 6
 
-    def neutral(self):
+    def neutral(self) -> np.ndarray:
         return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
-    def motion_subspace(self):
+    def motion_subspace(self) -> np.ndarray:
         return np.eye(6)
 
 

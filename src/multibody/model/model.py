@@ -7,14 +7,24 @@ rebuilt after any change.
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from ..spatial import Transform, _as_vector3
 from .body import Body
 from .joints import Joint, Revolute
+
+if TYPE_CHECKING:
+    from ..constraints.geometry import Geometry, Shape
+    from ..constraints.types import Constraint
+
+_Element = TypeVar("_Element")
 
 
 def _read_only(array):
@@ -62,7 +72,7 @@ class Model:
     (1, 1)
     """
 
-    def __init__(self, name="model", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "model", gravity: ArrayLike = (0.0, 0.0, -9.81)) -> None:
         self.name = str(name)
         self._gravity = _read_only(_as_vector3(gravity, f"model '{name}': gravity"))
         self.bodies: list[Body] = []
@@ -75,23 +85,24 @@ class Model:
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
         self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
-        self._compiled = None
+        self._compiled: CompiledModel | None = None
 
     @property
-    def gravity(self):
+    def gravity(self) -> np.ndarray:
         """Gravitational acceleration in world axes (3,) [m/s²], read-only: assigning a new vector recompiles the
         model (an edit in place would leave the compiled model stale, so it is refused)."""
         return self._gravity
 
     @gravity.setter
-    def gravity(self, value):
+    def gravity(self, value: ArrayLike) -> None:
         self._gravity = _read_only(_as_vector3(value, f"model '{self.name}': gravity"))
         self._compiled = None
 
     # ----------------------------------------------------------------------------------------
     # Building
     # ----------------------------------------------------------------------------------------
-    def add(self, body, parent="world", joint=None, placement=None):
+    def add(self, body: Body, parent: str | Body | None = "world", joint: Joint | None = None,
+            placement: Transform | None = None) -> Body:
         """Attach ``body`` to ``parent`` (a body name or "world") through ``joint``.
 
         ``placement`` (a :class:`Transform`, default identity) is the pose of the joint frame in the parent
@@ -128,7 +139,7 @@ class Model:
         self._compiled = None
         return body
 
-    def add_frame(self, name, body, placement=None):
+    def add_frame(self, name: str, body: str | int | Body, placement: Transform | None = None) -> None:
         """Name a frame fixed in ``body`` (or in the world: ``"world"``) at ``placement`` (its pose in the body
         frame). Frames can be used wherever a body name is taken (poses, Jacobians, impulses, constraints)."""
         if not isinstance(name, str) or not name:
@@ -140,7 +151,7 @@ class Model:
             raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
         self.frames[name] = (-1 if body == "world" else self.body_index(body), placement)
 
-    def add_constraint(self, constraint):
+    def add_constraint(self, constraint: Constraint) -> Constraint:
         """Add a constraint (``mb.Connect``, ``mb.Weld``, ``mb.Align``, ``mb.PointOnPlane``, ``mb.RollingDisk``,
         ``mb.RollingSphere``, ``mb.KnifeEdge``, ``mb.Holonomic``, ``mb.Nonholonomic``); its body names must exist.
         Returns the constraint."""
@@ -153,7 +164,7 @@ class Model:
         self._compiled = None
         return constraint
 
-    def enforce_joint_limits(self, joints=None):
+    def enforce_joint_limits(self, joints: Iterable[str] | None = None) -> list[Constraint]:
         """Add a unilateral :class:`~multibody.JointLimit` for each joint with a finite bound in its ``limits``
         (or for the joints named in ``joints``), so that ``simulate`` and ``forward_dynamics`` keep the joints in
         range. Returns the constraints added."""
@@ -162,7 +173,8 @@ class Model:
             j.name for j in self.joints if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
         return [self.add_constraint(JointLimit(name)) for name in names]
 
-    def add_geometry(self, body, shape, friction=0.5, restitution=0.0, placement=None, name=None):
+    def add_geometry(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
+                     placement: Transform | None = None, name: str | None = None) -> Geometry:
         """Attach a contact shape (``mb.Sphere``, ``mb.Box``, ``mb.Capsule``, ``mb.Plane``) to ``body`` (or
         "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
         ``restitution`` in [0, 1]. Returns the :class:`~multibody.constraints.geometry.Geometry`."""
@@ -175,7 +187,7 @@ class Model:
         self._compiled = None
         return geometry
 
-    def add_force(self, element):
+    def add_force(self, element: _Element) -> _Element:
         """Add a force element (:class:`multibody.Spring`, :class:`multibody.JointSpring`); it acts in every
         simulation and its elastic energy counts in the trajectory's energy. Returns the element."""
         if not (hasattr(element, "generalized_force") and hasattr(element, "check")):
@@ -185,7 +197,7 @@ class Model:
         self.forces.append(element)
         return element
 
-    def locate(self, name, point=(0.0, 0.0, 0.0)):
+    def locate(self, name: str | int | Body, point: ArrayLike = (0.0, 0.0, 0.0)) -> tuple[int, np.ndarray, np.ndarray]:
         """Resolve a body or frame name and a point in that frame to (body index, point in body frame,
         rotation frame → body); the index is −1 for a frame fixed in the world (point and rotation in world axes)."""
         point = _as_vector3(point, f"point on '{name}'")
@@ -209,30 +221,30 @@ class Model:
     # Sizes and lookups
     # ----------------------------------------------------------------------------------------
     @property
-    def nbodies(self):
+    def nbodies(self) -> int:
         return len(self.bodies)
 
     @property
-    def nq(self):
+    def nq(self) -> int:
         """Size of the configuration vector q."""
         return sum(j.nq for j in self.joints)
 
     @property
-    def nv(self):
+    def nv(self) -> int:
         """Size of the velocity vector v (number of degrees of freedom)."""
         return sum(j.nv for j in self.joints)
 
     @property
-    def symbolic(self):
+    def symbolic(self) -> bool:
         """True if any body parameter or placement is a sympy expression."""
         from ..spatial import is_symbolic
         return any(b.symbolic for b in self.bodies) or any(is_symbolic(pl.translation) for pl in self.placements)
 
-    def neutral(self):
+    def neutral(self) -> np.ndarray:
         """The zero configuration: zero joint variables, identity quaternions."""
         return np.concatenate([j.neutral() for j in self.joints]) if self.joints else np.zeros(0)
 
-    def random_configuration(self, seed=None):
+    def random_configuration(self, seed: int | np.random.Generator | None = None) -> np.ndarray:
         """A random configuration: one-dof joints uniform within their limits (within ±π or ±1 m where a limit is
         missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere. ``seed`` as for
         ``numpy.random.default_rng``."""
@@ -253,7 +265,7 @@ class Model:
                 parts.append(rng.uniform(-1.0, 1.0, joint.nq))
         return np.concatenate(parts) if parts else np.zeros(0)
 
-    def body_index(self, name):
+    def body_index(self, name: str | int | Body) -> int:
         """Index of a body by name (or pass-through for an int index)."""
         if isinstance(name, (int, np.integer)) and 0 <= name < len(self.bodies):
             return int(name)
@@ -266,10 +278,10 @@ class Model:
             raise ModelError(
                 f"model '{self.name}': unknown body or frame {name!r} (known: {', '.join(names) or 'none'})") from None
 
-    def body(self, name):
+    def body(self, name: str | int | Body) -> Body:
         return self.bodies[self.body_index(name)]
 
-    def joint_index(self, name):
+    def joint_index(self, name: str) -> int:
         """Index (equal to its child body's index) of a joint by name."""
         try:
             return self._joint_index[name]
@@ -278,7 +290,7 @@ class Model:
                 f"model '{self.name}': unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})"
             ) from None
 
-    def one_dof_joint(self, name, owner):
+    def one_dof_joint(self, name: str | int | Body, owner: str) -> tuple[Joint, int, int]:
         """(joint, q index, v index) of the revolute or prismatic joint ``name`` (joint or child-body name), for
         the elements that act on one joint coordinate (joint springs, friction, mimic, limits); ModelError naming
         ``owner``, the joint and the problem otherwise."""
@@ -296,28 +308,28 @@ class Model:
                              "one-dof (revolute or prismatic) joints are allowed")
         return joint, sum(j.nq for j in self.joints[:index]), sum(j.nv for j in self.joints[:index])
 
-    def q_slice(self, name):
+    def q_slice(self, name: str) -> slice:
         """Slice of q belonging to a joint (by joint or child-body name)."""
         i = self._joint_index.get(name, None)
         i = self.body_index(name) if i is None else i
         start = sum(j.nq for j in self.joints[:i])
         return slice(start, start + self.joints[i].nq)
 
-    def v_slice(self, name):
+    def v_slice(self, name: str) -> slice:
         """Slice of v belonging to a joint (by joint or child-body name)."""
         i = self._joint_index.get(name, None)
         i = self.body_index(name) if i is None else i
         start = sum(j.nv for j in self.joints[:i])
         return slice(start, start + self.joints[i].nv)
 
-    def total_mass(self):
+    def total_mass(self) -> float:
         return float(sum(b.mass for b in self.bodies))
 
-    def describe_q(self, index):
+    def describe_q(self, index: int) -> str:
         """Human-readable name of entry ``index`` of q, e.g. "q[3] (joint 'elbow', body 'forearm')"."""
         return self._describe(index, "q", lambda j: j.nq)
 
-    def describe_v(self, index):
+    def describe_v(self, index: int) -> str:
         return self._describe(index, "v", lambda j: j.nv)
 
     def _describe(self, index, vector, size):
@@ -331,7 +343,7 @@ class Model:
     # ----------------------------------------------------------------------------------------
     # Compilation to flat arrays
     # ----------------------------------------------------------------------------------------
-    def compile(self):
+    def compile(self) -> CompiledModel:
         """The flat numeric form used by the compiled core (cached until the model changes)."""
         if self._compiled is not None:
             return self._compiled
@@ -386,14 +398,15 @@ class Model:
             f"{moments[-1]:.3g}): nothing with mass moves along the joints {', '.join(map(repr, joints))}; give the "
             f"bodies these joints move mass or inertia, or fix the joints")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
 
     # ----------------------------------------------------------------------------------------
     # Builders
     # ----------------------------------------------------------------------------------------
     @classmethod
-    def chain(cls, n, axes="xyz", length=0.3, mass=1.0, gravity=(0.0, 0.0, -9.81), name=None):
+    def chain(cls, n: int, axes: str = "xyz", length: float = 0.3, mass: float = 1.0,
+              gravity: ArrayLike = (0.0, 0.0, -9.81), name: str | None = None) -> Model:
         """An n-link serial chain of revolute joints, joint k about ``axes[k % len(axes)]``.
 
         Each link is a uniform rod of ``length`` [m] and ``mass`` [kg] along its x axis; the next joint sits at
@@ -415,7 +428,8 @@ class Model:
         return model
 
     @classmethod
-    def from_dh(cls, rows, gravity=(0.0, 0.0, -9.81), name="dh_chain"):
+    def from_dh(cls, rows: Sequence[Mapping[str, Any]], gravity: ArrayLike = (0.0, 0.0, -9.81),
+                name: str = "dh_chain") -> Model:
         """A serial chain from standard Denavit–Hartenberg rows (source document 002, eq. 3.3).
 
         See :func:`multibody.model.dh.model_from_dh`.
@@ -424,8 +438,9 @@ class Model:
         return model_from_dh(rows, gravity=gravity, name=name, model_class=cls)
 
     @classmethod
-    def from_urdf(cls, path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
-                  check_inertia="semidefinite", joint_limits=False):
+    def from_urdf(cls, path_or_xml: str | os.PathLike, gravity: ArrayLike = (0.0, 0.0, -9.81),
+                  floating_base: bool = False, fuse_fixed: bool = True, check_inertia: str = "semidefinite",
+                  joint_limits: bool = False) -> Model:
         """A tree from a URDF file path or XML string: links visited depth first in file order (the order of q),
         fixed joints welded into their parent body (their links become frames) unless ``fuse_fixed=False``,
         massless links as frames or massless bodies, a Free root joint with ``floating_base=True``, joint
@@ -439,7 +454,7 @@ class Model:
         return model
 
     @classmethod
-    def from_mjcf(cls, path_or_xml, name=None, joint_limits=False):
+    def from_mjcf(cls, path_or_xml: str | os.PathLike, name: str | None = None, joint_limits: bool = False) -> Model:
         """A tree from an MJCF (MuJoCo XML) file path or XML string: bodies, joints (q is MuJoCo's qpos), inertials,
         armature, springs and dampers, gravity, connect and weld equalities, contact geoms; joint ranges are
         stored and, with ``joint_limits=True``, enforced (:meth:`enforce_joint_limits`). See

@@ -7,7 +7,10 @@ entries.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg, optimize
 
 from ..dynamics import aba, body_pose, crba, generalized_gravity, integrate, jacobian, rnea
@@ -17,8 +20,12 @@ from ..model.joints import FREE, SPHERICAL
 from ..spatial import rotation_to_quat
 from .forces import elements_force
 
+if TYPE_CHECKING:
+    from ..model import Model
+    from .trajectory import Trajectory
 
-def inverse_dynamics(trajectory):
+
+def inverse_dynamics(trajectory: Trajectory) -> np.ndarray:
     """Generalized forces (T, nv) that produce the trajectory's motion besides its force elements:
     τ = M(q) a + c(q, v) − Q(q, v), by the RNEA at every sample."""
     model = trajectory.model
@@ -31,7 +38,8 @@ def _static_residual(model, q, tau):
     return generalized_gravity(model, q) - elements_force(model, q, np.zeros(model.nv)) - tau
 
 
-def static_equilibrium(model, q_guess=None, torque=None, tol=1e-10):
+def static_equilibrium(model: Model, q_guess: ArrayLike | None = None, torque: ArrayLike | None = None,
+                       tol: float = 1e-10) -> np.ndarray:
     """A configuration q near ``q_guess`` where the model rests: g(q) = Q(q, 0) + τ (Kane's statics
     equations F_r = 0, source document 000). ``torque`` (nv,) is a constant applied generalized force.
 
@@ -60,7 +68,8 @@ def _jacobian_fd(function, size, eps):
     return np.array(columns).T
 
 
-def linearize(model, q, v=None, torque=None, eps=1e-6, *, bases=False):
+def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: ArrayLike | None = None,
+              eps: float = 1e-6, *, bases: bool = False) -> tuple[np.ndarray, ...]:
     """State-space matrices of ẋ ≈ A x + B u about (q, v, τ), with u = δτ.
 
     Without constraints x = [δ; δv] (2 nv): δ (nv,) are local coordinates about q, q = q* ⊕ δ (δ̇ = δv exactly
@@ -191,7 +200,8 @@ def _linearize_constrained(model, q, v, tau, eps, bases):
     return A, B
 
 
-def natural_frequencies(model, q, eps=1e-6, tol=1e-8):
+def natural_frequencies(model: Model, q: ArrayLike, eps: float = 1e-6,
+                        tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
     """Undamped natural frequencies ω [rad/s] (ascending) and mass-normalized mode shapes (nv, nv, columns)
     about a static equilibrium q: K φ = ω² M φ with M = M(q) and stiffness K = ∂(g − Q)/∂δ.
 
@@ -223,8 +233,9 @@ def _rotation_error(R_target, R):
     return np.zeros(3) if sine < 1e-15 else angle / sine * np.array([x, y, z])
 
 
-def inverse_kinematics(model, name, position=None, rotation=None, q0=None, point=(0.0, 0.0, 0.0), damping=1e-3,
-                       tol=1e-10, max_iter=500):
+def inverse_kinematics(model: Model, name: str, position: ArrayLike | None = None, rotation: ArrayLike | None = None,
+                       q0: ArrayLike | None = None, point: ArrayLike = (0.0, 0.0, 0.0), damping: float = 1e-3,
+                       tol: float = 1e-10, max_iter: int = 500) -> np.ndarray:
     """A configuration placing ``point`` of body/frame ``name`` at ``position`` (world, [m]) and/or the
     frame's axes at ``rotation`` (3×3, frame → world), by damped least squares (Levenberg–Marquardt):
     δ = Jᵀ (J Jᵀ + λ² I)⁻¹ e, q ← q ⊕ δ, with e the position and rotation-vector errors.

@@ -11,9 +11,10 @@ far, events can reset the state and restart (impacts), and a progress bar can fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
 from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
@@ -23,6 +24,11 @@ from ..model.joints import FREE, SPHERICAL
 from .forces import elements_force
 from .progress import Progress
 from .trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from ..model import Model
 
 METHODS = {"RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
@@ -148,9 +154,14 @@ def _normalizer(model):
     return normalized
 
 
-def simulate(model, q0=None, v0=None, t_end=1.0, *, t_start=0.0, method="DOP853", rtol=1e-8, atol=1e-10,
-             max_step=np.inf, t_eval=None, samples=None, torque=None, f_ext=None, events=(), dynamics=None,
-             progress=None, compiled=True):
+def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
+             t_start: float = 0.0, method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10,
+             max_step: float = np.inf, t_eval: ArrayLike | None = None, samples: int | None = None,
+             torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
+             f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
+             events: Iterable[Event | Callable[[float, np.ndarray, np.ndarray], float]] = (),
+             dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
+             progress: bool | None = None, compiled: bool = True) -> Trajectory:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters

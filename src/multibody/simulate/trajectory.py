@@ -5,12 +5,22 @@ import json
 import math
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..dynamics import energy as _energy
 from ..errors import ModelError
 from .forces import elastic_energy
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    import pandas
+    from matplotlib.figure import Figure
+
+    from ..model import Model
 
 _ENERGY_KINDS = ("total", "kinetic", "potential", "gravity", "elastic")
 
@@ -49,7 +59,9 @@ class Trajectory:
     impacts : list of :class:`ImpactRecord` (collisions of :func:`multibody.simulate_impacts`, else empty).
     """
 
-    def __init__(self, model, t, q, v, a=None, tau=None, events=(), info=None, impacts=()):
+    def __init__(self, model: Model, t: ArrayLike, q: ArrayLike, v: ArrayLike, a: ArrayLike | None = None,
+                 tau: ArrayLike | None = None, events: Iterable[tuple[str, float]] = (),
+                 info: Mapping[str, Any] | None = None, impacts: Iterable[ImpactRecord] = ()) -> None:
         self.model = model
         self.t = np.asarray(t, dtype=float)
         count = self.t.shape[0]
@@ -61,17 +73,17 @@ class Trajectory:
         self.info = dict(info or {})
         self.impacts = list(impacts)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.t.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         span = f"t = {self.t[0]:g} … {self.t[-1]:g} s" if len(self) else "empty"
         return f"Trajectory({self.model.name!r}, {len(self)} samples, {span}, {len(self.events)} events)"
 
     # ------------------------------------------------------------------------------------------
     # Derived quantities
     # ------------------------------------------------------------------------------------------
-    def energy(self, kind="total"):
+    def energy(self, kind: str = "total") -> np.ndarray:
         """Energy (T,) [J]: "kinetic", "gravity" (potential of gravity), "elastic" (force elements),
         "potential" (gravity + elastic) or "total" (kinetic + potential)."""
         if kind not in _ENERGY_KINDS:
@@ -83,7 +95,7 @@ class Trajectory:
         return {"kinetic": kinetic, "gravity": gravity, "elastic": elastic, "potential": gravity + elastic,
                 "total": kinetic + gravity + elastic}[kind]
 
-    def constraint_errors(self):
+    def constraint_errors(self) -> np.ndarray:
         """Constraint violation (T, 2) per sample: max|φ(q)| (positions) and max|J v − b| (velocities), from
         :func:`multibody.constraints.assembly.constraint_drift`; shape (T, 0) for a model without constraints."""
         if not getattr(self.model, "constraints", None):
@@ -91,7 +103,7 @@ class Trajectory:
         from ..constraints.assembly import constraint_drift
         return np.array([constraint_drift(self.model, q, v) for q, v in zip(self.q, self.v)]).reshape(len(self), 2)
 
-    def columns(self):
+    def columns(self) -> list[str]:
         """Column names of :meth:`to_dataframe`: t, q[i] and v[i] labelled by joint, a[i], tau[i], energies."""
         return (["t"] + [coordinate_label(self.model, "q", i) for i in range(self.model.nq)]
                 + [coordinate_label(self.model, "v", i) for i in range(self.model.nv)]
@@ -99,7 +111,7 @@ class Trajectory:
                 + [coordinate_label(self.model, "tau", i) for i in range(self.model.nv)]
                 + ["kinetic_energy", "potential_energy", "energy"])
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pandas.DataFrame:
         """A pandas DataFrame with one row per sample (see :meth:`columns`)."""
         try:
             import pandas as pd
@@ -109,7 +121,7 @@ class Trajectory:
         data = np.column_stack([self.t, self.q, self.v, self.a, self.tau, kinetic, potential, kinetic + potential])
         return pd.DataFrame(data, columns=self.columns())
 
-    def impacts_dataframe(self):
+    def impacts_dataframe(self) -> pandas.DataFrame:
         """A pandas DataFrame with one row per contact of each impact: impact (its index), time, shape_a,
         shape_b, body_a, body_b ("world" for the world), point_x/y/z, normal_x/y/z, impulse_x/y/z (on A, world
         axes [N·s]), approach (normal velocity before [m/s]), kinetic_energy_before, kinetic_energy_after [J]."""
@@ -135,7 +147,7 @@ class Trajectory:
     # ------------------------------------------------------------------------------------------
     # Files
     # ------------------------------------------------------------------------------------------
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> str | os.PathLike:
         """Write a .npz file holding the arrays, the events, the impacts (:func:`impacts_to_arrays`), the solver
         info and the model description.
 
@@ -185,13 +197,14 @@ class Trajectory:
     # ------------------------------------------------------------------------------------------
     # Pictures
     # ------------------------------------------------------------------------------------------
-    def plot(self, what=("q", "v", "energy"), path=None, **options):
+    def plot(self, what: Sequence[str] = ("q", "v", "energy"), path: str | os.PathLike | None = None,
+             **options: Any) -> Figure:
         """Matplotlib figure of the chosen panels ("q", "v", "a", "tau", "energy", "constraints");
         saved to ``path`` if given. See :func:`multibody.viz.plot_trajectory`."""
         from ..viz.plots import plot_trajectory
         return plot_trajectory(self, what=what, path=path, **options)
 
-    def animate(self, path="animation.html", **options):
+    def animate(self, path: str | os.PathLike = "animation.html", **options: Any) -> str | os.PathLike:
         """Write a self-contained HTML page with a 3D animation (play/pause, time slider).
         See :func:`multibody.viz.animate`."""
         from ..viz.animation import animate

@@ -10,11 +10,16 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import sympy as sp
 from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 _PHI = {"revolute": sp.Matrix([[0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]),
         "prismatic": sp.Matrix([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])}
@@ -35,7 +40,8 @@ def pseudo_inertia(mass, com, inertia):
     return sp.Matrix(sp.BlockMatrix([[second, mass * c], [mass * c.T, sp.Matrix([[mass]])]]))
 
 
-def lagrange_dh(rows, gravity=(0, 0, -sp.Symbol("g"))):
+def lagrange_dh(rows: Sequence[Mapping[str, Any]],
+                gravity: Sequence[sp.Expr | float] = (0, 0, -sp.Symbol("g"))) -> EquationsOfMotion:
     """Lagrange's equations of a DH chain by the matrix method; coordinates q_0(t).., speeds u_0(t).. = q̇
     (the same form as :func:`.equations_of_motion`).
 

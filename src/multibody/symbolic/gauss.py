@@ -10,10 +10,18 @@ M' = Jᵀ M J, g' = Jᵀ (M J̇ q̇' + H), Q' = Jᵀ Q with J = ∂X/∂q'.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import sympy as sp
 
 from .eom import TIME, EquationsOfMotion
 from .motion import Speeds, active_forces, body_motion, cross
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sympy.physics.mechanics import Particle, RigidBody
+    from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 
 def gauss_function(motions, F, udot):
@@ -35,8 +43,10 @@ def minimized(G, udot):
     return X, Y
 
 
-def gauss(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=None, dependent_speeds=(),
-          velocity_constraints=(), inputs=(), simplify=True):
+def gauss(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kinematic_equations: Sequence[sp.Expr | sp.Equality],
+          bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
+          potential_energy: sp.Expr | None = None, dependent_speeds: Sequence[sp.Expr] = (), velocity_constraints: Sequence[sp.Expr] = (),
+          inputs: Sequence[sp.Expr] = (), simplify: bool = True) -> EquationsOfMotion:
     """Equations of motion as the minimizer of the Gauss function; same arguments as :func:`.kane`.
 
     Returns an EquationsOfMotion with ``gauss_function`` G(u̇) = ½u̇ᵀXu̇ − Yᵀu̇ (expanded only if ``simplify``)
@@ -64,7 +74,9 @@ def gauss(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=N
         gauss_function=quadratic)
 
 
-def transfer(mass_matrix, bias, forces, positions, q, simplify=True):
+def transfer(mass_matrix: sp.MatrixBase | Sequence[Any], bias: sp.MatrixBase | Sequence[Any],
+             forces: sp.MatrixBase | Sequence[Any], positions: Sequence[sp.Expr], q: Sequence[sp.Expr],
+             simplify: bool = True) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """Move Gauss's function to new coordinates q' through the Jacobian alone (document 003, eqs. 10–11).
 
     Parameters

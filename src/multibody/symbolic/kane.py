@@ -14,6 +14,7 @@ values), and u̇_dep = A u̇_ind + C from the differentiated constraints. No mul
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 from sympy.physics.mechanics import RigidBody
@@ -23,6 +24,12 @@ from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
 from .linsolve import random_values
 from .motion import Speeds, active_forces, body_motion, cross, inertia_terms
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sympy.physics.mechanics import Particle
+    from sympy.physics.vector import Point, ReferenceFrame
 
 
 @dataclass(frozen=True)
@@ -42,9 +49,11 @@ class Gyrostat:
     spin: sp.Expr
 
 
-def kane(frame, q, u, kinematic_equations, bodies, loads=(), potential_energy=None, dependent_speeds=(),
-         velocity_constraints=(), gyrostats=(), inputs=(), simplify=True, dependent_coordinates=(),
-         configuration_constraints=()):
+def kane(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kinematic_equations: Sequence[sp.Expr | sp.Equality],
+         bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
+         potential_energy: sp.Expr | None = None, dependent_speeds: Sequence[sp.Expr] = (), velocity_constraints: Sequence[sp.Expr] = (),
+         gyrostats: Sequence[Gyrostat] = (), inputs: Sequence[sp.Expr] = (), simplify: bool = True,
+         dependent_coordinates: Sequence[sp.Expr] = (), configuration_constraints: Sequence[sp.Expr] = ()) -> EquationsOfMotion:
     """Kane's equations of a system of rigid bodies and particles moving in the inertial ``frame``.
 
     Parameters

@@ -9,7 +9,7 @@ B q̈ = c.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy as sp
 from sympy.physics.mechanics import Particle, RigidBody
@@ -17,6 +17,11 @@ from sympy.physics.mechanics import Particle, RigidBody
 from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
 from .motion import load_velocity
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sympy.physics.vector import Point, ReferenceFrame, Vector
 
 
 def lagrange_equations(T, q, rates, Q, rate_of):
@@ -55,8 +60,10 @@ def generalized_forces(frame, q, loads, potential_energy=None):
     return Q
 
 
-def lagrange(frame, q, bodies, loads=(), potential_energy=None, holonomic_constraints=(),
-             nonholonomic_constraints=(), inputs=(), simplify=True, u=None):
+def lagrange(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
+             potential_energy: sp.Expr | None = None, holonomic_constraints: Sequence[sp.Expr] = (),
+             nonholonomic_constraints: Sequence[sp.Expr] = (), inputs: Sequence[sp.Expr] = (), simplify: bool = True,
+             u: Sequence[sp.Expr] | None = None) -> EquationsOfMotion:
     """Lagrange's equations of RigidBody / Particle objects whose velocities are defined in terms of q̇.
 
     ``holonomic_constraints``: expressions f(q, t) (= 0); ``nonholonomic_constraints``: expressions
@@ -113,7 +120,8 @@ class Hamiltonian(NamedTuple):
     pdot: sp.Matrix
 
 
-def hamilton(frame, q, bodies, loads=(), potential_energy=None, simplify=True):
+def hamilton(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
+             potential_energy: sp.Expr | None = None, simplify: bool = True) -> Hamiltonian:
     """Hamilton's canonical equations (document 004) for T = ½ q̇ᵀ A q̇ + aᵀ q̇ + T₀.
 
     p = ∂L/∂q̇ = A q̇ + a is inverted for q̇ = A⁻¹ (p − a); the non-potential forces Q' (loads) stay on ṗ.

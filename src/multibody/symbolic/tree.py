@@ -15,6 +15,8 @@ Lagrange, Gauss) then assemble X u̇ = Y from these records.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import sympy as sp
 from sympy.physics.vector import dynamicsymbols
@@ -24,10 +26,14 @@ from ..model.joints import CYLINDRICAL, FIXED, FREE, PLANAR, PRISMATIC, REVOLUTE
 from .eom import TIME, EquationsOfMotion
 from .motion import BodyMotion, cross, inertia_terms
 
+if TYPE_CHECKING:
+    from ..model import Model
+
 METHODS = ("kane", "lagrange", "gauss")
 
 
-def equations_of_motion(model, method="kane", speeds="qdot", torques=False):
+def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot",
+                        torques: bool = False) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
     Parameters
@@ -222,7 +228,7 @@ def _skew(v):
     return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
-def symbolic_chain(n, axes="xyz"):
+def symbolic_chain(n: int, axes: str = "xyz") -> tuple[Model, dict[str, tuple[sp.Symbol, ...]]]:
     """The n-link 3D pendulum of :meth:`multibody.Model.chain` with symbolic parameters.
 
     Link k (k = 0..n−1) is a rod along its x axis with mass ``m_k``, length ``l_k``, mass center at l_k/2 and
