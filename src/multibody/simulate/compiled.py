@@ -42,7 +42,7 @@ from .forces import JointFriction, JointSpring
 METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
 DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
-OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED = 0, 1, 2, 3, 4
+OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED, GO_ON = 0, 1, 2, 3, 4, -1
 STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached",
           INTERRUPTED: "interrupted"}
 # stats entries: function evaluations, accepted steps, rejected steps, time reached [s].
@@ -146,6 +146,33 @@ def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, 
 
 
 @njit(cache=True)
+def stopped(stats, max_steps, h, t, nonfinite):
+    """The status that ends an adaptive run before its next step (asked to stop, out of steps, a step size below
+    round-off), or GO_ON."""
+    if stats[STOP] != 0.0:
+        return INTERRUPTED
+    if stats[STEPS] + stats[REJECTED] >= max_steps:
+        return MAX_STEPS
+    if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
+        return NONFINITE if nonfinite else UNDERFLOW
+    return GO_ON
+
+
+@njit(cache=True)
+def explicit_stages(arrays, tau, joint_forces, A, count, x, h, K, y, nq, tau_work, no_forces):
+    """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = 1 … count − 1, of an explicit Runge–Kutta step from x with
+    k_0 = K[0] given; y is left at the last stage's state."""
+    topology, params, gravity = arrays
+    for st in range(1, count):
+        for i in range(x.shape[0]):
+            acc = 0.0
+            for k in range(st):
+                acc += A[st, k] * K[k, i]
+            y[i] = x[i] + h * acc
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+
+
+@njit(cache=True)
 def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
     """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]).
 
@@ -178,20 +205,13 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         stats[NFEV] += 1
     err_old, rejected_last, nonfinite = 1e-4, False, False
     while True:
-        if stats[STEPS] + stats[REJECTED] >= max_steps or stats[STOP] != 0.0:
-            return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
-        if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
-            return (NONFINITE if nonfinite else UNDERFLOW), j
+        status = stopped(stats, max_steps, h, t, nonfinite)
+        if status != GO_ON:
+            return status, j
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
-        for st in range(1, 7):
-            for i in range(nx):
-                acc = 0.0
-                for k in range(st):
-                    acc += A5[st, k] * K[k, i]
-                y[i] = x[i] + h * acc
-            rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+        explicit_stages(arrays, tau, joint_forces, A5, 7, x, h, K, y, nq, tau_work, no_forces)
         stats[NFEV] += 6
         # local error estimate h Σ e_s k_s, measured against the tolerances
         for i in range(nx):
@@ -274,21 +294,14 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         stats[NFEV] += 1
     rejected_last, nonfinite = False, False
     while True:
-        if stats[STEPS] + stats[REJECTED] >= max_steps or stats[STOP] != 0.0:
-            return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
-        if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
-            return (NONFINITE if nonfinite else UNDERFLOW), j
+        status = stopped(stats, max_steps, h, t, nonfinite)
+        if status != GO_ON:
+            return status, j
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
         # is the new state y and k_12 = f(y)
-        for st in range(1, 13):
-            for i in range(nx):
-                acc = 0.0
-                for k in range(st):
-                    acc += A8[st, k] * K[k, i]
-                y[i] = x[i] + h * acc
-            rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+        explicit_stages(arrays, tau, joint_forces, A8, 13, x, h, K, y, nq, tau_work, no_forces)
         stats[NFEV] += 12
         # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
         n5, n3 = 0.0, 0.0
