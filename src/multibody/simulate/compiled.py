@@ -173,6 +173,31 @@ def explicit_stages(arrays, tau, joint_forces, A, count, x, h, K, y, nq, tau_wor
 
 
 @njit(cache=True)
+def first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, f0, work,
+                  tau_work, no_forces, order):
+    """The start of an adaptive run: the samples at the start time written to x_out, f0 = ẋ(t, x), and the first
+    step (``h_first``, or guessed for a method of ``order``). Returns (samples written, h, status): GO_ON, or the
+    status that ends the run already (a non-finite ẋ, or every sample written)."""
+    topology, params, gravity = arrays
+    nq = x.shape[0] - tau.shape[0]
+    T, j = t_eval.shape[0], 0
+    while j < T and t_eval[j] <= t:
+        x_out[j] = x
+        j += 1
+    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, f0)
+    stats[NFEV] += 1
+    if not finite(f0):
+        return j, 0.0, NONFINITE
+    if j == T:
+        return j, 0.0, OK
+    h = h_first
+    if h <= 0.0:
+        h = initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order)
+        stats[NFEV] += 1
+    return j, h, GO_ON
+
+
+@njit(cache=True)
 def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
     """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]).
 
@@ -187,22 +212,12 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     err = np.empty(nx)
     dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
     work = np.empty((2, nx))
+    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
+                                 K[0], work, tau_work, no_forces, 5)
+    if status != GO_ON:
+        return status, j
     T = t_eval.shape[0]
-    j = 0
-    while j < T and t_eval[j] <= t:  # samples at the start time
-        x_out[j] = x
-        j += 1
     t_end = t_eval[T - 1]
-    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
-    stats[NFEV] += 1
-    if not finite(K[0]):
-        return NONFINITE, j
-    if j == T:
-        return OK, j
-    h = h_first
-    if h <= 0.0:
-        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, 5)
-        stats[NFEV] += 1
     err_old, rejected_last, nonfinite = 1e-4, False, False
     while True:
         status = stopped(stats, max_steps, h, t, nonfinite)
@@ -276,22 +291,12 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     y = np.empty(nx)
     dense = np.empty((7, nx))
     work = np.empty((2, nx))
+    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
+                                 K[0], work, tau_work, no_forces, 8)
+    if status != GO_ON:
+        return status, j
     T = t_eval.shape[0]
-    j = 0
-    while j < T and t_eval[j] <= t:
-        x_out[j] = x
-        j += 1
     t_end = t_eval[T - 1]
-    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
-    stats[NFEV] += 1
-    if not finite(K[0]):
-        return NONFINITE, j
-    if j == T:
-        return OK, j
-    h = h_first
-    if h <= 0.0:
-        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, 8)
-        stats[NFEV] += 1
     rejected_last, nonfinite = False, False
     while True:
         status = stopped(stats, max_steps, h, t, nonfinite)
