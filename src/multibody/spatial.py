@@ -100,7 +100,7 @@ def rotation_to_quat(R: ArrayLike) -> np.ndarray:
     k = int(np.argmax(candidates))
     if k == 0:
         w = 0.5 * np.sqrt(1.0 + trace)
-        q = [w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w)]
+        q = np.array([w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w)])
     else:
         i, j, m = {1: (0, 1, 2), 2: (1, 2, 0), 3: (2, 0, 1)}[k]
         s = 2.0 * np.sqrt(1.0 + R[i, i] - R[j, j] - R[m, m])
@@ -108,8 +108,7 @@ def rotation_to_quat(R: ArrayLike) -> np.ndarray:
         v[i] = 0.25 * s
         v[j] = (R[j, i] + R[i, j]) / s
         v[m] = (R[m, i] + R[i, m]) / s
-        q = [(R[m, j] - R[j, m]) / s, *v]
-    q = np.asarray(q)
+        q = np.array([(R[m, j] - R[j, m]) / s, *v])
     return q if q[0] >= 0 else -q
 
 

@@ -18,12 +18,15 @@ docs/files.md; :data:`SHAPE_TYPES` maps a shape's ``type`` key back to its class
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..errors import ModelError
 from ..spatial import Transform, _as_vector3
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 class Shape:
@@ -32,7 +35,7 @@ class Shape:
     bounding_radius = np.inf
     kind = ""
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The dictionary form: ``type`` and the constructor's arguments."""
         return {"type": self.kind}
 
@@ -55,11 +58,11 @@ def _positive(value, field):
 class Sphere(Shape):
     kind = "sphere"
 
-    def __init__(self, radius):
+    def __init__(self, radius: float) -> None:
         self.radius = _positive(radius, "Sphere radius")
         self.bounding_radius = self.radius
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "radius": self.radius}
 
     def __repr__(self):
@@ -69,15 +72,15 @@ class Sphere(Shape):
 class Box(Shape):
     kind = "box"
 
-    def __init__(self, half_extents):
+    def __init__(self, half_extents: ArrayLike) -> None:
         h = _as_vector3(half_extents, "Box half_extents")
         self.half_extents = np.array([_positive(x, "Box half_extents") for x in h])
         self.bounding_radius = float(np.linalg.norm(self.half_extents))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "half_extents": self.half_extents.tolist()}
 
-    def corners(self):
+    def corners(self) -> np.ndarray:
         """The 8 corners (8, 3) in the box frame."""
         signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
         return signs * self.half_extents
@@ -89,12 +92,12 @@ class Box(Shape):
 class Capsule(Shape):
     kind = "capsule"
 
-    def __init__(self, radius, half_length):
+    def __init__(self, radius: float, half_length: float) -> None:
         self.radius = _positive(radius, "Capsule radius")
         self.half_length = _positive(half_length, "Capsule half_length")
         self.bounding_radius = self.radius + self.half_length
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "radius": self.radius, "half_length": self.half_length}
 
     def __repr__(self):
@@ -115,7 +118,8 @@ class Geometry:
     """A shape attached to a body ("world" for fixed scenery) at ``placement`` in the body frame, with its Coulomb
     ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]."""
 
-    def __init__(self, body, shape, friction=0.5, restitution=0.0, placement=None, name=None):
+    def __init__(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
+                 placement: Transform | None = None, name: str | None = None) -> None:
         if not isinstance(shape, Shape):
             raise ModelError(f"geometry on '{body}': shape must be mb.Sphere, mb.Box, mb.Capsule or mb.Plane, "
                              f"got {shape!r}")
@@ -130,7 +134,7 @@ class Geometry:
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The dictionary form: the arguments of ``Model.add_geometry`` with the shape's own form."""
         return {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
                 "restitution": self.restitution, "placement": placement_to_dict(self.placement), "name": self.name}
@@ -245,7 +249,7 @@ def collide(shape_a, pose_a, shape_b, pose_b, margin=0.0):
     return [c for c in contacts if c.distance <= margin]
 
 
-def _plane_frame(pose):
+def _plane_frame(pose: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     R, p = pose
     return p, R[:, 2]
 
@@ -264,5 +268,6 @@ _PAIRS = {
 }
 
 
-def _pair(points, radius_a, radius_b):
+def _pair(points: tuple[np.ndarray, np.ndarray], radius_a: float,
+          radius_b: float) -> tuple[np.ndarray, float, np.ndarray, float]:
     return points[0], radius_a, points[1], radius_b

@@ -20,7 +20,7 @@ docs/files.md; :data:`CONSTRAINT_TYPES` maps the ``type`` key back to the class)
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -29,6 +29,12 @@ from ..errors import ModelError
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
 from .geometry import placement_to_dict
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..model import Model
+    from ._kinematics import Snapshot
 
 
 class Rows(NamedTuple):
@@ -64,11 +70,11 @@ class Constraint:
 
     size = 0
 
-    def __init__(self, bodies, name=None):
+    def __init__(self, bodies: tuple[str, ...], name: str | None = None) -> None:
         self.bodies = tuple(bodies)
         self.name = name
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Raise ModelError if a body or frame name is unknown in ``model``."""
         for body in self.bodies:
             if body != "world":
@@ -77,18 +83,19 @@ class Constraint:
                 except ModelError as exc:
                     raise ModelError(f"{self!r}: {exc}") from None
 
-    def locate(self, model, body, point=(0.0, 0.0, 0.0), axis=None):
+    def locate(self, model: Model, body: str, point: ArrayLike = (0.0, 0.0, 0.0),
+               axis: np.ndarray | None = None) -> tuple[int, np.ndarray, np.ndarray | None]:
         """(body index or −1, point and axis in body coordinates) for a point and direction given in ``body``."""
         if body == "world":
             return -1, np.asarray(point, dtype=float), axis
         index, r, rotation = model.locate(body, point)
         return index, r, None if axis is None else rotation @ axis
 
-    def evaluate(self, snapshot):
+    def evaluate(self, snapshot: Snapshot) -> Rows:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The dictionary form (``type`` and the constructor's arguments; YAML and JSON ready)."""
         raise ModelError(f"{self!r}: this constraint cannot be saved to a file (only the built-in types "
                          f"{', '.join(CONSTRAINT_TYPES)} can; user callables such as Holonomic and Nonholonomic "
@@ -119,16 +126,17 @@ class Connect(Constraint):
     size = 3
     kind = "connect"
 
-    def __init__(self, body_a, point_a, body_b="world", point_b=(0.0, 0.0, 0.0), name=None):
+    def __init__(self, body_a: str, point_a: ArrayLike, body_b: str = "world", point_b: ArrayLike = (0.0, 0.0, 0.0),
+                 name: str | None = None) -> None:
         super().__init__((body_a, body_b), name)
         self.point_a = _as_vector3(point_a, "Connect point_a")
         self.point_b = _as_vector3(point_b, "Connect point_b")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body_a=self.bodies[0], point_a=self.point_a, body_b=self.bodies[1],
                                point_b=self.point_b)
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.point_a)
         ib, rb, _ = self.locate(s.model, self.bodies[1], self.point_b)
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
@@ -146,17 +154,18 @@ class Weld(Constraint):
     size = 6
     kind = "weld"
 
-    def __init__(self, body_a, body_b="world", relative=None, name=None):
+    def __init__(self, body_a: str, body_b: str = "world", relative: Transform | None = None,
+                 name: str | None = None) -> None:
         super().__init__((body_a, body_b), name)
         self.relative = Transform() if relative is None else relative
         if not isinstance(self.relative, Transform):
             raise ModelError(f"Weld relative must be a multibody.Transform, got {relative!r}")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body_a=self.bodies[0], body_b=self.bodies[1],
                                relative=placement_to_dict(self.relative))
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.relative.translation)
         ib, rb, _ = self.locate(s.model, self.bodies[1])
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
@@ -187,15 +196,16 @@ class Align(Constraint):
     size = 2
     kind = "align"
 
-    def __init__(self, body_a, axis_a, body_b="world", axis_b=None, name=None):
+    def __init__(self, body_a: str, axis_a: ArrayLike, body_b: str = "world", axis_b: ArrayLike | None = None,
+                 name: str | None = None) -> None:
         super().__init__((body_a, body_b), name)
         self.axis_a = _unit(axis_a, "Align axis_a")
         self.axis_b = self.axis_a if axis_b is None else _unit(axis_b, "Align axis_b")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body_a=self.bodies[0], axis_a=self.axis_a, body_b=self.bodies[1], axis_b=self.axis_b)
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         ia, _, axis_a = self.locate(s.model, self.bodies[0], axis=self.axis_a)
         ib, _, axis_b = self.locate(s.model, self.bodies[1], axis=self.axis_b)
         wa, _, aa, _ = s.motion(ia, np.zeros(3))
@@ -224,17 +234,18 @@ class PointOnPlane(Constraint):
     size = 1
     kind = "point_on_plane"
 
-    def __init__(self, body, point, plane_body="world", origin=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
+    def __init__(self, body: str, point: ArrayLike, plane_body: str = "world", origin: ArrayLike = (0.0, 0.0, 0.0),
+                 normal: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None) -> None:
         super().__init__((body, plane_body), name)
         self.point = _as_vector3(point, "PointOnPlane point")
         self.origin = _as_vector3(origin, "PointOnPlane origin")
         self.normal = _unit(normal, "PointOnPlane normal")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body=self.bodies[0], point=self.point, plane_body=self.bodies[1], origin=self.origin,
                                normal=self.normal)
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         ia, ra, _ = self.locate(s.model, self.bodies[0], self.point)
         ib, ro, nb = self.locate(s.model, self.bodies[1], self.origin, self.normal)
         p, o, (_, vp, _, ap), (wb, vo, ab, ao), Jp, Jo = _relative(s, ia, ra, ib, ro)
@@ -270,11 +281,11 @@ class RollingDisk(Constraint):
         self.normal = _unit(normal, f"{type(self).__name__} normal")
         self.height = float(height)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body=self.bodies[0], radius=self.radius, axis=self.axis, center=self.center,
                                normal=self.normal, height=self.height)
 
-    def contact_offset(self, s, i, w):
+    def contact_offset(self, s: Snapshot, i: int, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(d, ḋ): contact point relative to the center and its rate, world axes."""
         n, r = self.normal, self.radius
         if self.axis is None:
@@ -292,7 +303,7 @@ class RollingDisk(Constraint):
         du = (du_raw - u * (u @ du_raw)) / length
         return r * u, r * du
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         i, rc, _ = self.locate(s.model, self.bodies[0], self.center)
         w, _, al, ac = s.motion(i, rc)
         c = s.point(i, rc)
@@ -309,10 +320,11 @@ class RollingSphere(RollingDisk):
 
     kind = "rolling_sphere"
 
-    def __init__(self, body, radius, center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), height=0.0, name=None):
+    def __init__(self, body: str, radius: float, center: ArrayLike = (0.0, 0.0, 0.0),
+                 normal: ArrayLike = (0.0, 0.0, 1.0), height: float = 0.0, name: str | None = None) -> None:
         super().__init__(body, radius, axis=None, center=center, normal=normal, height=height, name=name)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body=self.bodies[0], radius=self.radius, center=self.center, normal=self.normal,
                                height=self.height)
 
@@ -327,16 +339,17 @@ class KnifeEdge(Constraint):
     size = 1
     kind = "knife_edge"
 
-    def __init__(self, body, point=(0.0, 0.0, 0.0), direction=(1.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), name=None):
+    def __init__(self, body: str, point: ArrayLike = (0.0, 0.0, 0.0), direction: ArrayLike = (1.0, 0.0, 0.0),
+                 normal: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None) -> None:
         super().__init__((body,), name)
         self.point = _as_vector3(point, "KnifeEdge point")
         self.direction = _unit(direction, "KnifeEdge direction")
         self.normal = _unit(normal, "KnifeEdge normal")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(body=self.bodies[0], point=self.point, direction=self.direction, normal=self.normal)
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         i, r, e_body = self.locate(s.model, self.bodies[0], self.point, self.direction)
         w, vp, _, ap = s.motion(i, r)
         e = s.rotation(i) @ e_body
@@ -369,21 +382,23 @@ class Holonomic(Constraint):
     relative). Autonomous constraints only.
     """
 
-    def __init__(self, phi, size, jacobian=None, step=1e-6, name=None):
+    def __init__(self, phi: Callable[[np.ndarray], ArrayLike], size: int,
+                 jacobian: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
+                 name: str | None = None) -> None:
         super().__init__((), name or getattr(phi, "__name__", "phi"))
         if not callable(phi) or (jacobian is not None and not callable(jacobian)):
             raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
         self.phi, self._jacobian, self.size, self.step = phi, jacobian, int(size), float(step)
 
-    def value(self, q):
+    def value(self, q: np.ndarray) -> np.ndarray:
         return _call(self.phi, q, (self.size,), f"Holonomic '{self.name}': phi")
 
-    def jacobian(self, model, q):
+    def jacobian(self, model: Model, q: np.ndarray) -> np.ndarray:
         if self._jacobian is not None:
             return _call(self._jacobian, q, (self.size, model.nv), f"Holonomic '{self.name}': jacobian")
         return np.column_stack([_directional(self.value, model, q, e, self.step) for e in np.eye(model.nv)])
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         m, q, v = s.model, s.q, s.v
         phi = self.value(q)
         if not np.any(v):
@@ -401,21 +416,23 @@ class Nonholonomic(Constraint):
     """User nonholonomic constraint A(q) v = b(q) given by callables ``A(q) -> (size, nv)`` and optional
     ``b(q) -> (size,)`` (default 0). γ = ḃ − Ȧ v by central differences along q ⊕ ±h v (error O(h²))."""
 
-    def __init__(self, A, size, b=None, step=1e-6, name=None):
+    def __init__(self, A: Callable[[np.ndarray], ArrayLike], size: int,
+                 b: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
+                 name: str | None = None) -> None:
         super().__init__((), name or getattr(A, "__name__", "A"))
         if not callable(A) or (b is not None and not callable(b)):
             raise ModelError(f"Nonholonomic '{self.name}': A and b must be callables, got {A!r}, {b!r}")
         self.A, self.b, self.size, self.step = A, b, int(size), float(step)
 
-    def matrix(self, model, q):
+    def matrix(self, model: Model, q: np.ndarray) -> np.ndarray:
         return _call(self.A, q, (self.size, model.nv), f"Nonholonomic '{self.name}': A")
 
-    def rhs(self, q):
+    def rhs(self, q: np.ndarray) -> np.ndarray:
         if self.b is None:
             return np.zeros(self.size)
         return _call(self.b, q, (self.size,), f"Nonholonomic '{self.name}': b")
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         m, q, v = s.model, s.q, s.v
         rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
         gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
@@ -446,7 +463,8 @@ class Mimic(Constraint):
     size = 1
     kind = "mimic"
 
-    def __init__(self, joint, master, multiplier=1.0, offset=0.0, name=None):
+    def __init__(self, joint: str, master: str, multiplier: float = 1.0, offset: float = 0.0,
+                 name: str | None = None) -> None:
         super().__init__((), name)
         self.joint, self.master = joint, master
         label = f"Mimic joint {joint!r}"
@@ -455,17 +473,17 @@ class Mimic(Constraint):
         if joint == master:
             raise ModelError(f"{label}: a joint cannot mimic itself")
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Raise ModelError unless both names are distinct one-dof joints of ``model``."""
         joint = model.one_dof_joint(self.joint, f"{self!r}")[0]
         master = model.one_dof_joint(self.master, f"{self!r} master")[0]
         if joint is master:
             raise ModelError(f"{self!r}: joint and master are the same joint '{joint.name}'")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return self._described(joint=self.joint, master=self.master, multiplier=self.multiplier, offset=self.offset)
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         _, iq, iv = s.model.one_dof_joint(self.joint, f"{self!r}")
         _, mq, mv = s.model.one_dof_joint(self.master, f"{self!r} master")
         J = np.zeros((1, s.nv))
@@ -501,7 +519,8 @@ class JointLimit(Constraint):
     kind = "joint_limit"
     unilateral = True
 
-    def __init__(self, joint, lower=None, upper=None, restitution=0.0, name=None):
+    def __init__(self, joint: str, lower: float | None = None, upper: float | None = None,
+                 restitution: float = 0.0, name: str | None = None) -> None:
         super().__init__((), name)
         self.joint = joint
         label = f"JointLimit on joint {joint!r}"
@@ -522,7 +541,7 @@ class JointLimit(Constraint):
             raise ModelError(f"{self!r}: no finite bound (lower {self.lower:g}, upper {self.upper:g}); give lower "
                              "or upper, or set the joint's limits")
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Resolve the bounds left None from the joint's ``limits``; ModelError naming the joint if it is not a
         one-dof joint of ``model``, has no limits and no bound was given, or lower > upper."""
         joint = model.one_dof_joint(self.joint, f"{self!r}")[0]
@@ -536,7 +555,7 @@ class JointLimit(Constraint):
             self.upper = np.inf if limits is None else limits.upper
         self._check_order()
 
-    def sides(self, model, q, v):
+    def sides(self, model: Model, q: np.ndarray, v: np.ndarray) -> list[tuple[str, float, float, int, float]]:
         """The finite bounds as a list of (side, gap g, normal sign ±1, velocity index, ġ): side "lower" or
         "upper"."""
         _, iq, iv = model.one_dof_joint(self.joint, f"{self!r}")
@@ -547,12 +566,12 @@ class JointLimit(Constraint):
             out.append(("upper", self.upper - q[iq], -1.0, iv, -v[iv]))
         return out
 
-    def evaluate(self, s):
+    def evaluate(self, s: Snapshot) -> Rows:
         """No equality rows (empty :class:`Rows`): the bounds are inequalities."""
         empty = np.zeros(0)
         return Rows(empty, np.zeros((0, s.nv)), empty, empty, np.zeros(0, bool))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         bound = (lambda x: None if x is None or not np.isfinite(x) else float(x))
         return self._described(joint=self.joint, lower=bound(self.lower), upper=bound(self.upper),
                                restitution=self.restitution)

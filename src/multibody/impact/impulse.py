@@ -48,7 +48,7 @@ class ImpulseResponse:
     kinetic_energy_after: float
 
     @property
-    def kinetic_energy_change(self):
+    def kinetic_energy_change(self) -> float:
         return self.kinetic_energy_after - self.kinetic_energy_before
 
 

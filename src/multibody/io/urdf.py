@@ -188,7 +188,9 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
         links[name] = link
     if not links:
         urdf.fail("<robot>", "has no <link>")
-    children, parent_of, joint_names = {}, {}, set()
+    children: dict[str, list[ET.Element]] = {}
+    parent_of: dict[str, str] = {}
+    joint_names: set[str] = set()
     for joint in robot.findall("joint"):
         name = urdf.attribute(joint, "name", "<joint>")
         where = f"joint '{name}'"

@@ -83,7 +83,7 @@ class Joint(ModelPart):
     velocity; it adds to the diagonal of the mass matrix, M_kk += armature_k, in every algorithm.
     """
 
-    code = None
+    code: int | None = None
     nq = 0
     nv = 0
 

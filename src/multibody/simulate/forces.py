@@ -9,11 +9,18 @@ Add them with :meth:`multibody.Model.add_force`.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError
 from ..spatial import _as_vector3
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..model import Model
 
 
 def _nonnegative(value, field):
@@ -39,7 +46,8 @@ class Spring:
 
     kind = "spring"
 
-    def __init__(self, a, point_a, b, point_b, stiffness, rest_length=0.0, damping=0.0, name=None):
+    def __init__(self, a: str, point_a: ArrayLike, b: str, point_b: ArrayLike, stiffness: float,
+                 rest_length: float = 0.0, damping: float = 0.0, name: str | None = None) -> None:
         self.a, self.b = a, b
         self.point_a = _as_vector3(point_a, "spring point_a")
         self.point_b = _as_vector3(point_b, "spring point_b")
@@ -48,7 +56,7 @@ class Spring:
         self.rest_length = _nonnegative(rest_length, f"{self.name}: rest_length")
         self.damping = _nonnegative(damping, f"{self.name}: damping")
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Raise ModelError if a body name is unknown to ``model``."""
         for body in (self.a, self.b):
             if body != "world":
@@ -66,7 +74,7 @@ class Spring:
         pb, Jb = self._point(model, q, self.b, self.point_b)
         return pb - pa, Jb - Ja
 
-    def generalized_force(self, model, q, v):
+    def generalized_force(self, model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Q (nv,) = −T (J_b − J_a)ᵀ u, u the unit vector from a to b."""
         d, J = self._geometry(model, q)
         length = np.linalg.norm(d)
@@ -78,12 +86,12 @@ class Spring:
         tension = self.stiffness * (length - self.rest_length) + self.damping * (u @ (J @ v))
         return -tension * (u @ J)
 
-    def potential_energy(self, model, q):
+    def potential_energy(self, model: Model, q: np.ndarray) -> float:
         """½ k (L − L₀)² [J]."""
         d, _ = self._geometry(model, q)
         return 0.5 * self.stiffness * (np.linalg.norm(d) - self.rest_length) ** 2
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "a": self.a, "point_a": self.point_a.tolist(),
                 "b": self.b, "point_b": self.point_b.tolist(), "stiffness": self.stiffness,
                 "rest_length": self.rest_length, "damping": self.damping}
@@ -100,7 +108,8 @@ class JointSpring:
 
     kind = "joint_spring"
 
-    def __init__(self, joint, stiffness, rest=0.0, damping=0.0, name=None):
+    def __init__(self, joint: str, stiffness: float, rest: float = 0.0, damping: float = 0.0,
+                 name: str | None = None) -> None:
         self.joint = joint
         self.name = name or f"joint spring {joint}"
         self.stiffness = _nonnegative(stiffness, f"{self.name}: stiffness")
@@ -110,21 +119,21 @@ class JointSpring:
         except (TypeError, ValueError) as exc:
             raise ModelError(f"{self.name}: rest must be a number, got {rest!r}") from exc
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
         model.one_dof_joint(self.joint, self.name)
 
-    def generalized_force(self, model, q, v):
+    def generalized_force(self, model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         Q = np.zeros(model.nv)
         iq, iv = model.q_slice(self.joint).start, model.v_slice(self.joint).start
         Q[iv] = -self.stiffness * (q[iq] - self.rest) - self.damping * v[iv]
         return Q
 
-    def potential_energy(self, model, q):
+    def potential_energy(self, model: Model, q: np.ndarray) -> float:
         """½ k (q − q₀)² [J]."""
         return 0.5 * self.stiffness * (q[model.q_slice(self.joint).start] - self.rest) ** 2
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "joint": self.joint, "stiffness": self.stiffness,
                 "rest": self.rest, "damping": self.damping}
 
@@ -152,7 +161,7 @@ class JointFriction:
 
     kind = "joint_friction"
 
-    def __init__(self, joint, friction, velocity_scale=1e-3, name=None):
+    def __init__(self, joint: str, friction: float, velocity_scale: float = 1e-3, name: str | None = None) -> None:
         self.joint = joint
         self.name = name or f"joint friction {joint}"
         self.friction = _nonnegative(friction, f"{self.name}: friction")
@@ -162,22 +171,22 @@ class JointFriction:
                              f"{velocity_scale!r}")
         self.velocity_scale = scale
 
-    def check(self, model):
+    def check(self, model: Model) -> None:
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
         model.one_dof_joint(self.joint, self.name)
 
-    def generalized_force(self, model, q, v):
+    def generalized_force(self, model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Q (nv,): −F_c tanh(q̇ / v_s) at the joint's velocity entry, zero elsewhere."""
         Q = np.zeros(model.nv)
         iv = model.v_slice(self.joint).start
         Q[iv] = -self.friction * np.tanh(v[iv] / self.velocity_scale)
         return Q
 
-    def potential_energy(self, model, q):
+    def potential_energy(self, model: Model, q: np.ndarray) -> float:
         """0: friction stores no energy."""
         return 0.0
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "joint": self.joint, "friction": self.friction,
                 "velocity_scale": self.velocity_scale}
 
