@@ -8,6 +8,7 @@ Conventions (see docs/conventions.md):
 """
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -62,10 +63,20 @@ def _short(value):
 
 
 def rotation_about(axis: ArrayLike, angle: float) -> np.ndarray:
-    """Rotation matrix of ``angle`` [rad] about the unit ``axis`` (Rodrigues' formula)."""
+    """Rotation matrix of ``angle`` [rad] about the unit ``axis`` (Rodrigues' formula). An exact angle (a sympy
+    number such as ``sympy.pi / 2``) has its cosine and sine taken exactly, then rounded: cos(π/2) is 0.0."""
     a = unit(axis, "rotation axis")
     K = skew(a)
-    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * K @ K
+    c, s = _cos_sin(angle)
+    return np.eye(3) + s * K + (1.0 - c) * K @ K
+
+
+def _cos_sin(angle):
+    """(cos, sin) of an angle [rad]: of a sympy number exactly before rounding, of a float with numpy."""
+    sympy = sys.modules.get("sympy")  # an exact angle was made by sympy, so sympy is loaded if there is one
+    if sympy is not None and isinstance(angle, sympy.Basic):
+        return float(sympy.cos(angle)), float(sympy.sin(angle))
+    return np.cos(angle), np.sin(angle)
 
 
 def rotation_z_to(z):

@@ -21,6 +21,7 @@ from ..constraints.geometry import SHAPE_TYPES, placement_to_dict
 from ..constraints.types import CONSTRAINT_TYPES
 from ..errors import ModelError
 from ..model import Body, Cylindrical, Fixed, Free, Model, Planar, Prismatic, Revolute, Spherical
+from ..model.exact import parse_number
 from ..spatial import Transform, rotation_about
 from ..simulate.forces import FORCE_TYPES
 
@@ -102,6 +103,7 @@ class _Reader:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 self.fail(path, f"expected a positive integer, got {_show(value)}")
             return value
+        value = self.exact(value, path, kind)
         if not _numeric(value):
             self.fail(path, f"expected {_KIND_TEXT[kind]}, got {_show(value)}")
         try:
@@ -115,16 +117,29 @@ class _Reader:
             self.fail(path, f"must be finite, got {_show(value)}")
         return float(array) if kind == "number" else array
 
+    def exact(self, value, path, kind="number"):
+        """``value`` with its text entries read as exact expressions of π ("pi/2", "-pi/4", "90 deg"; sympy
+        numbers, see :mod:`multibody.model.exact`); other entries unchanged."""
+        if isinstance(value, list):
+            return [self.exact(x, path, kind) for x in value]
+        if not isinstance(value, str):
+            return value
+        try:
+            return parse_number(value)
+        except ValueError as exc:
+            self.fail(path, f"expected {_KIND_TEXT[kind]}, got {_show(value)} (text must be an expression of pi "
+                            f"such as pi/2, -3*pi/4 or 90 deg: {exc})")
+
 
 _KIND_TEXT = {"number": "a number", "vector3": "a list of 3 numbers", "vector": "a list of numbers",
               "matrix3": "a 3×3 list of lists of numbers"}
 
 
 def _numeric(value):
-    """True for a number or (nested) list of numbers; booleans and strings are not numbers."""
+    """True for a number (exact ones too) or (nested) list of numbers; booleans and strings are not numbers."""
     if isinstance(value, list):
         return all(_numeric(x) for x in value)
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or hasattr(value, "free_symbols")
 
 
 def _join(path, key):
@@ -156,7 +171,8 @@ def _placement(reader, data, path):
     xyz = reader.get(data, "xyz", path, "vector3", np.zeros(3))
     with reader.at(path):
         if "rpy" in data:
-            return Transform.from_rpy(reader.get(data, "rpy", path, "vector3"), xyz)
+            reader.get(data, "rpy", path, "vector3")
+            return Transform.from_rpy(reader.exact(data["rpy"], _join(path, "rpy")), xyz)  # pi/2 exactly
         if "rotation" in data:
             return Transform(reader.get(data, "rotation", path, "matrix3"), xyz)
         if "quaternion" in data:
@@ -169,7 +185,7 @@ def _placement(reader, data, path):
             aa = reader.get(data, "axis_angle", path, "vector")
             if aa.shape != (4,):
                 reader.fail(_join(path, "axis_angle"), f"expected 4 numbers (axis x, y, z, angle [rad]), got {aa.tolist()}")
-            return Transform(rotation_about(aa[:3], aa[3]), xyz)
+            return Transform(rotation_about(aa[:3], reader.exact(data["axis_angle"][3], path)), xyz)
     return Transform(translation=xyz)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial import Transform, rotation_about
 from .body import Body
+from .exact import parse_number
 from .joints import Prismatic, Revolute
 
 _REQUIRED = ("theta", "d", "a", "alpha")
@@ -35,19 +36,25 @@ def dh_transform(theta, d, a, alpha):
 
 
 def _row_value(row, key, i):
+    """A row's number: a float, or exact when given as an expression of π ("pi/2", "90 deg") or a sympy number,
+    so that quarter turns give exact rotations (see :mod:`.exact`)."""
     if key not in row:
         raise ModelError(f"DH row {i}: missing field '{key}' (each row needs {', '.join(_REQUIRED)}, joint, mass, com, inertia)")
+    value = row[key]
     try:
-        value = float(row[key])
+        value = parse_number(value) if isinstance(value, str) else value
+        number = float(value)
     except (TypeError, ValueError) as exc:
-        raise ModelError(f"DH row {i}: field '{key}' must be a number, got {row[key]!r}") from exc
-    if not np.isfinite(value):
+        raise ModelError(f"DH row {i}: field '{key}' must be a number or an expression of pi such as 'pi/2', "
+                         f"got {row[key]!r}") from exc
+    if not np.isfinite(number):
         raise ModelError(f"DH row {i}: field '{key}' must be finite, got {row[key]!r}")
-    return value
+    return value if hasattr(value, "free_symbols") else number
 
 
 def model_from_dh(rows, gravity=(0.0, 0.0, -9.81), name="dh_chain", model_class=None):
-    """Build the chain. ``rows``: sequence of dicts with ``theta, d, a, alpha`` [rad, m], ``joint``
+    """Build the chain. ``rows``: sequence of dicts with ``theta, d, a, alpha`` [rad, m] (numbers, or exact:
+    expressions of π such as ``"pi/2"`` or sympy numbers, which keep quarter turns exact), ``joint``
     ("revolute" or "prismatic", default revolute), ``mass`` [kg], ``com`` [m] and ``inertia`` [kg·m², about
     the mass center] in link frame i, and optionally ``name`` (default ``link{i}``)."""
     from .model import Model

@@ -16,6 +16,7 @@ import sympy as sp
 from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
+from ..model.exact import parse_number
 from .eom import TIME, EquationsOfMotion
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ def lagrange_dh(rows: Sequence[Mapping[str, Any]],
     (the same form as :func:`.equations_of_motion`).
 
     ``rows``: dicts with theta, d, a, alpha, joint ("revolute"/"prismatic"), mass, com, inertia (central, link
-    frame i), numbers or sympy expressions, as for :meth:`multibody.Model.from_dh`.
+    frame i), numbers, sympy expressions or expressions of π as text ("pi/2"), as for
+    :meth:`multibody.Model.from_dh`.
     """
     n = len(rows)
     if n == 0:
@@ -60,9 +62,9 @@ def lagrange_dh(rows: Sequence[Mapping[str, Any]],
         kind = str(row.get("joint", "revolute")).lower()
         if kind not in _PHI:
             raise ModelError(f"DH row {i}: joint must be 'revolute' or 'prismatic', got {row.get('joint')!r}")
-        theta, d = sp.sympify(row["theta"]), sp.sympify(row["d"])
+        theta, d = _exact(row["theta"]), _exact(row["d"])
         theta, d = (theta + q[i - 1], d) if kind == "revolute" else (theta, d + q[i - 1])
-        A.append(dh_matrix(theta, d, sp.sympify(row["a"]), sp.sympify(row["alpha"])))
+        A.append(dh_matrix(theta, d, _exact(row["a"]), _exact(row["alpha"])))
         J.append(pseudo_inertia(sp.sympify(row["mass"]), row["com"], row["inertia"]))
         mass.append(sp.sympify(row["mass"]))
         com.append(sp.Matrix([*row["com"], 1]))
@@ -89,6 +91,11 @@ def lagrange_dh(rows: Sequence[Mapping[str, Any]],
     return EquationsOfMotion(method="lagrange-dh", q=tuple(q), u=tuple(u), mass_matrix=M, forcing=Y,
                              qdot=sp.Matrix(u), generalized_active_forces=-G,
                              generalized_inertia_forces=-h - M * udot)
+
+
+def _exact(value):
+    """A row's value as a sympy expression; text is read as an expression of π ("pi/2"), never evaluated."""
+    return parse_number(value) if isinstance(value, str) else sp.sympify(value)
 
 
 def _chain(A, j, i):
