@@ -2,10 +2,12 @@
 Euler's gyrostat equations, angular momentum conservation, and the dual-spin stability criterion."""
 import numpy as np
 import pytest
+import yaml
 from scipy.integrate import solve_ivp
 
 import multibody as mb
 from multibody.gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
+from multibody.io import model_to_dict
 
 AXIS = np.array([0.3, -0.4, 0.866])
 AXIS = AXIS / np.linalg.norm(AXIS)
@@ -161,3 +163,65 @@ def test_spinning_up_rotor_in_mb_simulate_keeps_total_angular_momentum():
     H0, H1 = momentum(traj.t[0], traj.q[0], traj.v[0]), momentum(traj.t[-1], traj.q[-1], traj.v[-1])
     assert np.linalg.norm(H1 - H0) < 1e-9 * np.linalg.norm(H0)
     assert np.linalg.norm(traj.v[-1, :3] - v0[:3]) > 0.1
+
+
+def constant_spin_model(spin=40.0):
+    """The locked gyrostat with its rotor's constant relative spin as a force element (no gravity)."""
+    model, _ = locked_model(gravity=(0, 0, 0))
+    model.add_force(Gyrostat("carrier", AXIS, J, spin=spin))
+    return model
+
+
+def test_constant_spin_force_element_is_the_prescribed_spin_wrench():
+    """Q of the force element = the f_ext of rotor_forces with Ω̇ = 0, through aba."""
+    rng = np.random.default_rng(4)
+    model, gyrostats = constant_spin_model(), locked_model()[1]
+    element = model.forces[0]
+    for _ in range(3):
+        q, v = random_state(rng)
+        with_element = mb.aba(model, q, v, element.generalized_force(model, q, v))
+        with_wrench = mb.aba(model, q, v, np.zeros(6), f_ext=rotor_forces(model, gyrostats, q, v, [40.0], [0.0]))
+        np.testing.assert_allclose(with_element, with_wrench, rtol=0, atol=1e-12)
+
+
+def test_simulate_with_a_constant_spin_rotor_conserves_momentum_and_energy():
+    """h = R (I ω + J Ω c) is constant in the world, and so is ½ ωᵀ I ω (the rotor's moment does no work)."""
+    model = constant_spin_model()
+    I = CARRIER + ROTOR
+    trajectory = mb.simulate(model, np.r_[0, 0, 0, 1.0, 0, 0, 0], np.r_[0.3, -1.2, 0.8, 0, 0, 0], 2.0,
+                             rtol=1e-12, atol=1e-12)
+    momentum = [mb.body_pose(model, q, "carrier")[0] @ (I @ v[:3] + J * 40.0 * AXIS)
+                for q, v in zip(trajectory.q, trajectory.v)]
+    np.testing.assert_allclose(momentum, np.broadcast_to(momentum[0], (len(momentum), 3)), rtol=0, atol=1e-9)
+    energy = trajectory.energy()
+    np.testing.assert_allclose(energy, energy[0], rtol=0, atol=1e-9)
+
+
+def test_gyrostat_force_element_round_trips_through_a_model_file(tmp_path):
+    model = constant_spin_model(spin=-12.5)
+    path = tmp_path / "gyrostat.yaml"
+    path.write_text(yaml.safe_dump(model_to_dict(model)))
+    loaded = mb.load(path)
+    assert loaded.forces[0].to_dict() == model.forces[0].to_dict()
+    q, v = random_state(np.random.default_rng(2))
+    np.testing.assert_allclose(loaded.forces[0].generalized_force(loaded, q, v),
+                               model.forces[0].generalized_force(model, q, v), rtol=0, atol=1e-14)
+
+
+def test_model_add_rotor_is_the_free_rotor_body():
+    model = mb.Model("gyrostat", gravity=(0, 0, 0))
+    model.add(mb.Body("carrier", mass=5.0, inertia=CARRIER), joint=mb.Free())
+    body = model.add_rotor(Gyrostat("carrier", AXIS, J), "rotor", mass=M_ROTOR, transverse_inertia=I_T)
+    q, v = random_state(np.random.default_rng(3))
+    reference = rotor_model(gravity=(0, 0, 0))
+    np.testing.assert_allclose(mb.crba(model, np.r_[q, 0.4]), mb.crba(reference, np.r_[q, 0.4]), rtol=0, atol=1e-14)
+    assert body.name == "rotor" and model.nv == 7
+
+
+def test_one_gyrostat_class_for_numeric_and_symbolic():
+    from multibody import symbolic as sym
+    assert sym.Gyrostat is mb.Gyrostat
+    with pytest.raises(mb.ModelError, match="constant spin"):
+        mb.Model("m").add_force(Gyrostat("carrier", (0, 0, 1), 1.0))
+    with pytest.raises(mb.ModelError, match="spin"):
+        Gyrostat("carrier", (0, 0, 1), 1.0, spin="fast")

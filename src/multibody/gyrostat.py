@@ -14,13 +14,12 @@ eq. 13 exactly (the motor torque on the rotor is that joint's τ).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .dynamics.kinematics import body_pose, body_velocity
+from .dynamics.kinematics import body_pose, body_velocity, jacobian
 from .errors import ModelError
 from .model import Body, Revolute
 from .spatial import Transform, _as_vector3
@@ -31,26 +30,76 @@ if TYPE_CHECKING:
     from .model import Model
 
 
-@dataclass(frozen=True)
 class Gyrostat:
-    """An axisymmetric rotor in the body ``carrier``: spin ``axis`` (C axes, normalized) and polar moment of
-    inertia ``polar_inertia`` J [kg·m²] about it."""
+    """An axisymmetric rotor D spinning inside a carrier body C (document 000, eqs. 11–13): one class for the
+    numeric model and for :func:`multibody.symbolic.kane`.
 
-    carrier: str
-    axis: tuple
-    polar_inertia: float
+    Numeric (``carrier`` a body name of a :class:`multibody.Model`): ``axis`` the spin axis c in carrier axes
+    (normalized), ``polar_inertia`` J [kg·m²] about it. With ``spin`` None the rotor is only described: use
+    :meth:`multibody.Model.add_rotor` to make it a body on a revolute joint (free spin, eq. 13), or
+    :func:`rotor_forces` for a spin given as a function of time (eq. 12). With a constant ``spin`` Ω [rad/s]
+    the gyrostat is a force element (``model.add_force``): the carrier's body then holds carrier and rotor
+    locked together, and the rotor's relative spin adds the moment n = −J Ω ω × c (eq. 12 with Ω̇ = 0) in every
+    simulation, saved in model files as ``{type: gyrostat, ...}`` under ``forces``.
 
-    def __post_init__(self) -> None:
-        axis = _as_vector3(self.axis, f"gyrostat on '{self.carrier}': axis")
+    Symbolic (``carrier`` a sympy RigidBody whose mass and inertia are those of the whole gyrostat): ``axis`` a
+    unit Vector fixed in the carrier, ``polar_inertia`` an expression, ``spin`` Ω an expression in t (prescribed,
+    eq. 12) or one of the generalized speeds (free rotor, eq. 13), for ``sym.kane(..., gyrostats=[...])``.
+    """
+
+    kind = "gyrostat"
+
+    def __init__(self, carrier: Any, axis: Any, polar_inertia: Any, spin: Any = None, name: str | None = None) -> None:
+        self.carrier, self.spin = carrier, spin
+        if not isinstance(carrier, str):  # symbolic: checked by sym.kane, which knows the frames
+            self.axis, self.polar_inertia, self.name = axis, polar_inertia, name or f"gyrostat {carrier}"
+            return
+        self.name = name or f"gyrostat on {carrier}"
+        axis = _as_vector3(axis, f"gyrostat on '{carrier}': axis")
         norm = np.linalg.norm(axis)
         if norm < 1e-12:
-            raise ModelError(f"gyrostat on '{self.carrier}': axis must be non-zero, got {axis.tolist()}")
-        object.__setattr__(self, "axis", tuple(axis / norm))
-        J = float(self.polar_inertia)
-        if not np.isfinite(J) or J <= 0:
-            raise ModelError(f"gyrostat on '{self.carrier}': polar_inertia must be finite and positive, "
-                             f"got {self.polar_inertia!r}")
-        object.__setattr__(self, "polar_inertia", J)
+            raise ModelError(f"gyrostat on '{carrier}': axis must be non-zero, got {axis.tolist()}")
+        self.axis = tuple(float(x) for x in axis / norm)
+        self.polar_inertia = _number(polar_inertia, f"gyrostat on '{carrier}': polar_inertia", positive=True)
+        if spin is not None:
+            self.spin = _number(spin, f"gyrostat on '{carrier}': spin")
+
+    def __repr__(self) -> str:
+        spin = "" if self.spin is None else f", spin={self.spin!r}"
+        return f"Gyrostat({self.carrier!r}, axis={self.axis!r}, polar_inertia={self.polar_inertia!r}{spin})"
+
+    def check(self, model: Model) -> None:
+        """As a force element: ModelError unless the carrier is a body of ``model`` and the spin is a number."""
+        if not isinstance(self.carrier, str) or self.spin is None:
+            raise ModelError(f"{self!r}: a force element needs a carrier body name and a constant spin [rad/s] "
+                             "(for a free rotor use model.add_rotor)")
+        model.body_index(self.carrier)
+
+    def generalized_force(self, model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Q (nv,) = J_ωᵀ R n: the rotor's moment n = −J Ω ω × c (carrier axes, eq. 12) through the carrier's
+        angular-velocity Jacobian J_ω (world axes) and orientation R."""
+        R = body_pose(model, q, self.carrier)[0]
+        omega = R.T @ body_velocity(model, q, v, self.carrier)[:3]
+        moment = rotor_wrench(self, omega, self.spin, 0.0)[:3]
+        return (R @ moment) @ jacobian(model, q, self.carrier)[:3]
+
+    def potential_energy(self, model: Model, q: np.ndarray) -> float:
+        """0: a rotor spinning at constant rate stores no potential energy."""
+        return 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "name": self.name, "carrier": self.carrier, "axis": list(self.axis),
+                "polar_inertia": self.polar_inertia, "spin": self.spin}
+
+
+def _number(value: Any, field: str, positive: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{field} must be a number, got {value!r}") from exc
+    if not np.isfinite(x) or (positive and x <= 0):
+        raise ModelError(f"{field} must be finite{' and positive' if positive else ''}, got {value!r}")
+    return x
 
 
 def rotor_wrench(gyrostat: Gyrostat, omega: ArrayLike, spin: float, spin_rate: float) -> np.ndarray:

@@ -23,6 +23,7 @@ from .joints import Joint, Revolute
 if TYPE_CHECKING:
     from ..constraints.geometry import Geometry, Shape
     from ..constraints.types import Constraint
+    from ..gyrostat import Gyrostat
 
 _Element = TypeVar("_Element")
 
@@ -196,6 +197,13 @@ class Model:
         element.check(self)
         self.forces.append(element)
         return element
+
+    def add_rotor(self, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,
+                  position: ArrayLike = (0.0, 0.0, 0.0)) -> Body:
+        """Add the rotor of ``gyrostat`` as a body ``name`` on a revolute joint about its axis (free spin, source
+        document 000 eq. 13); see :func:`multibody.gyrostat.add_rotor`. Returns the body."""
+        from ..gyrostat import add_rotor
+        return add_rotor(self, gyrostat, name, mass, transverse_inertia, position)
 
     def locate(self, name: str | int | Body, point: ArrayLike = (0.0, 0.0, 0.0)) -> tuple[int, np.ndarray, np.ndarray]:
         """Resolve a body or frame name and a point in that frame to (body index, point in body frame,

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError
+from ..gyrostat import Gyrostat
 from ..spatial import _as_vector3
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ class JointFriction:
                 "velocity_scale": self.velocity_scale}
 
 
-FORCE_TYPES = {Spring.kind: Spring, JointSpring.kind: JointSpring, JointFriction.kind: JointFriction}
+FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}
 
 
 def elements_force(model, q, v):

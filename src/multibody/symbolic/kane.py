@@ -13,7 +13,6 @@ values), and u̇_dep = A u̇_ind + C from the differentiated constraints. No mul
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -21,6 +20,7 @@ from sympy.physics.mechanics import RigidBody
 from sympy.physics.vector import Vector
 
 from ..errors import ModelError
+from ..gyrostat import Gyrostat
 from .eom import TIME, EquationsOfMotion
 from .linsolve import random_values
 from .motion import Speeds, active_forces, body_motion, cross, inertia_terms
@@ -30,23 +30,6 @@ if TYPE_CHECKING:
 
     from sympy.physics.mechanics import Particle
     from sympy.physics.vector import Point, ReferenceFrame
-
-
-@dataclass(frozen=True)
-class Gyrostat:
-    """An axisymmetric rotor D spinning inside a carrier C (document 000, eqs. 11–13).
-
-    ``carrier`` is a RigidBody whose mass and inertia are those of the whole gyrostat (carrier plus rotor,
-    the rotor taken as not spinning); ``axis`` is the rotor's unit axis c3 (a Vector fixed in the carrier);
-    ``polar_moment`` J is the rotor's moment of inertia about c3 [kg·m²]; ``spin`` Ω is the rotor's spin
-    rate relative to C [rad/s]: an expression in t for a prescribed spin (eq. 12), or one of the generalized
-    speeds for a free rotor (eq. 13).
-    """
-
-    carrier: RigidBody
-    axis: Vector
-    polar_moment: sp.Expr
-    spin: sp.Expr
 
 
 def kane(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kinematic_equations: Sequence[sp.Expr | sp.Equality],
@@ -130,7 +113,10 @@ def _gyrostat_terms(gyrostat, frame, speeds):
     the second term present only for a free rotor whose spin Ω is a generalized speed. Returns (ΔX, ΔY*).
     """
     if not isinstance(gyrostat, Gyrostat):
-        raise ModelError(f"gyrostats: expected multibody.symbolic.Gyrostat, got {gyrostat!r}")
+        raise ModelError(f"gyrostats: expected multibody.Gyrostat, got {gyrostat!r}")
+    if isinstance(gyrostat.carrier, str) or gyrostat.spin is None:
+        raise ModelError(f"{gyrostat!r}: sym.kane needs the carrier RigidBody and the spin (an expression in t "
+                         "or a generalized speed)")
     C = gyrostat.carrier.frame
     c3 = gyrostat.axis.to_matrix(C)
     if _not_unit(c3) or any(c.has(TIME) for c in c3):
@@ -139,7 +125,7 @@ def _gyrostat_terms(gyrostat, frame, speeds):
     omega = C.ang_vel_in(frame).xreplace(speeds.replace)
     w = omega.to_matrix(C)
     alpha = speeds.rate(omega, frame).to_matrix(C)
-    J, spin = gyrostat.polar_moment, sp.sympify(gyrostat.spin).xreplace(speeds.replace)
+    J, spin = gyrostat.polar_inertia, sp.sympify(gyrostat.spin).xreplace(speeds.replace)
     spin_rate = spin.diff(TIME).xreplace(speeds.replace)
     torque = J * (spin * cross(c3, w) - spin_rate * c3)                              # eq. 12: T_I
     axial = -J * ((c3.T * alpha)[0] + spin_rate)                                     # eq. 13: rotor's own axis
