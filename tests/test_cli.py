@@ -34,6 +34,7 @@ def test_eom_prints_the_equations(capsys):
     assert main(["eom", "double_pendulum"]) == 0
     out = capsys.readouterr().out
     assert "X u̇ = Y" in out and out.count("  [") == 2
+    assert "cos(q_0(t))**2" not in out  # trig-simplified: X₀₀ = 1.0 cos q₁ + 5/3, not with sin² q₀ + cos² q₀
     assert main(["eom", "double_pendulum", "--latex"]) == 0
     assert "\\begin{aligned}" in capsys.readouterr().out
 

@@ -145,9 +145,10 @@ def cmd_eom(args):
     from .io.files import read_model_file
     from .symbolic import equations_of_motion
     model = read_model_file(_resolve(args.file)).model
-    eom = equations_of_motion(model, method=args.method, speeds="body" if model.nq != model.nv else "qdot")
+    speeds = "body" if model.nq != model.nv else "qdot"
+    eom = equations_of_motion(model, method=args.method, speeds=speeds).simplified()
     if args.latex:
-        print(eom.to_latex())
+        print(eom.to_latex(simplify=False))  # simplified already
         return 0
     import sympy
     print(f"equations of motion of '{model.name}' ({args.method}): X u̇ = Y")

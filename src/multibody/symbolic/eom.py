@@ -187,14 +187,33 @@ class EquationsOfMotion:
             A, B = A.applyfunc(sp.simplify), B.applyfunc(sp.simplify)
         return A, B
 
-    def to_latex(self):
-        """LaTeX of the kinematic equations and of each row of X u̇ = Y (dots for time derivatives)."""
-        lines = [f"{vlatex(eq.lhs)} &= {vlatex(eq.rhs)}" for eq in self.kinematic_equations]
-        udot = self.udot
-        for r in range(len(self.u)):
-            lhs = sum((self.mass_matrix[r, s] * udot[s] for s in range(len(self.u))), sp.Integer(0))
-            lines.append(f"{vlatex(lhs)} &= {vlatex(self.forcing[r])}")
+    def to_latex(self, simplify: bool = True) -> str:
+        """LaTeX of the kinematic equations and of each row of X u̇ = Y (dots for time derivatives), of the
+        :meth:`simplified` equations unless ``simplify`` is False."""
+        eom = self.simplified() if simplify else self
+        lines = [f"{vlatex(eq.lhs)} &= {vlatex(eq.rhs)}" for eq in eom.kinematic_equations]
+        udot = eom.udot
+        for r in range(len(eom.u)):
+            lhs = sum((eom.mass_matrix[r, s] * udot[s] for s in range(len(eom.u))), sp.Integer(0))
+            lines.append(f"{vlatex(lhs)} &= {vlatex(eom.forcing[r])}")
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def simplified(self, max_ops: int = 200, seconds: float = 5.0) -> EquationsOfMotion:
+        """The same equations with the entries of X, Y and q̇ trig-simplified where that is cheap: each entry of at
+        most ``max_ops`` operations, smallest first, until ``seconds`` [s] are spent; an entry is replaced only if
+        it gets shorter. Derivation never simplifies; printing does (:meth:`to_latex`, ``multibody eom``)."""
+        from .display import simplified
+        return simplified(self, max_ops, seconds)
+
+    def __repr__(self) -> str:
+        """Sizes, not expressions (those are in :attr:`mass_matrix`, :attr:`forcing`, :meth:`to_latex`)."""
+        from .display import summary
+        return summary(self)
+
+    def _repr_latex_(self) -> str:
+        """Jupyter: the simplified equations for small systems, the sizes and where to look for large ones."""
+        from .display import notebook_latex
+        return notebook_latex(self)
 
     def to_numeric(self, params=None, inputs=None, backend="numba"):
         """Compiled callables for X, Y, q̇ and the state derivative; see :class:`NumericEquations`.
