@@ -409,6 +409,11 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: a table of the bodies and their joints (:func:`multibody.viz.notebook.model_html`)."""
+        from ..viz.notebook import model_html
+        return model_html(self)
+
     # ----------------------------------------------------------------------------------------
     # Builders
     # ----------------------------------------------------------------------------------------

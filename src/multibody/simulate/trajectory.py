@@ -80,6 +80,11 @@ class Trajectory:
         span = f"t = {self.t[0]:g} … {self.t[-1]:g} s" if len(self) else "empty"
         return f"Trajectory({self.model.name!r}, {len(self)} samples, {span}, {len(self.events)} events)"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: samples, time span, solver settings and events (:func:`multibody.viz.notebook.trajectory_html`)."""
+        from ..viz.notebook import trajectory_html
+        return trajectory_html(self)
+
     # ------------------------------------------------------------------------------------------
     # Derived quantities
     # ------------------------------------------------------------------------------------------
