@@ -24,6 +24,9 @@ def main(parts=("core", "batch")):
     if "batch" in parts:
         for forces in (None, f_ext):
             mb.aba(model, [q] * 16, v, v, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
+        from multibody.simulate.compiled import integrate_tree_batch
+        chain = mb.Model.chain(2)  # revolute joints: the lockstep rollouts (structure of arrays too)
+        integrate_tree_batch(chain, np.zeros((2, 2)), np.zeros(2), [0.0, 1e-3], method="RK4", dt=1e-3)
     if "core" not in parts:
         return
     for forces in (None, f_ext):

@@ -37,6 +37,7 @@ from ..dynamics._core import aba
 from ..dynamics._spatial_kernels import IQ, JTYPE
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
+from . import lockstep
 from .forces import JointFriction, JointSpring
 
 METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
@@ -611,11 +612,13 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     X_out = np.full((B, T, X0.shape[1]), np.nan)
     stats, status, count = np.zeros((B, 5)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
     arrays, X0 = (cm.topology, cm.params, cm.gravity), np.ascontiguousarray(X0)
+    threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
+    if code in (RK4, EULER) and max_steps is None and lockstep.applies(model):
+        return _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol, dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         status[b], count[b] = run(arrays, code, tau, rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
                                   h_max, h_first, dt_, steps, X_out[b], stats[b])
-    threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
     if threads == 1:
         for b in range(B):
             one(b)
@@ -624,6 +627,28 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
             list(pool.map(one, range(B)))
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
+    return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
+
+
+def _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt, X_out, threads, method, rtol, atol, dt_given):
+    """:func:`integrate_tree_batch` by :func:`multibody.simulate.lockstep.lockstep` (trees of revolute and
+    prismatic joints, fixed steps): LANES runs at a time, one vectorized ABA per stage for all of them."""
+    stats, counts = np.zeros(5), np.zeros(X0.shape[0], dtype=np.int64)  # stats[STOP]: Ctrl-C (_interruptible)
+    _interruptible(lambda: lockstep.lockstep(cm.topology, cm.params, cm.gravity, code == EULER, tau, rows, X0,
+                                             t_start, t_eval, dt, X_out, stats[STOP:], counts, threads), stats)
+    spans = np.diff(np.r_[t_start, t_eval])
+    steps_per_run = int(np.sum(np.where(spans > 0, np.ceil(spans / dt * (1.0 - 1e-12)), 0)))
+    finite = np.isfinite(X_out).all(axis=2)
+    blown = ~finite.all(axis=1)
+    counts = np.where(blown, np.argmin(finite, axis=1), counts)  # a run that blew up: its finite samples
+    X_out[blown] = np.where(np.arange(len(t_eval))[:, None] < counts[blown, None, None], X_out[blown], np.nan)
+    status = np.where(blown, NONFINITE, np.where(counts < len(t_eval), INTERRUPTED, OK))
+    totals = np.array([(4 if code == RK4 else 1) * steps_per_run * X0.shape[0], steps_per_run * X0.shape[0], 0.0,
+                       float(t_eval[-1]), 0.0])
+    info = _info(method, rtol, atol, dt_given, totals, OK)
+    info.update(status=[STATUS[int(s)] for s in status], samples=counts,
+                t_reached=np.where(counts > 0, t_eval[np.maximum(counts - 1, 0)], t_start),
+                lockstep=True)
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 
