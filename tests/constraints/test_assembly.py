@@ -35,6 +35,9 @@ def test_inconsistent_velocity_constraints_are_rejected():
 def test_simulation_rejects_inconsistent_initial_velocities():
     model = four_bar()
     q, _ = mb.assemble(model, np.array([1.0, -0.5, 1.8]))
+    for options in (dict(method="RK4", dt=1e-2), dict(method="contact", dt=1e-2), dict(method="DOP853")):
+        with pytest.raises(ValueError, match="inconsistent initial velocities.*Connect"):
+            mb.simulate(model, q, np.array([1.0, 0, 0]), 0.1, **options)
     with pytest.raises(ValueError, match="inconsistent initial velocities.*Connect"):
         run(model, q, np.array([1.0, 0, 0]), 0.1, 1e-2)
     with pytest.raises(ValueError, match="scheme"):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.constraints.integrate import run
 
 G, MU = 9.81, 0.5
 HALF = np.array([0.2, 0.1, 0.05])
@@ -63,7 +62,7 @@ def test_block_slides_in_time_stepping():
     """The velocity-level scheme reproduces the sliding acceleration (pyramid edge along the slope)."""
     theta = 0.6
     model, q, R, downhill = _block_on_incline(theta)
-    traj = run(model, q, np.zeros(6), 0.2, 1e-3, scheme="contact")
+    traj = mb.simulate(model, q, np.zeros(6), 0.2, method="contact", dt=1e-3)
     speed = np.array([(mb.body_pose(model, qq, "block")[0] @ vv[3:]) @ downhill for qq, vv in zip(traj.q, traj.v)])
     expected = G * (np.sin(theta) - MU * np.cos(theta))
     assert speed[-1] / traj.t[-1] == pytest.approx(expected, rel=0.1)
@@ -76,7 +75,7 @@ def test_box_dropped_on_ground_comes_to_rest():
     model.add_geometry("box", mb.Box(HALF), friction=0.8)
     model.add_geometry("world", mb.Plane(), friction=0.8)
     q0 = np.array([0, 0, 0.3, *mb.rotation_to_quat(mb.rotation_about((1, 1, 0), 0.3))])
-    traj = run(model, q0, np.zeros(6), 1.2, 2e-3, scheme="contact")
+    traj = mb.simulate(model, q0, np.zeros(6), 1.2, method="contact", dt=2e-3)
     corners = np.array([mb.body_pose(model, qq, "box")[1] + mb.body_pose(model, qq, "box")[0] @ c
                         for qq in traj.q for c in mb.Box(HALF).corners()])
     assert corners[:, 2].min() > -1e-3

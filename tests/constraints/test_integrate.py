@@ -1,5 +1,6 @@
-"""Simulation of closed loops with drift control: four-bar (drift, energy, reduced model), slider-crank
-(closed-form kinematics, driving torque by virtual work), rolling disk (steady rolling)."""
+"""Simulation of closed loops with drift control (mb.simulate's fixed-step methods with projection, and the old
+entry point constraints.integrate.run): four-bar (drift, energy, reduced model), slider-crank (closed-form
+kinematics, driving torque by virtual work), rolling disk (steady rolling)."""
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -19,9 +20,10 @@ def _reduced_crank_angle(theta0, rate0, times):
 def test_four_bar_follows_reduced_model():
     model = four_bar()
     q, v = four_bar_state(model)
-    traj = run(model, q, v, 1.0, 4e-3)
+    traj = mb.simulate(model, q, v, 1.0, method="RK4", dt=4e-3)
     np.testing.assert_allclose(traj.q[:, 0], _reduced_crank_angle(q[0], v[0], traj.t), atol=2e-6)  # RK4 error
-    assert traj.position_drift.max() < 1e-7
+    assert len(traj) == 251 and traj.drift[:, 0].max() < 1e-7  # every step, the drift before its projection
+    assert traj.constraint_errors().max() < 1e-10  # after it
 
 
 @pytest.mark.slow
@@ -30,13 +32,13 @@ def test_four_bar_ten_seconds():
     crank angle close to the reduced model (RK4 phase error; measured 7e-5 rad at dt = 2.5 ms)."""
     model = four_bar()
     q, v = four_bar_state(model)
-    traj = run(model, q, v, 10.0, 3e-3)
+    traj = mb.simulate(model, q, v, 10.0, method="RK4", dt=3e-3)
     closure = max(np.abs(mb.body_pose(model, qq, "coupler")[1] + mb.body_pose(model, qq, "coupler")[0] @ (0.8, 0, 0)
                          - mb.body_pose(model, qq, "rocker")[1] - mb.body_pose(model, qq, "rocker")[0] @ (0.6, 0, 0)
                          ).max() for qq in traj.q)
     assert closure < 1e-8
-    assert traj.position_drift.max() < 1e-7  # per step, before projection
-    E = traj.energy(model)
+    assert traj.drift[:, 0].max() < 1e-7  # per step, before projection
+    E = traj.energy()
     assert np.abs(E - E[0]).max() / np.abs(E[0]) < 1e-6
     np.testing.assert_allclose(traj.q[:, 0], _reduced_crank_angle(q[0], v[0], traj.t), atol=5e-4)
 
@@ -45,17 +47,19 @@ def test_baumgarte_alone_keeps_the_loop_closed():
     """Without projection, Baumgarte terms hold the drift small where plain integration drifts more."""
     model = four_bar()
     q, v = four_bar_state(model)
-    plain = run(model, q, v, 1.0, 1e-2, projection=False)
-    stabilized = run(model, q, v, 1.0, 1e-2, projection=False, stabilization=(10.0, 10.0))
-    assert stabilized.position_drift.max() < 1e-5
-    assert stabilized.position_drift.max() < 0.2 * plain.position_drift.max()
+    plain = mb.simulate(model, q, v, 1.0, method="RK4", dt=1e-2, projection=False)
+    stabilized = mb.simulate(model, q, v, 1.0, method="RK4", dt=1e-2, projection=False, stabilization=(10.0, 10.0))
+    assert stabilized.drift[:, 0].max() < 1e-5
+    assert stabilized.drift[:, 0].max() < 0.2 * plain.drift[:, 0].max()
+    np.testing.assert_array_equal(plain.drift, plain.constraint_errors())  # without projection: the samples' own
 
 
 def test_slider_crank_kinematics_and_driving_torque():
     speed = 4.0
     model = slider_crank(speed)
     q, v = mb.assemble(model, np.array([0.3, -0.3, 0.75]), np.array([speed, 0, 0]))
-    traj = run(model, q, v, 0.5, 5e-3)
+    traj = run(model, q, v, 0.5, 5e-3)  # the old entry point: simulate(method="RK4", dt=5e-3)
+    assert np.array_equal(traj.t, 5e-3 * np.arange(101)) and traj.info["method"] == "RK4"
     np.testing.assert_allclose(traj.q[:, 0], q[0] + speed * traj.t, atol=1e-9)
     np.testing.assert_allclose(traj.q[:, 2], piston_position(traj.q[:, 0]), atol=1e-9)
     torque = slider_crank_torque(speed)
@@ -88,7 +92,7 @@ def test_rolling_disk_steady_circle():
     """The analytic steady state stays steady (lean, centre height and speed, precession), the contact point
     does not slip, and the energy is conserved."""
     model, q, v, Omega = _steady_rolling_disk()
-    traj = run(model, q, v, 2.0, 5e-3)
+    traj = mb.simulate(model, q, v, 2.0, method="RK4", dt=5e-3)
     lean = np.array([np.arcsin(-mb.body_pose(model, qq, "disk")[0][2, 2]) for qq in traj.q])
     np.testing.assert_allclose(lean, 0.3, atol=1e-6)
     np.testing.assert_allclose(traj.q[:, 2], traj.q[0, 2], atol=1e-6)
@@ -96,6 +100,6 @@ def test_rolling_disk_steady_circle():
     np.testing.assert_allclose(speed, speed[0], rtol=1e-6)
     heading = np.unwrap([np.arctan2(*mb.body_pose(model, qq, "disk")[0][:2, 2][::-1]) for qq in traj.q])
     np.testing.assert_allclose(heading - heading[0], Omega * traj.t, atol=1e-5)
-    assert traj.velocity_drift.max() < 1e-8  # contact point velocity before each projection
-    E = traj.energy(model)
+    assert traj.drift[:, 1].max() < 1e-8  # contact point velocity before each projection
+    E = traj.energy()
     assert np.abs(E - E[0]).max() < 1e-7 * np.abs(E).max()

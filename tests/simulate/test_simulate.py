@@ -100,8 +100,10 @@ def test_failure_raises_with_time_and_partial_trajectory():
 
 
 @pytest.mark.parametrize("bad, match", [
-    (dict(t_end=-1.0), "t_end"), (dict(method="Euler"), "unknown method"), (dict(q0=[0.0, 1.0]), "q0"),
-    (dict(torque=[1.0, 2.0]), "torque"), (dict(t_eval=[0.5, 0.2]), "t_eval")])
+    (dict(t_end=-1.0), "t_end"), (dict(method="Verlet"), "unknown method"), (dict(q0=[0.0, 1.0]), "q0"),
+    (dict(torque=[1.0, 2.0]), "torque"), (dict(t_eval=[0.5, 0.2]), "t_eval"),
+    (dict(method="RK4"), "'RK4' takes fixed steps: give the step dt"), (dict(method="Euler", dt=0.0), "dt > 0"),
+    (dict(method="RK4", dt=np.nan), "dt > 0"), (dict(dt=1e-3), "dt is the step of the fixed-step methods")])
 def test_bad_arguments_name_the_culprit(bad, match):
     arguments = dict(q0=[0.1], v0=[0.0], t_end=1.0) | bad
     with pytest.raises(ValueError, match=match):

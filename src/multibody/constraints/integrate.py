@@ -1,12 +1,11 @@
-"""Time integration of constrained systems with drift control, and a time-stepping scheme for contact.
+"""Steps of constrained and contact systems: projection onto the constraint manifold, and a time-stepping scheme
+for contact. :func:`multibody.simulate` runs them (``method="RK4"`` or ``"Euler"`` with ``projection``,
+``method="contact"``); :func:`run` is the old entry point, an alias of it.
 
-Two schemes, both fixed-step:
-
-``"rk4"`` (bilateral constraints): classical Runge–Kutta on (q, v) with q̇ = configuration_rate(q, v) and
-v̇ = forward_dynamics(q, v, τ) (Gauss's principle, optional Baumgarte terms γ − 2α (J v − b) − β² φ), quaternions
-renormalized, then *projection* after every step: q onto φ(q) = 0 (Newton, :func:`.assembly.assemble_positions`)
-and v onto J v = b in the kinetic-energy metric (:func:`.assembly.assemble_velocities`). The drift
-max|φ| and max|J v − b| found *before* each projection is recorded.
+*Projection* (after each RK4 or Euler step of :func:`multibody.simulate` on a model with constraints): q onto
+φ(q) = 0 (Newton, :func:`.assembly.assemble_positions`) and v onto J v = b in the kinetic-energy metric
+(:func:`.assembly.assemble_velocities`). The drift max|φ| and max|J v − b| found *before* each projection is
+recorded in ``Trajectory.drift``.
 
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
 velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ, with J v⁺ = b − (erp/h) φ for equality constraints and, for every
@@ -17,56 +16,23 @@ inelastic (or with Newton restitution e) as a by-product.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..dynamics import aba, configuration_rate, crba, energy, integrate, normalize
+from ..dynamics import aba, crba, integrate
 from ._kinematics import Snapshot
-from .assembly import assemble_positions, assemble_velocities, check_consistent, constraint_drift
+from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contact_rows, detect, solve_contacts
-from .forward import forward_dynamics
 from .gauss import GaussSolver
 from .types import stack
 
-SCHEMES = ("rk4", "contact")
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..simulate.trajectory import Trajectory
 
-
-@dataclass
-class ConstrainedTrajectory:
-    """t (T,) [s], q (T, nq), v (T, nv), and the constraint drift measured at each step before correction:
-    position_drift (T,) = max|φ| [m or rad], velocity_drift (T,) = max|J v − b|."""
-
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
-    position_drift: np.ndarray
-    velocity_drift: np.ndarray
-
-    def energy(self, model):
-        """Total mechanical energy (T,) [J]."""
-        kinetic, potential = energy(model, self.q, self.v)
-        return kinetic + potential
-
-
-def _torque(tau, t, q, v, nv):
-    value = np.zeros(nv) if tau is None else tau(t, q, v) if callable(tau) else tau
-    return np.asarray(value, dtype=float)
-
-
-def rk4_step(model, q, v, dt, tau=None, stabilization=None):
-    """One classical Runge–Kutta step of (q̇, v̇) = (configuration_rate(q, v), forward_dynamics(q, v, τ))."""
-    def f(x):
-        qq, vv = normalize(model, x[:model.nq]), x[model.nq:]
-        return np.concatenate([configuration_rate(model, qq, vv),
-                               forward_dynamics(model, qq, vv, tau, stabilization=stabilization)])
-    x = np.concatenate([q, v])
-    k1 = f(x)
-    k2 = f(x + 0.5 * dt * k1)
-    k3 = f(x + 0.5 * dt * k2)
-    k4 = f(x + dt * k3)
-    x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return normalize(model, x[:model.nq]), x[model.nq:]
+SCHEMES = {"rk4": "RK4", "contact": "contact"}  # run's schemes and the methods of multibody.simulate they are
 
 
 def project(model, q, v):
@@ -112,35 +78,24 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     return integrate(model, q, v_new, h), v_new
 
 
-def run(model, q0, v0, t_end, dt, tau=None, scheme="rk4", stabilization=None, projection=True, tol=1e-8):
-    """Integrate from (q0, v0) to ``t_end`` [s] with fixed step ``dt`` [s]; a :class:`ConstrainedTrajectory`.
+def run(model: Model, q0: ArrayLike, v0: ArrayLike, t_end: float, dt: float,
+        tau: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None, scheme: str = "rk4",
+        stabilization: tuple[float, float] | None = None, projection: bool = True, tol: float = 1e-8) -> Trajectory:
+    """Integrate from (q0, v0) at t = 0 to ``t_end`` [s] with fixed step ``dt`` [s], a sample at every step: an
+    alias of ``multibody.simulate(model, q0, v0, n·dt, method=..., dt=dt, t_eval=dt·(0, 1, …, n))`` with
+    n = round(t_end / dt).
 
-    tau : None, an (nv,) array, or a callable tau(t, q, v) -> (nv,).
-    scheme : "rk4" (bilateral constraints; ``stabilization`` = Baumgarte (α, β), ``projection`` on/off) or
-        "contact" (velocity-level time stepping with contacts).
+    tau : None, an (nv,) array, or a callable tau(t, q, v) -> (nv,) (simulate's ``torque``).
+    scheme : "rk4" (``method="RK4"``; ``stabilization`` = Baumgarte (α, β) [1/s], ``projection`` on/off) or
+        "contact" (``method="contact"``, velocity-level time stepping with contacts).
     The initial state must satisfy the constraints to ``tol`` (ValueError otherwise; see :func:`assemble`).
+    Returns the :class:`~multibody.Trajectory`, its ``drift`` the constraint residual before each projection.
     """
+    from ..simulate.simulate import simulate
     if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-    if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= 0):
-        raise ValueError(f"need dt > 0 and t_end ≥ 0 (finite), got dt={dt!r}, t_end={t_end!r}")
-    q, v = np.array(q0, dtype=float), np.array(v0, dtype=float)
-    check_consistent(model, q, v, tol)
+        raise ValueError(f"scheme must be one of {tuple(SCHEMES)}, got {scheme!r}")
+    if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt / 2):
+        raise ValueError(f"need dt > 0 and t_end ≥ dt/2 (finite), got dt={dt!r}, t_end={t_end!r}")
     steps = int(round(t_end / dt))
-    qs, vs, drift = [q], [v], [(0.0, 0.0)]
-    for k in range(steps):
-        torque = _torque(tau, k * dt, q, v, model.nv)
-        if scheme == "contact":
-            q, v = contact_step(model, q, v, dt, torque)
-            drift.append(constraint_drift(model, q, v))
-        else:
-            q, v = rk4_step(model, q, v, dt, torque, stabilization)
-            if projection:
-                q, v, *d = project(model, q, v)
-                drift.append(tuple(d))
-            else:
-                drift.append(constraint_drift(model, q, v))
-        qs.append(q)
-        vs.append(v)
-    drift = np.array(drift)
-    return ConstrainedTrajectory(dt * np.arange(steps + 1), np.array(qs), np.array(vs), drift[:, 0], drift[:, 1])
+    return simulate(model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1),
+                    torque=tau, stabilization=stabilization, projection=projection, constraint_tolerance=tol)

@@ -33,7 +33,7 @@ from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
-from ..errors import ModelError, SimulationError, SimulationInterrupted
+from ..errors import ModelError
 from ..simulate.simulate import Event, simulate
 from ..simulate.trajectory import ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 class Collisions:
     """The collision events of a model and the impact log (one per simulation run).
 
-    Parameters as for :func:`simulate_impacts`.
+    Parameters as for :func:`simulate_impacts`; :func:`multibody.simulate` makes one for ``collisions``.
     """
 
     def __init__(self, model, law="newton", method="sequential", rest_velocity=1e-3, contact_tolerance=1e-9,
@@ -56,7 +56,7 @@ class Collisions:
         for name, value in (("rest_velocity", rest_velocity), ("contact_tolerance", contact_tolerance),
                             ("release_distance", release_distance)):
             if not (np.isfinite(value) and value >= 0):
-                raise ValueError(f"simulate_impacts: {name} must be finite and ≥ 0, got {value!r}")
+                raise ValueError(f"collisions: {name} must be finite and ≥ 0, got {value!r}")
         self.model, self.law, self.method = model, law, method
         self.rest_velocity, self.tolerance = float(rest_velocity), float(contact_tolerance)
         self.release, self.stabilization = float(release_distance), stabilization
@@ -189,12 +189,13 @@ def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | 
                      contact_tolerance: float = 1e-9, release_distance: float = 1e-6,
                      stabilization: tuple[float, float] = (20.0, 20.0), rtol: float = 1e-10, atol: float = 1e-12,
                      **options: Any) -> Trajectory:
-    """Simulate with collisions between the model's contact shapes (event-driven, impulsive impacts).
+    """Simulate with collisions between the model's contact shapes (event-driven, impulsive impacts): an alias of
+    ``multibody.simulate(model, q0, v0, t_end, collisions={law, method, ...}, rtol=1e-10, atol=1e-12)``.
 
     Parameters
     ----------
-    q0, v0, t_end : as for :func:`multibody.simulate`; ``options`` (method, max_step, t_eval, samples, torque,
-        f_ext, events, progress) are passed on to it.
+    q0, v0, t_end : as for :func:`multibody.simulate`; ``options`` (its integration ``method`` excepted: max_step,
+        t_eval, samples, torque, f_ext, events, progress) are passed on to it.
     law : "newton" or "poisson" restitution; method : "sequential" (default: pairwise propagation, Newton's
         cradle) or "simultaneous" (see :func:`~multibody.impact.resolve_impact`).
     rest_velocity : [m/s] approach speed below which an impact is plastic and a touching pair rests.
@@ -208,14 +209,6 @@ def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | 
     by ``trajectory.impacts_dataframe()``) and the impact events in ``trajectory.events``. A failed integration's
     SimulationError (or Ctrl-C's SimulationInterrupted) carries the partial trajectory with the impacts so far.
     """
-    collisions = Collisions(model, law, method, rest_velocity, contact_tolerance, release_distance, stabilization)
-    events = [*collisions.events(), *options.pop("events", ())]
-    try:
-        trajectory = simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, events=events,
-                              dynamics=collisions.dynamics, **options)
-    except (SimulationError, SimulationInterrupted) as exc:
-        if exc.trajectory is not None:
-            exc.trajectory.impacts = collisions.records
-        raise
-    trajectory.impacts = collisions.records
-    return trajectory
+    collisions = dict(law=law, method=method, rest_velocity=rest_velocity, contact_tolerance=contact_tolerance,
+                      release_distance=release_distance, stabilization=stabilization)
+    return simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options)

@@ -1,12 +1,15 @@
-"""Time integration of the equations of motion M(q) v̇ + c(q, v) = τ with scipy's Runge–Kutta and implicit solvers.
+"""Time integration of the equations of motion M(q) v̇ + c(q, v) = τ: scipy's adaptive Runge–Kutta and implicit
+solvers, fixed-step RK4, semi-implicit Euler and the velocity-level contact stepper, for trees, constrained models,
+joint limits and collisions.
 
 The state is x = [q; v]: q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints) and
 v̇ = dynamics(t, q, v, τ), by default the articulated-body algorithm (or ``multibody.forward_dynamics`` when the
 model has constraints). τ sums the applied joint torques, the body forces mapped to the joints and the model's
 force elements (springs, dampers).
 
-The solver is stepped by hand (scipy.integrate.OdeSolver) so that a failure keeps the trajectory computed so
-far, events can reset the state and restart (impacts), and a progress bar can follow the simulated time.
+Every method is stepped by hand through scipy.integrate.OdeSolver (the fixed-step ones through
+:class:`.fixed_step.FixedStep`) so that a failure keeps the trajectory computed so far, events can reset the state
+and restart (impacts), and a progress bar can follow the simulated time.
 """
 from __future__ import annotations
 
@@ -21,9 +24,10 @@ from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
+from .fixed_step import DriftRecord, FixedStep, scheme
 from .forces import elements_force
 from .progress import Progress
-from .trajectory import Trajectory
+from .trajectory import Trajectory, constraint_residuals
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 
 METHODS = {"RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
+FIXED_STEP = ("RK4", "Euler", "contact")  # the fixed-step methods (a step dt)
 
 
 @dataclass
@@ -97,14 +102,15 @@ def _applied(model, value, what, shape_check):
     return lambda t, q, v: constant
 
 
-def default_dynamics(model):
-    """v̇ = dynamics(t, q, v, τ): the ABA for a tree, ``multibody.forward_dynamics`` with constraints."""
+def default_dynamics(model, stabilization=None):
+    """v̇ = dynamics(t, q, v, τ): the ABA for a tree, ``multibody.forward_dynamics`` with constraints (Baumgarte
+    gains ``stabilization`` = (α, β) [1/s] or None)."""
     if getattr(model, "constraints", None):
         import multibody
         forward = getattr(multibody, "forward_dynamics", None)
         if forward is None:
             raise ModelError(f"model '{model.name}': has constraints but multibody.forward_dynamics is not available")
-        return lambda t, q, v, tau: forward(model, q, v, tau)
+        return lambda t, q, v, tau: forward(model, q, v, tau, stabilization=stabilization)
     return lambda t, q, v, tau: aba(model, q, v, tau)
 
 
@@ -129,7 +135,7 @@ def generalized_forces(model, torque=None, f_ext=None):
     return tau
 
 
-_COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5"}  # scipy's methods and their compiled twins
+_COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
 
 def _quaternion_slices(model):
@@ -155,41 +161,66 @@ def _normalizer(model):
 
 
 def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
-             t_start: float = 0.0, method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10,
-             max_step: float = np.inf, t_eval: ArrayLike | None = None, samples: int | None = None,
+             t_start: float = 0.0, method: str = "DOP853", dt: float | None = None, rtol: float = 1e-8,
+             atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
+             samples: int | None = None,
              torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              events: Iterable[Event | Callable[[float, np.ndarray, np.ndarray], float]] = (),
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
-             progress: bool | None = None, compiled: bool = True) -> Trajectory:
+             collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
+             projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
+             compiled: bool = True) -> Trajectory:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
     ----------
     q0 : (nq,) initial configuration (default ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
-    method : a scipy solver, "DOP853" (default), "RK45", "RK23", "Radau", "BDF" or "LSODA".
-    rtol, atol, max_step : the solver's tolerances and largest step [s].
+    method : adaptive, error-controlled by ``rtol``, ``atol`` and ``max_step`` [s] (scipy's solvers): "DOP853"
+        (default), "RK45", "RK23", "Radau", "BDF" or "LSODA"; or fixed-step, with the step ``dt`` [s]: "RK4"
+        (classical Runge–Kutta), "Euler" (semi-implicit: v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺) or "contact"
+        (the velocity-level time stepper of :func:`multibody.constraints.integrate.contact_step`: contacts between
+        the model's shapes with friction, plastic or with restitution, as a linear complementarity problem
+        per step; it computes the accelerations itself, so takes no ``dynamics``, ``collisions`` or joint limits).
+    dt : [s] the step of the fixed-step methods, required by them and refused by the adaptive ones. By default
+        they output every step (t_start + k dt, the last step shortened to end at t_end). Given output times,
+        the steps land on each of them: every interval between consecutive output times (and from an event's
+        restart to the next) is cut into equal steps of at most dt, exactly dt for output times on the dt grid.
     t_eval : output times (increasing, within the span); default ``samples`` evenly spaced times
-        (default 100 per second of simulated time, at least 101).
+        (default 100 per second of simulated time, at least 101; every step of the fixed-step methods).
     torque : (nv,) generalized forces, or a callable (t, q, v) -> (nv,).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
-        :class:`Event` objects; crossings are recorded in ``Trajectory.events``. The model's joint limits
+        :class:`Event` objects; crossings are recorded in ``Trajectory.events`` (located on the fixed-step methods'
+        interpolant between steps: cubic Hermite, linear for "contact"). The model's joint limits
         (:class:`multibody.JointLimit` constraints) add one impact event per bound, named
         ``"limit <joint> lower"`` or ``"limit <joint> upper"`` (:mod:`multibody.constraints.limits`).
     dynamics : callable (t, q, v, τ) -> v̇ replacing the default forward dynamics (for generated symbolic
         equations or custom constraint handling).
+    collisions : event-driven impacts between the model's contact shapes (:class:`multibody.impact.Collisions`),
+        recorded in ``Trajectory.impacts``: True for the default settings, or a dict of them (``law``,
+        ``method``, ``rest_velocity``, ``contact_tolerance``, ``release_distance``, ``stabilization``; see
+        :func:`multibody.simulate_impacts`, which runs this with tolerances rtol = 1e-10, atol = 1e-12).
+    stabilization : Baumgarte gains (α, β) [1/s] of the constraints' forward dynamics,
+        J v̇ = γ − 2α (J v − b) − β² φ (default None: none).
+    projection : after each "RK4" or "Euler" step of a model with constraints, project (q, v) onto the constraint
+        manifold (:func:`multibody.constraints.integrate.project`; default True). The adaptive methods keep the
+        drift to their tolerances without projecting.
+    constraint_tolerance : the initial state of a model with constraints must satisfy them to this (max|φ| and
+        max|J v − b|; ValueError naming the worst constraint otherwise, see :func:`multibody.assemble`).
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
-    compiled : with "DOP853" or "RK45", run trees without Python callables (no constraints, events, f_ext, custom
-        dynamics or callable torque; joint springs and friction allowed) in the compiled loop of
-        :mod:`multibody.simulate.compiled` — the same method and step control, 5–15× faster — unless a progress
-        bar is asked for (the compiled loop shows none and takes Ctrl-C only when it ends). ``False``: always
-        scipy's solvers. ``Trajectory.info["compiled"]`` says which ran.
+    compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints, events,
+        collisions, f_ext, custom dynamics or callable torque; joint springs and friction allowed) in the compiled
+        loop of :mod:`multibody.simulate.compiled` — the same method, step control and output times, 5–15× faster
+        — unless a progress bar is asked for (the compiled loop shows none and takes Ctrl-C at its next step).
+        ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
 
     Returns
     -------
-    Trajectory at the output times.
+    Trajectory at the output times, with the events, the impacts (``collisions``) and the constraint ``drift``
+    (per sample max|φ| and max|J v − b|: with projection the residual the steps since the previous sample had
+    before their projection, else the residual of the sample itself).
 
     Raises
     ------
@@ -213,21 +244,27 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     t_start, t_end = float(t_start), float(t_end)
     if not t_end > t_start:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
-    if method not in METHODS:
-        raise ValueError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    t_eval = _output_times(t_start, t_end, t_eval, samples)
-    if compiled and method in _COMPILED and progress is not True:
+    impacts = None if collisions is False or collisions is None else _collisions(model, collisions)
+    _check_method(model, method, dt, dynamics, impacts is not None)
+    t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
+    normalized = _normalizer(model)
+    if getattr(model, "constraints", None):
+        from ..constraints.assembly import check_consistent
+        check_consistent(model, normalized(q0), v0, constraint_tolerance)
+    if compiled and method in _COMPILED and progress is not True and impacts is None:
         from . import compiled as loop
-        if not loop.unsupported(model, torque, f_ext, events, dynamics, atol):
+        if not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol):
             torque = None if torque is None else as_state(torque, nv, "torque")
             t, q, v, info = loop.integrate_tree(model, q0, v0, t_eval, method=_COMPILED[method], rtol=rtol, atol=atol,
-                                                max_step=max_step, tau=torque, t_start=t_start)
+                                                max_step=max_step, dt=dt, tau=torque, t_start=t_start)
             return loop.tree_trajectory(model, t, q, v, info, torque)
-    normalized = _normalizer(model)
     tau = generalized_forces(model, torque, f_ext)
-    accel = _guarded(dynamics, "the dynamics callable") if dynamics is not None else default_dynamics(model)
+    accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
+             else default_dynamics(model, stabilization))
     events = [_as_event(e) for e in events]
-    if (any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
+    if impacts is not None:
+        events, accel = [*impacts.events(), *events], impacts.dynamics
+    elif (any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
             and not getattr(dynamics, "handles_joint_limits", False)):
         # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
         from ..constraints.limits import LimitStops
@@ -236,8 +273,25 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
         accel = stops.dynamics if dynamics is None else accel
 
     def rhs(t, x):
+        # q̇ = ½ q ⊗ ω on the solver's quaternions (the compiled loop's vector field); forces on unit ones
         q, v = normalized(x[:nq]), x[nq:]
-        return np.concatenate([configuration_rate(model, q, v), accel(t, q, v, tau(t, q, v))])
+        return np.concatenate([configuration_rate(model, x[:nq], v), accel(t, q, v, tau(t, q, v))])
+
+    record = None
+    if method in FIXED_STEP:
+        projected = projection and method != "contact" and any(
+            not getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
+        record = DriftRecord() if projected else None
+        step = scheme(model, method, tau, normalized, projected)
+
+        def solver_at(t, x):
+            return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, smooth=method != "contact",
+                             record=record)
+        info = {"method": method, "dt": float(dt), "nfev": 0, "steps": 0}
+    else:
+        def solver_at(t, x):
+            return METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step)
+        info = {"method": method, "rtol": rtol, "atol": atol, "nfev": 0, "steps": 0}
 
     def finish(ts, xs, log, info, partial=False, forces=True):
         xs = np.array(xs).reshape(len(ts), nq + nv)
@@ -247,26 +301,30 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
                 raise _UserCodeFailed("finish", ts[-1] if ts else t_start, None)
             taus = np.array([tau(t, qi, vi) for t, qi, vi in zip(ts, q, v)]).reshape(len(ts), nv)
             a = np.array([accel(t, qi, vi, ti) for t, qi, vi, ti in zip(ts, q, v, taus)]).reshape(len(ts), nv)
+            drift = constraint_residuals(model, q, v)
         except (Exception, KeyboardInterrupt):
             if not partial:
                 raise
             # the user code that failed may fail on the samples too, and a second Ctrl-C must not lose the states
             taus = a = np.full((len(ts), nv), np.nan)
-        return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info)
+            drift = np.full((len(ts), constraint_residuals(model, q[:0], v[:0]).shape[1]), np.nan)
+        for k, t in enumerate(ts if record is not None else ()):  # the residuals before projection
+            if t in record.at:
+                drift[k] = record.at[t]
+        return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info,
+                          impacts=impacts.records if impacts is not None else (), drift=drift)
 
     ts, xs, log = [], [], []
     x = np.concatenate([normalized(q0), v0])
     t = t_start
-    info = {"method": method, "rtol": rtol, "atol": atol, "nfev": 0, "steps": 0}
     clock = [t_start]  # the time of the last accepted step, for failures outside the solver's step
     history = (None, 0)  # ((event to step past or None, time of the last action), actions at that time)
     with Progress(t_end - t_start, f"simulating {model.name}", progress) as bar:
         while True:
             try:
                 try:
-                    solver = METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step)
-                    t, x, stop, fired = _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized,
-                                                     clock, history[0])
+                    t, x, stop, fired = _run_segment(solver_at(t, x), t_eval, events, ts, xs, log, info, bar, nq,
+                                                     normalized, clock, history[0])
                 except _UserCodeFailed as exc:
                     raise exc.simulation_error() from exc.error
                 except (SimulationError, KeyboardInterrupt):
@@ -296,6 +354,37 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
                               trajectory=finish(ts, xs, log, info, partial=True, forces=False)) from exc.error
 
 
+def _check_method(model, method, dt, dynamics, collisions):
+    """ValueError for an unknown method, a missing or refused step dt, or options the method cannot take."""
+    if method not in METHODS and method not in FIXED_STEP:
+        raise ValueError(f"simulate: unknown method {method!r}; choose one of {', '.join([*METHODS, *FIXED_STEP])}")
+    if method in FIXED_STEP and not (dt is not None and np.isfinite(dt) and dt > 0):
+        raise ValueError(f"simulate: method {method!r} takes fixed steps: give the step dt > 0 [s], got {dt!r}")
+    if method not in FIXED_STEP and dt is not None:
+        raise ValueError(f"simulate: dt is the step of the fixed-step methods ({', '.join(FIXED_STEP)}); {method!r} "
+                         "chooses its own steps (bound them with max_step)")
+    if dynamics is not None and collisions:
+        raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
+    if method == "contact":
+        from ..constraints.limits import joint_limits
+        given = {"dynamics": dynamics is not None, "collisions": collisions, "joint limits": joint_limits(model)}
+        refused = [name for name, value in given.items() if value]
+        if refused:
+            raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
+                             f"takes no {' or '.join(refused)}; use another method")
+
+
+def _collisions(model, settings):
+    """The :class:`multibody.impact.Collisions` of ``settings`` (True: the defaults, or a dict of them)."""
+    from ..impact.events import Collisions
+    settings = {} if settings is True else dict(settings)
+    try:
+        return Collisions(model, **settings)
+    except TypeError as exc:
+        raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
+                         f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
+
+
 def _check_progress(events, fired, t, history):
     """After an action at time t: the crossing to step past in the next segment, and the stall count.
 
@@ -321,7 +410,10 @@ MAX_STALLED = 100  # event actions in a row at the same time before simulate giv
 _SAME_TIME = 1e-9  # relative time window of "the same time" for event roots
 
 
-def _output_times(t_start, t_end, t_eval, samples):
+def _output_times(t_start, t_end, t_eval, samples, dt=None):
+    if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
+        steps = int(np.ceil((t_end - t_start) / dt * (1.0 - 1e-12)))
+        return np.append(t_start + dt * np.arange(steps), t_end)
     if t_eval is None:
         count = samples or max(101, int(round(100 * (t_end - t_start))) + 1)
         return np.linspace(t_start, t_end, int(count))
@@ -349,7 +441,7 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized,
         except Exception as exc:
             raise _UserCodeFailed(f"event '{event.name}'", t, exc) from exc
 
-    if not ts and t_eval[0] == solver.t:
+    for _ in t_eval[t_eval == solver.t] if not ts else ():  # the samples at the start time (repeated ones too)
         ts.append(solver.t)
         xs.append(solver.y.copy())
     values = [g(e, solver.t, solver.y) for e in events]

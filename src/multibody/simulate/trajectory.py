@@ -56,12 +56,17 @@ class Trajectory:
     t : (T,) times [s]; q : (T, nq) configurations; v : (T, nv) velocities; a : (T, nv) accelerations v̇;
     tau : (T, nv) applied generalized forces (torques, mapped body forces, force elements);
     events : list of (name, time [s]) in the order they happened; info : solver settings and statistics;
-    impacts : list of :class:`ImpactRecord` (collisions of :func:`multibody.simulate_impacts`, else empty).
+    impacts : list of :class:`ImpactRecord` (collisions of :func:`multibody.simulate`, else empty);
+    drift : (T, 2) constraint drift per sample, max|φ| [m or rad] and max|J v − b| [m/s or rad/s]: for a run
+    projected onto the constraints (fixed-step methods) the largest residual the steps since the previous sample
+    had before their projection, else (the default) the residual of the sample, as :meth:`constraint_errors`;
+    (T, 0) for a model without constraints.
     """
 
     def __init__(self, model: Model, t: ArrayLike, q: ArrayLike, v: ArrayLike, a: ArrayLike | None = None,
                  tau: ArrayLike | None = None, events: Iterable[tuple[str, float]] = (),
-                 info: Mapping[str, Any] | None = None, impacts: Iterable[ImpactRecord] = ()) -> None:
+                 info: Mapping[str, Any] | None = None, impacts: Iterable[ImpactRecord] = (),
+                 drift: ArrayLike | None = None) -> None:
         self.model = model
         self.t = np.asarray(t, dtype=float)
         count = self.t.shape[0]
@@ -72,6 +77,9 @@ class Trajectory:
         self.events = [(str(name), float(time)) for name, time in events]
         self.info = dict(info or {})
         self.impacts = list(impacts)
+        self.drift = constraint_residuals(model, self.q, self.v) if drift is None else np.asarray(drift, dtype=float)
+        if self.drift.ndim != 2 or self.drift.shape[0] != count:
+            raise ValueError(f"Trajectory: drift must have one row per sample ({count}), got shape {self.drift.shape}")
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -101,12 +109,10 @@ class Trajectory:
                 "total": kinetic + gravity + elastic}[kind]
 
     def constraint_errors(self) -> np.ndarray:
-        """Constraint violation (T, 2) per sample: max|φ(q)| (positions) and max|J v − b| (velocities), from
-        :func:`multibody.constraints.assembly.constraint_drift`; shape (T, 0) for a model without constraints."""
-        if not getattr(self.model, "constraints", None):
-            return np.zeros((len(self), 0))
-        from ..constraints.assembly import constraint_drift
-        return np.array([constraint_drift(self.model, q, v) for q, v in zip(self.q, self.v)]).reshape(len(self), 2)
+        """Constraint violation (T, 2) of the samples: max|φ(q)| (positions) and max|J v − b| (velocities), from
+        :func:`multibody.constraints.assembly.constraint_drift`; shape (T, 0) for a model without constraints.
+        (:attr:`drift` holds what the integration saw before any projection.)"""
+        return constraint_residuals(self.model, self.q, self.v)
 
     def columns(self) -> list[str]:
         """Column names of :meth:`to_dataframe`: t, q[i] and v[i] labelled by joint, a[i], tau[i], energies."""
@@ -153,8 +159,8 @@ class Trajectory:
     # Files
     # ------------------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> str | os.PathLike:
-        """Write a .npz file holding the arrays, the events, the impacts (:func:`impacts_to_arrays`), the solver
-        info and the model description.
+        """Write a .npz file holding the arrays (drift included), the events, the impacts
+        (:func:`impacts_to_arrays`), the solver info and the model description.
 
         :meth:`load` reads it back with the arrays and impact records bit for bit identical. A model holding a
         constraint that cannot be written (user callables) raises ModelError naming it, before the file is opened.
@@ -164,7 +170,7 @@ class Trajectory:
         times = np.array([time for _, time in self.events], dtype=float)
         model = np.array(json.dumps(model_to_dict(self.model)))
         with open(path, "wb") as handle:
-            np.savez_compressed(handle, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau,
+            np.savez_compressed(handle, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau, drift=self.drift,
                                 event_names=names, event_times=times, model=model,
                                 info=np.array(json.dumps(self.info, default=str)),
                                 **impacts_to_arrays(self.impacts, self.model))
@@ -187,8 +193,9 @@ class Trajectory:
                 model = model_from_dict(json.loads(str(data["model"])), source=str(path))
                 events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
                 impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
+                drift = data["drift"] if "drift" in data.files else None  # (files written before it was saved)
                 return cls(model, data["t"], data["q"], data["v"], data["a"], data["tau"], events,
-                           json.loads(str(data["info"])), impacts)
+                           json.loads(str(data["info"])), impacts, drift)
         except ModelError as exc:
             if str(path) in str(exc):
                 raise
@@ -214,6 +221,15 @@ class Trajectory:
         See :func:`multibody.viz.animate`."""
         from ..viz.animation import animate
         return animate(self, path, **options)
+
+
+def constraint_residuals(model, q, v):
+    """(T, 2) max|φ(q)| and max|J v − b| of the states q (T, nq), v (T, nv)
+    (:func:`multibody.constraints.assembly.constraint_drift`); (T, 0) for a model without constraints."""
+    if not getattr(model, "constraints", None):
+        return np.zeros((len(q), 0))
+    from ..constraints.assembly import constraint_drift
+    return np.array([constraint_drift(model, qi, vi) for qi, vi in zip(q, v)]).reshape(len(q), 2)
 
 
 def _check_npz_sizes(path, limit):

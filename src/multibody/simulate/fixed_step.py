@@ -1,0 +1,129 @@
+"""Fixed-step time integration: the RK4 and semi-implicit Euler steps, and an adapter that gives a fixed-step scheme
+scipy's solver interface.
+
+:func:`multibody.simulate` drives every method through ``scipy.integrate.OdeSolver`` (``step``, ``dense_output``),
+so the fixed-step schemes share its events, output samples, failures, Ctrl-C and progress bar with the adaptive
+ones. The steps land on the output times: each interval between consecutive output times (and from a restart after
+an event to the next output time) is cut into equal steps of at most ``dt`` — the rule of the compiled loop
+(:func:`multibody.simulate.compiled.fixed_step`), so the two agree to round-off. Between two steps the state is
+the cubic Hermite interpolant of the end states and their rates (linear for the contact scheme, which has no rates).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import DenseOutput, OdeSolver
+
+from ..constraints.integrate import contact_step, project
+from ..dynamics import integrate
+
+
+def rk4_step(f, t, x, h):
+    """x(t + h) by the classical Runge–Kutta method (Kutta 1901; Hairer, Nørsett, Wanner, *Solving ODEs I*, II.1):
+    x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄), k₁ = f(t, x), k₂ = f(t + h/2, x + h/2 k₁), k₃ = f(t + h/2, x + h/2 k₂),
+    k₄ = f(t + h, x + h k₃). t, h [s]."""
+    k1 = f(t, x)
+    k2 = f(t + 0.5 * h, x + 0.5 * h * k1)
+    k3 = f(t + 0.5 * h, x + 0.5 * h * k2)
+    k4 = f(t + h, x + h * k3)
+    return x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
+def euler_step(model, f, t, x, h):
+    """x(t + h) by semi-implicit (symplectic) Euler on x = (q, v) with f = (q̇, v̇):
+    v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`, exact on each joint's manifold). t, h [s]."""
+    nq = model.nq
+    v = x[nq:] + h * f(t, x)[nq:]
+    return np.concatenate([integrate(model, x[:nq], v, h), v])
+
+
+def scheme(model, method, tau, normalized, projection):
+    """The step (f, t, x, h) -> (x⁺, residual) of the fixed-step ``method`` on x = (q, v), for :class:`FixedStep`.
+
+    "RK4" (:func:`rk4_step`) and "Euler" (:func:`euler_step`) with the rates f; "contact" the velocity-level
+    contact stepper (:func:`multibody.constraints.integrate.contact_step`) with the generalized forces
+    ``tau(t, q, v)``. Quaternions are renormalized after the step (``normalized``); with ``projection`` the state is
+    projected onto the constraint manifold (:func:`multibody.constraints.integrate.project`) and ``residual`` is the
+    (max|φ|, max|J v − b|) it had before, else None.
+    """
+    nq = model.nq
+
+    def advance(f, t, x, h):
+        if method == "RK4":
+            return rk4_step(f, t, x, h)
+        if method == "Euler":
+            return euler_step(model, f, t, x, h)
+        q, v = normalized(x[:nq]), x[nq:]
+        return np.concatenate(contact_step(model, q, v, h, tau(t, q, v)))
+
+    def step(f, t, x, h):
+        x = advance(f, t, x, h)
+        q, v = normalized(x[:nq]), x[nq:]
+        if not projection or not np.all(np.isfinite(x)):
+            return np.concatenate([q, v]), None
+        q, v, *residual = project(model, q, v)
+        return np.concatenate([q, v]), np.array(residual)
+    return step
+
+
+class DriftRecord:
+    """The constraint residual (max|φ| [m or rad], max|J v − b|) that projected steps had before their projection:
+    ``at[t]`` (2,) is the largest over the steps since the previous output time, at each output time t."""
+
+    def __init__(self):
+        self.at, self.worst = {}, np.zeros(2)
+
+    def add(self, t, residual, sample):
+        self.worst = np.maximum(self.worst, residual)
+        if sample:
+            self.at[t], self.worst = self.worst, np.zeros(2)
+
+
+class Interpolant(DenseOutput):
+    """The state between the steps (t_old, x_old) and (t, x): the cubic Hermite polynomial through the end states
+    with the end rates ``rates(t, x)`` (evaluated when first needed), or the straight line if ``rates`` is None."""
+
+    def __init__(self, t_old, t, x_old, x, rates):
+        super().__init__(t_old, t)
+        self.x_old, self.x, self.rates, self.slopes = x_old, x, rates, None
+
+    def _call_impl(self, t):
+        h = self.t - self.t_old
+        s = (t - self.t_old) / h
+        if self.rates is None or s == 0.0 or s == 1.0:
+            return (1.0 - s) * self.x_old + s * self.x
+        if self.slopes is None:
+            self.slopes = (h * self.rates(self.t_old, self.x_old), h * self.rates(self.t, self.x))
+        # p(s) = (2s³ − 3s² + 1) x₀ + (s³ − 2s² + s) h ẋ₀ + (−2s³ + 3s²) x₁ + (s³ − s²) h ẋ₁
+        return ((2 * s - 3) * s * s + 1) * self.x_old + ((s - 2) * s + 1) * s * self.slopes[0] \
+            + (3 - 2 * s) * s * s * self.x + (s - 1) * s * s * self.slopes[1]
+
+
+class FixedStep(OdeSolver):
+    """A fixed-step scheme behind scipy's ``OdeSolver`` interface.
+
+    ``step(f, t, x, h) -> (x⁺, residual)`` advances the state by h [s] with the rates f(t, x) (counted in
+    ``nfev``); ``residual`` is None or the (2,) constraint residual a projection removed, kept in ``record``
+    (a :class:`DriftRecord`). Steps are at most ``dt`` [s] and land on every time of ``t_eval`` after t0 and on
+    ``t_bound``. ``smooth``: interpolate with the rates (cubic Hermite), else linearly.
+    """
+
+    def __init__(self, fun, t0, y0, t_bound, *, step, dt, t_eval, smooth=True, record=None):
+        super().__init__(fun, t0, y0, t_bound, vectorized=False)
+        self.advance, self.dt, self.smooth, self.record = step, float(dt), smooth, record
+        self.landings = np.append(t_eval[t_eval > t0], t_bound)
+        self.y_old = None
+
+    def _step_impl(self):
+        t = self.t
+        t_next = self.landings[np.searchsorted(self.landings, t, side="right")]
+        count = max(1, int(np.ceil((t_next - t) / self.dt * (1.0 - 1e-12))))
+        h = (t_next - t) / count
+        t_new = t_next if count == 1 else t + h
+        y, residual = self.advance(self.fun, t, self.y, h)
+        if residual is not None:
+            self.record.add(t_new, residual, count == 1)
+        self.y_old, self.y, self.t = self.y, y, t_new
+        return True, None
+
+    def _dense_output_impl(self):
+        return Interpolant(self.t_old, self.t, self.y_old, self.y, self.fun if self.smooth else None)
