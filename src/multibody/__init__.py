@@ -17,6 +17,7 @@ from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
 from . import flexible
+from .flexible import FlexibleBeam
 from .constraints import (Align, Box, Capsule, Connect, Holonomic, JointLimit, KnifeEdge, Mimic, Nonholonomic, Plane,
                           PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble, constraint_forces,
                           forward_dynamics)

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from ..model import Model
 
 
+def _beams():
+    """multibody.flexible.tree: the Python path of the algorithms for models with flexible beams."""
+    from ..flexible import tree
+    return tree
+
+
 def _batched(forces, *arrays_and_names):
     """Broadcast the state arrays and f_ext to one batch: (batch shape, [(B, size) arrays], forces), the forces as
     (1, n, 6) when shared by every state (or (1, 0, 6) for none), else (B, n, 6)."""
@@ -58,6 +64,9 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     τ : (..., nv) generalized forces.
     """
     cm = model._compiled or model.compile()
+    if cm.flexible:
+        return _beams().rnea(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a"),
+                             external_forces(model, f_ext))
     # One state given as float64 vectors: the fast path (anything else: TypeError, below). Written out here and in
     # aba rather than shared: a helper's Python call would add ~0.1 µs to the ~3 µs this path takes.
     if f_ext is None:
@@ -86,6 +95,9 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
     """
     cm = model._compiled or model.compile()
+    if cm.flexible:
+        return _beams().aba(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau"),
+                            external_forces(model, f_ext))
     if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
         qdd = np.empty(cm.nv)
         try:
@@ -117,6 +129,8 @@ def crba(model: Model, q: ArrayLike) -> np.ndarray:
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
+    if cm.flexible:
+        return _beams().crba(model, as_state(q, cm.nq, "q"))
     M = np.empty((cm.nv, cm.nv))
     try:  # one state given as a float64 vector: the fast path (anything else: TypeError, below)
         if _core.crba_one(cm.packed, q, M) == _core.OK:
@@ -149,9 +163,11 @@ def generalized_gravity(model: Model, q: ArrayLike) -> np.ndarray:
 
 def energy(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[float | np.ndarray, float | np.ndarray]:
     """(kinetic, potential) energy [J], each of shape q.shape[:-1]. Potential energy is −Σ mᵢ g·cᵢ,
-    zero with every mass center at the world origin."""
+    zero with every mass center at the world origin, plus the strain energy ½ eᵀ K e of flexible beams."""
     cm = model._compiled or model.compile()
     q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+    if cm.flexible:
+        return _beams().energy(model, q, v)
     if q.ndim == v.ndim == 1:
         out = np.empty(2)
         _core.energy(cm.topology, cm.params, cm.gravity, q, v, out)

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from ..model import Model
 
 
+def _beams():
+    """multibody.flexible.tree: the Python path of the kinematics for models with flexible beams."""
+    from ..flexible import tree
+    return tree
+
+
 def _batched(function, arrays, out_rank):
     """Apply ``function`` to each state of a batch (a Python loop for the light kinematic queries)."""
     batch, flat = batch_of(*arrays)
@@ -29,8 +35,11 @@ def _batched(function, arrays, out_rank):
 
 
 def body_poses(model: Model, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """World poses of all bodies: R (..., n, 3, 3) body axes → world axes, and origins p (..., n, 3) [m]."""
+    """World poses of all bodies: R (..., n, 3, 3) body axes → world axes, and origins p (..., n, 3) [m] (of a
+    flexible beam: its floating frame B)."""
     cm = model._compiled or model.compile()
+    if cm.flexible:
+        return _beams().body_poses(model, q)
     q = as_state(q, cm.nq, "q")
     if q.ndim > 1:
         return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1)
@@ -43,11 +52,15 @@ def body_poses(model: Model, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def body_pose(model: Model, q: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """World pose of a body or named frame: rotation R (3, 3) (frame axes → world axes) and origin p (3,) [m]."""
+    """World pose of a body or named frame: rotation R (3, 3) (frame axes → world axes) and origin p (3,) [m]
+    (a frame on a flexible beam is carried by the beam's cross-section at its station)."""
     index, origin, rotation = model.locate(name)
     q = np.asarray(q, dtype=np.float64)
     if q.ndim > 1:
         return _batched(lambda qq: body_pose(model, qq, name), [(q, "q")], 1)
+    cm = model._compiled or model.compile()
+    if cm.flexible:
+        return _beams().body_pose(model, as_state(q, cm.nq, "q"), name)
     if index < 0:  # a frame fixed in the world
         return rotation.copy(), origin.copy()
     R0, p0 = body_poses(model, q)
@@ -60,6 +73,7 @@ def jacobian(model: Model, q: ArrayLike, name: str, point: ArrayLike = (0.0, 0.0
     ``name``) fixed in that body; rows [angular; linear].
 
     ``axes="world"`` (default) expresses both in world axes; ``axes="local"`` in the body's or frame's axes.
+    A point of a flexible beam is the material point carried by the beam's cross-section at its station.
     """
     if axes not in ("world", "local"):
         raise ValueError(f"jacobian: axes must be 'world' or 'local', got {axes!r}")
@@ -71,7 +85,10 @@ def jacobian(model: Model, q: ArrayLike, name: str, point: ArrayLike = (0.0, 0.0
     J = np.zeros((6, cm.nv))
     if index < 0:  # a point fixed in the world does not move
         return J
-    _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
+    if cm.flexible:
+        J = _beams().jacobian(model, q, name, point)
+    else:
+        _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
     if not all_finite(J):
         raise_nonfinite(model, "jacobian", q=q)
     if axes == "local":
@@ -115,6 +132,8 @@ def _momentum_data(model, q, v):
     v = np.zeros(q.shape[:-1] + (cm.nv,)) if v is None else as_state(v, cm.nv, "v")
     if q.ndim > 1 or v.ndim > 1:
         return _batched(lambda qq, vv: _momentum_data(model, qq, vv), [(q, "q"), (v, "v")], 1)
+    if cm.flexible:
+        return _beams().momentum_data(model, q, v)
     out = np.empty(9)
     _core.momentum(cm.topology, cm.params, q, v, out)
     if not all_finite(out):
@@ -123,13 +142,16 @@ def _momentum_data(model, q, v):
 
 
 def configuration_rate(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
-    """q̇ (..., nq) from v: equal to v for scalar joints; quaternion and free/planar position rates otherwise."""
+    """q̇ (..., nq) from v: equal to v for scalar joints and elastic coordinates; quaternion and free/planar
+    position rates otherwise."""
     cm = model._compiled or model.compile()
     q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
     if q.ndim > 1 or v.ndim > 1:
         return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1)
     qdot = np.empty(cm.nq)
     _configuration.configuration_rate(cm.topology, q, v, qdot)
+    if cm.flexible:  # ė = the elastic rates, last in q and v
+        qdot[cm.nq - model.ne:] = v[cm.nv - model.ne:]
     return qdot
 
 
@@ -148,6 +170,8 @@ def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.n
         raise ValueError(f"integrate: dt must be finite, got {dt}")
     q_out = np.empty(cm.nq)
     _configuration.integrate(cm.topology, q, v, dt, q_out)
+    if cm.flexible:  # e + ė dt, last in q and v
+        q_out[cm.nq - model.ne:] = q[cm.nq - model.ne:] + v[cm.nv - model.ne:] * dt
     if not all_finite(q_out):
         raise_nonfinite(model, "integrate", q=q, v=v)
     return q_out

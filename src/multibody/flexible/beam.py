@@ -91,7 +91,7 @@ def _beam_number(field, value, positive):
     return number
 
 
-class FlexibleBeam:
+class DiscretizedBeam:
     """A discretized :class:`Beam`: the constant arrays of its finite elements (or modes) at Gauss points.
 
     Attributes
@@ -138,23 +138,30 @@ class FlexibleBeam:
     def G(self):
         """(N, n, n) foreshortening matrices G(s_g) = ∫₀^{s_g} (Φ'_vᵀΦ'_v + Φ'_wᵀΦ'_w) dσ at the Gauss points."""
         nfe = self.basis.shape[0]
-        element_integral = np.zeros((self.elements + 1, self.n, self.n))  # ∫ over the elements before each one
-        G = np.empty((self.s.size, self.n, self.n))
-        for el in range(self.elements):
-            for k, xi in enumerate(_XI):
-                G[len(_XI) * el + k] = element_integral[el] + _slope_integral(self, nfe, el, xi)
-            element_integral[el + 1] = element_integral[el] + _slope_integral(self, nfe, el, 1.0)
-        return G
+        return np.array([self._slopes_before[el] + _slope_integral(self, nfe, el, xi)
+                         for el in range(self.elements) for xi in _XI])
+
+    @cached_property
+    def _slopes_before(self):
+        """(elements, n, n) ∫ (Φ'_vᵀΦ'_v + Φ'_wᵀΦ'_w) ds over the elements before each one."""
+        nfe = self.basis.shape[0]
+        whole = [_slope_integral(self, nfe, el, 1.0) for el in range(self.elements - 1)]
+        return np.cumsum([np.zeros((self.n, self.n)), *whole], axis=0)
+
+    def rows_at(self, s):
+        """Φ(s) (3, n), Φ'(s) (3, n) [1, 1/m] and G(s) (n, n) [1/m] at arc length s ∈ [0, L] [m] from the root."""
+        el = min(int(s / self._h), self.elements - 1)
+        xi = s / self._h - el
+        Phi, dPhi, _ = _shape_rows(self._dofs, self.basis.shape[0], self._h, el, xi)
+        return Phi @ self.basis, dPhi @ self.basis, self._slopes_before[el] + _slope_integral(
+            self, self.basis.shape[0], el, xi)
 
     def displacement(self, e, s=None):
         """Displacement (3,) [m] in B axes of the point at arc length ``s`` (default: the tip), linear part Φ e."""
-        if s is None:
-            return self.tip @ e
-        el = min(int(s / self._h), self.elements - 1)
-        return _shape_rows(self._dofs, self.basis.shape[0], self._h, el, s / self._h - el)[0] @ self.basis @ e
+        return self.tip @ e if s is None else self.rows_at(s)[0] @ e
 
     def __repr__(self):
-        return (f"FlexibleBeam(L={self.beam.length} m, {self.elements} elements, components='{self.components}', "
+        return (f"DiscretizedBeam(L={self.beam.length} m, {self.elements} elements, components='{self.components}', "
                 f"{self.boundary}, n={self.n})")
 
 
@@ -183,7 +190,7 @@ def discretize(beam, elements=10, boundary="clamped", components="uvw", modes=No
         if not isinstance(modes, (int, np.integer)) or not 1 <= modes <= min(per_node[c] * elements for c in components):
             raise ModelError(f"discretize: modes must be an integer from 1 to the number of element dofs of a "
                              f"component, got {modes!r}")
-    return FlexibleBeam(beam, int(elements), boundary, "".join(c for c in "uvw" if c in components), modes)
+    return DiscretizedBeam(beam, int(elements), boundary, "".join(c for c in "uvw" if c in components), modes)
 
 
 def _number_dofs(elements, boundary, components):

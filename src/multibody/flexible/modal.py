@@ -22,7 +22,7 @@ from .beam import _skew_rows, _vector3
 
 def natural_frequencies(fb, count=None):
     """Natural frequencies ω (k,) [rad/s], ascending, and mass-normalized mode shapes (n, k) of a
-    :class:`~multibody.flexible.beam.FlexibleBeam` at rest (rigid-body modes of a free beam give ω ≈ 0)."""
+    :class:`~multibody.flexible.beam.DiscretizedBeam` at rest (rigid-body modes of a free beam give ω ≈ 0)."""
     count = fb.n if count is None else _count(count, fb.n)
     lam, shapes = eigh(fb.K, fb.M, subset_by_index=[0, count - 1])
     return np.sqrt(np.clip(lam, 0.0, None)), shapes

@@ -102,7 +102,7 @@ class SpinUpResult:
 
 def simulate_spin_up(fb, final_rate=6.0, duration=15.0, t_end=20.0, stiffening=True, divergence=None,
                      rtol=1e-7, atol=1e-9, method="Radau", samples=401):
-    """Drive the hub of ``fb`` (a clamped :class:`~multibody.flexible.beam.FlexibleBeam`) along
+    """Drive the hub of ``fb`` (a clamped :class:`~multibody.flexible.beam.DiscretizedBeam`) along
     :func:`spin_up_profile` from rest and integrate the elastic motion with scipy's ``solve_ivp``.
 
     The run stops early when the tip displacement exceeds ``divergence`` [m] (default: the beam length):

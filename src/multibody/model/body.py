@@ -32,6 +32,8 @@ class Body(ModelPart):
         requires a finite symmetric matrix (a model whose mass matrix is still positive definite can run).
     """
 
+    ne = 0  # number of elastic coordinates: none for a rigid body (see multibody.FlexibleBeam)
+
     def __init__(self, name: str, mass: float = 1.0, com: ArrayLike = (0.0, 0.0, 0.0), inertia: ArrayLike | None = None,
                  check_inertia: str = "physical") -> None:
         if not isinstance(name, str) or not name:

@@ -51,6 +51,7 @@ class CompiledModel:
     nq: int
     nv: int
     singular: str = ""  # why M(q) is singular (massless bodies moved by joints), or "": forward dynamics raises it
+    flexible: Any = None  # a model with flexible beams: multibody.flexible.tree.FlexibleTree (the Python path)
 
 
 class Model:
@@ -119,6 +120,8 @@ class Model:
                 f"body '{body.name}': joint must be a multibody joint (Revolute, Prismatic, Spherical, Free, "
                 f"Planar, Cylindrical, Fixed), got {joint!r}")
         parent_index = self._parent_index(parent, body.name)
+        if body.ne and self.constraints:
+            raise ModelError(f"beam '{body.name}': constraints are not supported on models with flexible beams")
         if placement is None:
             placement = Transform()
         if not isinstance(placement, Transform):
@@ -160,6 +163,8 @@ class Model:
         if not isinstance(constraint, Constraint):
             raise ModelError(f"model '{self.name}': add_constraint() expects a multibody constraint (mb.Connect, "
                              f"mb.Weld, ...), got {constraint!r}")
+        if self.ne:
+            raise ModelError(f"model '{self.name}': constraints are not supported on models with flexible beams")
         constraint.check(self)
         self.constraints.append(constraint)
         self._compiled = None
@@ -234,13 +239,18 @@ class Model:
 
     @property
     def nq(self) -> int:
-        """Size of the configuration vector q."""
-        return sum(j.nq for j in self.joints)
+        """Size of the configuration vector q: the joint coordinates, then the elastic coordinates of the beams."""
+        return sum(j.nq for j in self.joints) + self.ne
 
     @property
     def nv(self) -> int:
-        """Size of the velocity vector v (number of degrees of freedom)."""
-        return sum(j.nv for j in self.joints)
+        """Size of the velocity vector v (number of degrees of freedom): joint velocities, then elastic rates."""
+        return sum(j.nv for j in self.joints) + self.ne
+
+    @property
+    def ne(self) -> int:
+        """Number of elastic coordinates (of the :class:`~multibody.FlexibleBeam` bodies), last in q and in v."""
+        return sum(b.ne for b in self.bodies)
 
     @property
     def symbolic(self) -> bool:
@@ -249,13 +259,13 @@ class Model:
         return any(b.symbolic for b in self.bodies) or any(is_symbolic(pl.translation) for pl in self.placements)
 
     def neutral(self) -> np.ndarray:
-        """The zero configuration: zero joint variables, identity quaternions."""
-        return np.concatenate([j.neutral() for j in self.joints]) if self.joints else np.zeros(0)
+        """The zero configuration: zero joint variables, identity quaternions, undeformed beams."""
+        return np.concatenate([j.neutral() for j in self.joints] + [np.zeros(self.ne)])
 
     def random_configuration(self, seed: int | np.random.Generator | None = None) -> np.ndarray:
         """A random configuration: one-dof joints uniform within their limits (within ±π or ±1 m where a limit is
-        missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere. ``seed`` as for
-        ``numpy.random.default_rng``."""
+        missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere, elastic coordinates
+        uniform in [−0.1, 0.1]. ``seed`` as for ``numpy.random.default_rng``."""
         from .joints import FREE, PRISMATIC, SPHERICAL
         rng = np.random.default_rng(seed)
         parts = []
@@ -271,7 +281,7 @@ class Model:
                 parts.append(rng.uniform(low, max(low, high), 1))
             else:
                 parts.append(rng.uniform(-1.0, 1.0, joint.nq))
-        return np.concatenate(parts) if parts else np.zeros(0)
+        return np.concatenate(parts + [rng.uniform(-0.1, 0.1, self.ne)])
 
     def body_index(self, name: str | int | Body) -> int:
         """Index of a body by name (or pass-through for an int index)."""
@@ -346,6 +356,10 @@ class Model:
             if index < start + size(joint):
                 return f"{vector}[{index}] (joint '{joint.name}', body '{body.name}')"
             start += size(joint)
+        for body in self.bodies:
+            if start <= index < start + body.ne:
+                return f"{vector}[{index}] (elastic coordinate {index - start} of beam '{body.name}')"
+            start += body.ne
         return f"{vector}[{index}]"
 
     # ----------------------------------------------------------------------------------------
@@ -379,27 +393,30 @@ class Model:
             params[i, core.F_ARMATURE:core.F_ARMATURE + joint.nv] = joint.armature
         gravity[:] = self.gravity
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
-        compiled = CompiledModel(packed, topology, params, gravity, iq, iv)
-        if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies):
-            compiled = dataclasses.replace(compiled, singular=self._singular_mass_matrix(compiled))
+        compiled = CompiledModel(packed, topology, params, gravity, iq + self.ne, iv + self.ne)
+        if self.ne:
+            from ..flexible.tree import FlexibleTree
+            compiled = dataclasses.replace(compiled, flexible=FlexibleTree(self, compiled))
         self._compiled = compiled
-        return compiled
+        if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies if not body.ne):
+            self._compiled = dataclasses.replace(compiled, singular=self._singular_mass_matrix())
+        return self._compiled
 
-    def _singular_mass_matrix(self, compiled):
+    def _singular_mass_matrix(self):
         """Why M(q) is singular, naming the joints of its null space, or "" if it is positive definite; needed
         only when some body has a singular inertia (massless bodies, point masses). Tested at a generic
         configuration (fixed seed), so that a singularity of one special pose is not taken for a structural one.
         Inverse dynamics and the mass matrix stay available; forward dynamics raises this as a ModelError."""
-        from ..dynamics import _core
-        M = np.zeros((compiled.nv, compiled.nv))
-        _core.crba(compiled.topology, compiled.params, self.random_configuration(0), M)
+        from ..dynamics import crba
+        M = crba(self, self.random_configuration(0))
         moments, modes = np.linalg.eigh(M)
         scale = max(moments[-1], 1e-300) if len(moments) else 1.0
         null = moments < 1e-12 * scale
         if not null.any():
             return ""
         involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
-        joint_of_v = [joint.name for joint in self.joints for _ in range(joint.nv)]
+        joint_of_v = [joint.name for joint in self.joints for _ in range(joint.nv)] + [
+            body.name for body in self.bodies for _ in range(body.ne)]
         joints = dict.fromkeys(joint_of_v[k] for k in np.flatnonzero(involved))
         return (
             f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "

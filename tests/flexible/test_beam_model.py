@@ -1,0 +1,168 @@
+"""Flexible beams as bodies of the Model tree: the identities of the recursive algorithms on random trees with beams,
+a single floating beam against its floating-frame equations, the undeformed beam against its rigid equivalent, and
+the kinematics of bodies carried by a beam's cross-sections."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.flexible import floating_frame_equations
+from oracles import JOINT_FACTORIES, random_inertia, random_rotation
+
+KINDS = ("revolute", "prismatic", "spherical", "cylindrical", "planar", "fixed")
+
+
+def random_beam(rng, name):
+    elements = int(rng.integers(1, 4))
+    components = str(rng.choice(["uvw", "uv", "vw", "w", "uw"]))
+    return mb.FlexibleBeam(name, length=rng.uniform(0.5, 1.5), mass_per_length=rng.uniform(0.5, 2.0),
+                           EA=rng.uniform(50.0, 200.0), EIv=rng.uniform(0.5, 2.0), EIw=rng.uniform(0.5, 2.0),
+                           root=rng.uniform(0.0, 0.3), polar_inertia=rng.uniform(0.0, 0.01), elements=elements,
+                           modes=[None, 1, elements][int(rng.integers(3))], components=components,
+                           stiffening=bool(rng.integers(2)))
+
+
+def random_tree(rng, n, free_base=False):
+    """A random tree of n bodies, about a third of them beams (at least one, carrying a child at its tip); a child
+    of a beam sits at a random station (beyond the ends too: clamped to them) and offset."""
+    model = mb.Model("random beams", gravity=rng.normal(size=3) * 3.0)
+    beams = {int(rng.integers(0, n))} | {i for i in range(n) if rng.uniform() < 0.3}
+    for i in range(n):
+        if i in beams:
+            body = random_beam(rng, f"b{i}")
+        else:
+            mass = rng.uniform(0.5, 3.0)
+            body = mb.Body(f"b{i}", mass=mass, com=rng.normal(size=3) * 0.2, inertia=random_inertia(rng, mass))
+        parent = "world" if i == 0 or rng.uniform() < 0.1 else f"b{rng.integers(0, i)}"
+        kind = ("free" if free_base else "revolute") if i == 0 else str(rng.choice(KINDS))
+        translation = rng.normal(size=3) * 0.3
+        if parent != "world" and model.body(parent).ne:
+            translation[0] = rng.uniform(-0.2, 1.9)
+        model.add(body, parent=parent, joint=JOINT_FACTORIES[kind](rng),
+                  placement=mb.Transform(random_rotation(rng), translation))
+    tip_of = min(beams)
+    beam = model.body(f"b{tip_of}").beam
+    model.add(mb.Body("tip", mass=0.3, com=(0.05, 0, 0), inertia=np.diag([1e-3, 2e-3, 2e-3])), parent=f"b{tip_of}",
+              joint=mb.Revolute((0, 0, 1)), placement=mb.Transform(translation=(beam.root + beam.length, 0.0, 0.1)))
+    return model
+
+
+def random_state(rng, model, scale=0.1):
+    q = mb.normalize(model, np.r_[rng.normal(size=model.nq - model.ne), scale * rng.normal(size=model.ne)])
+    return q, rng.normal(size=model.nv), rng.normal(size=model.nv)
+
+
+@pytest.fixture(params=range(6), ids=lambda k: f"tree{k}")
+def tree(request):
+    rng = np.random.default_rng(100 + request.param)
+    model = random_tree(rng, int(rng.integers(2, 6)), free_base=request.param % 2 == 1)
+    return model, *random_state(rng, model)
+
+
+def test_aba_inverts_rnea(tree):
+    model, q, v, a = tree
+    tau = mb.rnea(model, q, v, a)
+    np.testing.assert_allclose(mb.aba(model, q, v, tau), a, atol=1e-10 * (1 + np.abs(a).max()))
+
+
+def test_crba_times_acceleration_plus_bias_is_rnea(tree):
+    model, q, v, a = tree
+    lhs = mb.crba(model, q) @ a + mb.nonlinear_effects(model, q, v)
+    np.testing.assert_allclose(lhs, mb.rnea(model, q, v, a), atol=1e-10 * (1 + np.abs(lhs).max()))
+
+
+def test_mass_matrix_is_symmetric_positive_definite_and_gives_the_kinetic_energy(tree):
+    model, q, v, _ = tree
+    M = mb.crba(model, q)
+    np.testing.assert_allclose(M, M.T, atol=1e-12 * np.abs(M).max())
+    assert np.linalg.eigvalsh(M).min() > 0
+    np.testing.assert_allclose(mb.kinetic_energy(model, q, v), 0.5 * v @ M @ v, rtol=1e-12)
+
+
+def test_rnea_at_rest_is_the_gradient_of_gravity_and_strain_energy(tree):
+    """g(q) + K e = ∂V/∂δ along every velocity direction, V = gravity + ½ eᵀ K e."""
+    model, q, _, _ = tree
+    g, h = mb.generalized_gravity(model, q), 1e-6
+    for k in range(model.nv):
+        step = np.eye(model.nv)[k]
+        dV = (mb.potential_energy(model, mb.integrate(model, q, step, h))
+              - mb.potential_energy(model, mb.integrate(model, q, step, -h))) / (2 * h)
+        assert dV == pytest.approx(g[k], abs=1e-6 * (1 + abs(g[k])))
+
+
+def test_power_balance(tree):
+    """d(kinetic + potential)/dt = vᵀτ at every state (so Ṁ − 2C is skew and c is consistent with M): the
+    central difference of the energy along q ⊕ v h, v + v̇ h, with v̇ = aba(τ)."""
+    model, q, v, a = tree
+    tau = mb.rnea(model, q, v, a)
+    h = 1e-5
+
+    def total(step):
+        return sum(mb.energy(model, mb.integrate(model, q, v, step), v + step * a))
+    assert (total(h) - total(-h)) / (2 * h) == pytest.approx(v @ tau, abs=1e-6 * (1 + abs(v @ tau)))
+
+
+def test_jacobians_of_points_carried_by_beams_are_derivatives_of_their_poses(tree):
+    """ṗ = J_v v and Ṙ Rᵀ = [J_ω v]× for a point of the tip body and for a frame on every beam (off its axis,
+    carried by a cross-section), with the frame's Jacobian equal to that of the beam's material point."""
+    model, q, v, _ = tree
+    h = 1e-6
+    frames = [("tip", (0.1, 0.2, 0.0))]
+    for body in [b for b in model.bodies if b.ne]:
+        model.add_frame(f"{body.name} point", body, mb.Transform(translation=(0.4, 0.05, -0.03)))
+        np.testing.assert_array_equal(mb.jacobian(model, q, f"{body.name} point"),
+                                      mb.jacobian(model, q, body.name, (0.4, 0.05, -0.03)))
+        frames.append((f"{body.name} point", (0.0, 0.0, 0.0)))
+    for name, point in frames:
+        J = mb.jacobian(model, q, name, point)
+        (Rp, pp), (Rm, pm) = (mb.body_pose(model, mb.integrate(model, q, v, s * h), name) for s in (1, -1))
+        Ro, _ = mb.body_pose(model, q, name)
+        velocity = ((pp + Rp @ point) - (pm + Rm @ point)) / (2 * h)
+        W = (Rp - Rm) / (2 * h) @ Ro.T
+        np.testing.assert_allclose(J[3:] @ v, velocity, atol=1e-7 * (1 + np.abs(velocity).max()))
+        np.testing.assert_allclose(J[:3] @ v, [W[2, 1], W[0, 2], W[1, 0]], atol=1e-7 * (1 + np.abs(W).max()))
+
+
+def test_batched_calls_match_single_states(tree):
+    model, q, v, a = tree
+    Q, V, A = np.stack([q, q]), np.stack([v, -v]), np.stack([a, 2 * a])
+    np.testing.assert_allclose(mb.rnea(model, Q, V, A)[1], mb.rnea(model, q, -v, 2 * a))
+    np.testing.assert_allclose(mb.crba(model, Q)[0], mb.crba(model, q))
+    np.testing.assert_allclose(mb.energy(model, Q, V)[0][1], mb.kinetic_energy(model, q, -v))
+
+
+def test_a_single_floating_beam_obeys_its_floating_frame_equations():
+    """Free joint: v = [ω; v_origin] (B axes), ė — the speeds u of floating_frame_equations, so M = M_b and
+    τ = M_b a − f_b with gravity in B axes."""
+    rng = np.random.default_rng(3)
+    model = mb.Model("floating beam", gravity=(1.0, -2.0, -9.81))
+    beam = model.add(mb.FlexibleBeam("beam", length=1.0, mass_per_length=1.0, EA=400.0, EIv=1.0, EIw=2.0, root=0.2,
+                                     polar_inertia=0.01, elements=3), joint=mb.Free())
+    q, v, a = random_state(rng, model)
+    R, _ = mb.body_pose(model, q, "beam")
+    M, f = floating_frame_equations(beam.discretization, q[7:], v[6:], v[:3], v[3:6], gravity=R.T @ model.gravity)
+    np.testing.assert_allclose(mb.crba(model, q), M, atol=1e-13)
+    np.testing.assert_allclose(mb.rnea(model, q, v, a), M @ a - f, atol=1e-12 * np.abs(f).max())
+
+
+def rigid_equivalent(model):
+    """The model with every beam replaced by the rigid body of its undeformed mass elements."""
+    rigid = mb.Model("rigid", gravity=model.gravity)
+    for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
+        twin = type(joint)(joint.axis) if joint.code in (0, 1, 6) else type(joint)()
+        rigid.add(mb.Body(body.name, mass=body.mass, com=body.com, inertia=body.inertia, check_inertia="none"),
+                  parent="world" if parent < 0 else model.bodies[parent].name, joint=twin, placement=placement)
+    return rigid
+
+
+def test_an_undeformed_beam_moves_as_its_rigid_equivalent(tree):
+    """At e = ė = ë = 0 the joint rows of M and τ are those of the rigid tree (compiled core) in which each beam
+    is the rigid body of its mass elements, and the carried bodies sit at the undeformed stations."""
+    model, q, v, a = tree
+    rigid = rigid_equivalent(model)
+    nj = rigid.nv
+    q, v, a = q.copy(), v.copy(), a.copy()
+    q[rigid.nq:], v[nj:], a[nj:] = 0.0, 0.0, 0.0
+    np.testing.assert_allclose(mb.crba(model, q)[:nj, :nj], mb.crba(rigid, q[:rigid.nq]), atol=1e-12)
+    np.testing.assert_allclose(mb.rnea(model, q, v, a)[:nj], mb.rnea(rigid, q[:rigid.nq], v[:nj], a[:nj]),
+                               atol=1e-11 * (1 + np.abs(a).max()))
+    np.testing.assert_allclose(mb.body_poses(model, q)[1], mb.body_poses(rigid, q[:rigid.nq])[1], atol=1e-14)
