@@ -48,6 +48,11 @@ def test_model_sweep_changes_the_model_parameter():
     assert table["mass"].tolist() == [0.5, 2.0]
 
 
+def test_a_bundled_example_is_swept_by_name():
+    table = mb.sweep("double_pendulum", {"bodies.1.mass": [0.5, 2.0], "simulation.t_end": [0.1]}, processes=0)
+    assert table["bodies.1.mass"].tolist() == [0.5, 2.0] and table["q_final[1]"].nunique() == 2
+
+
 def test_bad_grid_is_refused():
     with pytest.raises(ValueError, match="parameter_grid"):
         mb.sweep(pendulum_period, [1.0, 2.0])

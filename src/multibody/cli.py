@@ -21,12 +21,6 @@ import numpy as np
 from .errors import ModelError, SimulationError, SimulationInterrupted, printable
 
 
-def _resolve(name):
-    from .io.files import example_path
-    path = Path(name)
-    return path if path.exists() else example_path(name)
-
-
 def _tree(model):
     """Lines drawing the body tree, e.g. "└─ link2  [revolute 'elbow', 1 dof, 1.0 kg]"."""
     children = {}
@@ -55,7 +49,7 @@ def cmd_info(args):
         return 0
     if args.file is None:
         raise ModelError("info: give a model FILE (or --list for the bundled examples)")
-    setup = read_model_file(_resolve(args.file))
+    setup = read_model_file(args.file)
     model = setup.model
     print(f"model '{printable(model.name)}' from {printable(str(setup.source))}")
     print(f"  bodies: {model.nbodies}   joints: {len(model.joints)}   {_freedom(model, setup.q0)}   "
@@ -118,7 +112,7 @@ def _report(traj, out=None, plot=None, animate=None):
 
 def cmd_simulate(args):
     try:
-        traj = _simulate_file(_resolve(args.file), args.t_end, args.method, args.rtol, args.atol, args.samples,
+        traj = _simulate_file(args.file, args.t_end, args.method, args.rtol, args.atol, args.samples,
                               False if args.no_progress else None)
     except SimulationInterrupted as stop:
         _save_partial(stop, args.out, "interrupted")
@@ -144,7 +138,7 @@ def _save_partial(stop, out, what):
 def cmd_eom(args):
     from .io.files import read_model_file
     from .symbolic import equations_of_motion
-    model = read_model_file(_resolve(args.file)).model
+    model = read_model_file(args.file).model
     speeds = "body" if model.nq != model.nv else "qdot"
     eom = equations_of_motion(model, method=args.method, speeds=speeds).simplified()
     if args.latex:
@@ -162,7 +156,7 @@ def cmd_demo(args):
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    traj = _simulate_file(_resolve(args.example), t_end=args.t_end, progress=None)
+    traj = _simulate_file(args.example, t_end=args.t_end, progress=None)
     stem = traj.model.name
     _report(traj, plot=out / f"{stem}.png", animate=out / f"{stem}.html")
     print(f"done in {time.monotonic() - start:.1f} s; open the .html file in a browser to watch the motion")

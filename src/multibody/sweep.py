@@ -119,7 +119,8 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
     Parameters
     ----------
     function_or_model : a picklable function returning a dict of results (or one value), or a model
-        (:class:`Model`, model-file path, or its dictionary form) swept through :class:`ModelRun`
+        (:class:`Model`, model-file path or bundled example name, or its dictionary form) swept through
+        :class:`ModelRun`
         (parameter names are dotted field paths such as "bodies.0.mass").
     parameter_grid : {name: values} (Cartesian product) or a list of {name: value} dicts.
     client : a ``dask.distributed.Client``: run on its cluster. Default: local processes (``processes`` of
@@ -179,12 +180,11 @@ def _as_function(function_or_model, summary):
         file_from_dict(copy.deepcopy(function_or_model), "<sweep>")  # a bad description raises once, here
         return ModelRun(function_or_model, summary)
     if isinstance(function_or_model, (str, os.PathLike)):
-        import yaml
+        from .io.files import yaml_load
         setup = read_model_file(function_or_model)  # validate once, with the file's name in any error
-        if str(function_or_model).lower().endswith(".urdf"):
+        if setup.source.lower().endswith((".urdf", ".xml")):
             return ModelRun(model_to_dict(setup.model), summary)
-        with open(function_or_model) as handle:
-            return ModelRun(yaml.safe_load(handle), summary)
+        return ModelRun(yaml_load(setup.source), summary)  # a bundled example's name too
     if not callable(function_or_model):
         raise ValueError(f"sweep: expected a function, a Model, a model file or its dictionary, got {function_or_model!r}")
     return function_or_model

@@ -26,6 +26,19 @@ def test_every_example_loads_and_round_trips_through_the_dictionary_form(name):
     assert [c.to_dict() for c in copy.constraints] == [c.to_dict() for c in setup.model.constraints]
 
 
+def test_a_bundled_example_loads_by_name_like_the_command_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert mb.load("double_pendulum").name == "double_pendulum"
+    assert mb.read_model_file("six_axis_arm").source == str(example_path("six_axis_arm"))
+    (tmp_path / "double_pendulum").write_text("name: mine\nbodies:\n  - {name: a, joint: revolute, mass: 1, "
+                                              "inertia: [1, 1, 1]}\n")
+    assert mb.load("double_pendulum").name == "mine"  # a file of that name comes first
+    with pytest.raises(mb.ModelError, match=r"^no_such: no such model file or bundled example \(examples: .*four_bar"):
+        mb.load("no_such")
+    with pytest.raises(mb.ModelError, match="sub/arm.yaml: no such model file$"):
+        mb.load("sub/arm.yaml")
+
+
 def test_saved_four_bar_trajectory_keeps_its_loop_closure(tmp_path):
     setup = mb.read_model_file(example_path("four_bar"))
     traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=0.2, samples=5)

@@ -364,10 +364,13 @@ def file_from_dict(data, source="<dict>"):
 
 def read_model_file(path: str | os.PathLike) -> ModelFile:
     """Read a YAML model file, a URDF file (by its .urdf suffix, or .xml with a <robot> root) or an MJCF file
-    (.xml with a <mujoco> root; its initial state is MuJoCo's qpos0) into a :class:`ModelFile`.
+    (.xml with a <mujoco> root; its initial state is MuJoCo's qpos0) into a :class:`ModelFile`. A bare name that is
+    no file, such as ``"double_pendulum"``, is the bundled example of that name (:func:`example_path`).
 
     Every error is a one-line ModelError naming the file (errors of other types while reading are wrapped)."""
     path = Path(path)
+    if not path.exists() and path.name == str(path):
+        path = example_path(str(path))
     try:
         return _read_model_file(path)
     except ModelError as exc:
@@ -516,8 +519,9 @@ def example_path(name):
 
 
 def load(path: str | os.PathLike) -> Model:
-    """The :class:`Model` described by a YAML model file (or a URDF or MJCF file). Its initial state and
-    simulation settings are available through :func:`read_model_file`."""
+    """The :class:`Model` described by a YAML model file (or a URDF or MJCF file), or by a bundled example's name
+    (``mb.load("double_pendulum")``; ``multibody info --list`` lists them). Its initial state and simulation
+    settings are available through :func:`read_model_file`."""
     return read_model_file(path).model
 
 
