@@ -117,13 +117,13 @@ def body_velocity(model: Model, q: ArrayLike, v: ArrayLike, name: str,
 
 def center_of_mass(model: Model, q: ArrayLike) -> np.ndarray:
     """Mass center (3,) [m] of the whole system in world coordinates."""
-    return _momentum_data(model, q, None)[6:]
+    return _momentum_data(model, q, None)[..., 6:]
 
 
 def momentum(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """(angular momentum about the world origin [kg·m²/s], linear momentum [kg·m/s]), world axes."""
+    """(angular momentum about the world origin [kg·m²/s], linear momentum [kg·m/s]), world axes, each (..., 3)."""
     out = _momentum_data(model, q, v)
-    return out[:3], out[3:6]
+    return out[..., :3], out[..., 3:6]
 
 
 def _momentum_data(model, q, v):

@@ -9,10 +9,11 @@ from .tree import deformed_axis
 from .modal import (centrifugal_stiffness, euler_bernoulli_frequencies, natural_frequencies,
                     rotating_eigenvalues)
 from .spinup import (SIMO_VU_QUOC_1988_TIP, SpinUpResult, free_hub_accelerations, hub_momentum_and_energy,
-                     kane_ryan_banerjee_beam, prescribed_hub_accelerations, simulate_spin_up, spin_up_profile)
+                     kane_ryan_banerjee_beam, prescribed_hub_accelerations, prescribed_joint_torque, simulate_spin_up,
+                     spin_up_profile)
 
 __all__ = ["Beam", "DiscretizedBeam", "FlexibleBeam", "deformed_axis", "SIMO_VU_QUOC_1988_TIP", "SpinUpResult",
            "centrifugal_stiffness", "deformed_kinematics", "discretize",
            "euler_bernoulli_frequencies", "floating_frame_equations", "free_hub_accelerations",
            "hub_momentum_and_energy", "kane_ryan_banerjee_beam", "momentum_and_energy", "natural_frequencies",
-           "prescribed_hub_accelerations", "rotating_eigenvalues", "simulate_spin_up", "spin_up_profile"]
+           "prescribed_hub_accelerations", "prescribed_joint_torque", "rotating_eigenvalues", "simulate_spin_up", "spin_up_profile"]

@@ -11,12 +11,18 @@ M u̇ = f + [N; F; 0] of :func:`~multibody.flexible.beam.floating_frame_equation
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import ModelError, SimulationError
 from .beam import Beam, floating_frame_equations, momentum_and_energy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..model import Model
 
 _Z = 2  # the hub axis, B's z, is row 2 of the [angular; linear; elastic] equations
 
@@ -85,6 +91,31 @@ def hub_momentum_and_energy(fb, hub_inertia, rate, e, e_dot, stiffening=True):
     """Angular momentum about the hub axis [kg·m²/s] and total energy (kinetic + elastic) [J] of hub and beam."""
     _, angular, kinetic, elastic = momentum_and_energy(fb, e, e_dot, (0.0, 0.0, rate), stiffening=stiffening)
     return hub_inertia * rate + angular[_Z], 0.5 * hub_inertia * rate**2 + kinetic + elastic
+
+
+def prescribed_joint_torque(model: Model, joint: str, motion: Callable[[float], tuple[float, float, float]]
+                            ) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
+    """τ(t, q, v) (nv,) for ``mb.simulate(..., torque=...)`` that gives the one-dof ``joint`` the acceleration
+    of ``motion(t)`` → (angle [rad or m], rate, acceleration) and leaves every other coordinate free: the
+    computed torque of M v̇ + c = Q + τ with τ zero but on the joint k,
+
+        v̇_r = M_rr⁻¹ (Q_r − c_r − M_rk α),    τ_k = M_kr v̇_r + M_kk α + c_k − Q_k,
+
+    (r: the other coordinates; Q: the model's force elements), :func:`prescribed_hub_accelerations` for any
+    model. Started on the motion's angle and rate, the joint follows it to the integrator's tolerance."""
+    from ..dynamics import crba, nonlinear_effects
+    from ..simulate.forces import elements_force
+    _, _, k = model.one_dof_joint(joint, "prescribed_joint_torque")
+    rest = np.delete(np.arange(model.nv), k)
+
+    def torque(t, q, v):
+        alpha = motion(t)[2]
+        M, free = crba(model, q), elements_force(model, q, v) - nonlinear_effects(model, q, v)
+        a_rest = np.linalg.solve(M[np.ix_(rest, rest)], free[rest] - M[rest, k] * alpha)
+        tau = np.zeros(model.nv)
+        tau[k] = M[k, rest] @ a_rest + M[k, k] * alpha - free[k]
+        return tau
+    return torque
 
 
 @dataclass(frozen=True)

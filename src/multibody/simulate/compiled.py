@@ -447,10 +447,12 @@ def sample_rates(arrays, tau, joint_forces, X, nq, A, TAU):
 # Python side
 # ----------------------------------------------------------------------------------------------
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
-    """Why the compiled loop cannot run this simulation ("" if it can): it takes a tree without constraints, a
+    """Why the compiled loop cannot run this simulation ("" if it can): it takes a rigid tree without constraints, a
     constant torque, joint springs and friction as the only force elements, no events, no custom dynamics."""
     if getattr(model, "constraints", None):
         return "the model has constraints"
+    if model.ne:
+        return "the model has flexible beams"
     others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction))]
     if others:
         return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
