@@ -306,3 +306,69 @@ def test_linearized_spinning_model_has_the_rotating_beam_frequencies(rate):
     expected = np.sort(rotating_eigenvalues(discretize(beam, 6, components="uvw", modes=3), (0, 0, rate)).imag)
     np.testing.assert_allclose(frequencies, expected, rtol=1e-5)
     np.testing.assert_allclose(frequencies[0] ** 2, frequencies[1] ** 2 - rate**2, rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------------
+# Model files
+# ------------------------------------------------------------------------------------------------
+BLADE_FILE = """
+name: rotor
+gravity: [0, 0, 0]
+bodies:
+  - {name: hub, joint: {type: revolute, axis: [0, 0, 1]}, mass: 1.0, inertia: [0.1, 0.1, 0.1]}
+  - name: blade
+    parent: hub
+    joint: fixed
+    placement: {xyz: [0.1, 0, 0]}
+    beam: {length: 10.0, mass_per_length: 1.2, EA: 2.8e+7, EIv: 1.4e+4, elements: 4, modes: 2, components: uv}
+  - {name: tip, parent: blade, joint: fixed, placement: {xyz: [10.0, 0, 0]}, mass: 0.5, inertia: [0, 0, 0]}
+initial:
+  v: [6.0, 0, 0, 0, 0]
+"""
+
+
+def test_a_model_file_describes_beams_and_round_trips_exactly(tmp_path):
+    import yaml
+    from multibody.io.files import model_to_dict
+    path = tmp_path / "rotor.yaml"
+    path.write_text(BLADE_FILE)
+    content = mb.read_model_file(path)
+    model = content.model
+    blade = model.body("blade")
+    assert (model.nq, model.nv, blade.ne, blade.stiffening) == (5, 5, 4, True)
+    assert content.v0.tolist() == [6.0, 0, 0, 0, 0]
+    twin = mb.Model("twin", gravity=(0, 0, 0))
+    twin.add(mb.Body("hub", mass=1.0, inertia=[0.1, 0.1, 0.1]), joint=mb.Revolute((0, 0, 1)))
+    twin.add(mb.FlexibleBeam("blade", 10.0, 1.2, 2.8e7, 1.4e4, elements=4, modes=2, components="uv"), parent="hub",
+             joint=mb.Fixed(), placement=mb.Transform(translation=(0.1, 0, 0)))
+    twin.add(mb.Body("tip", mass=0.5, inertia=np.zeros((3, 3))), parent="blade", joint=mb.Fixed(),
+             placement=mb.Transform(translation=(10.0, 0, 0)))
+    q = np.r_[0.3, 0.01, -0.02, 0.03, 0.01]
+    np.testing.assert_array_equal(mb.rnea(model, q, content.v0, content.v0), mb.rnea(twin, q, content.v0, content.v0))
+    for original in (model, satellite()):
+        copy = tmp_path / "copy.yaml"
+        copy.write_text(yaml.safe_dump(model_to_dict(original)))
+        assert model_to_dict(mb.load(copy)) == model_to_dict(original)
+    traj = mb.Trajectory(model, [0.0, 1.0], np.stack([q, 2 * q]), np.zeros((2, 5)))
+    loaded = mb.Trajectory.load(traj.save(tmp_path / "rotor.npz"))
+    assert loaded.energy().tobytes() == traj.energy().tobytes()
+
+
+@pytest.mark.parametrize("text, broken, message", [
+    ("mass_per_length: 1.2", "mass_per_length: -1.2",
+     r"bodies\[1\]\.beam: beam 'blade': Beam: mass_per_length must be finite and > 0"),
+    ("elements: 4", "elements: 0", r"bodies\[1\]\.beam: beam 'blade': discretize: elements must be a positive integer"),
+    ("components: uv", "components: uv, spin: 3", r"bodies\[1\]\.beam\.spin: unknown field"),
+])
+def test_bad_beam_entries_are_named(tmp_path, text, broken, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(BLADE_FILE.replace(text, broken))
+    with pytest.raises(mb.ModelError, match=message):
+        mb.load(path)
+
+
+def test_a_beam_entry_takes_no_rigid_mass(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(BLADE_FILE.replace("joint: fixed\n", "joint: fixed\n    mass: 3.0\n", 1))
+    with pytest.raises(mb.ModelError, match=r"bodies\[1\]\.mass: a beam's mass comes from its mass_per_length"):
+        mb.load(path)

@@ -11,6 +11,9 @@ kinematics of that section.
 """
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 
 from ..errors import ModelError
@@ -59,6 +62,12 @@ class FlexibleBeam(Body):
         """Arc length s [m] of the cross-section that carries a point at x [m] along B's x axis: x − root,
         clamped to [0, L]."""
         return float(np.clip(x - self.beam.root, 0.0, self.beam.length))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keyword arguments that rebuild this beam (all but its name): the ``beam`` entry of model files."""
+        data = dataclasses.asdict(self.beam)
+        data.update(elements=self.elements, components=self.components, stiffening=self.stiffening)
+        return data if self.modes is None else {**data, "modes": self.modes}
 
     def __repr__(self) -> str:
         return (f"FlexibleBeam({self.name!r}, length={self.beam.length}, mass_per_length={self.beam.mass_per_length}, "

@@ -30,7 +30,7 @@ JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prisma
 _AXIAL = (Revolute, Prismatic, Cylindrical)
 TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "geometries", "initial",
              "simulation")
-BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia")
+BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia", "beam")
 GEOMETRY_KEYS = ("body", "shape", "friction", "restitution", "placement", "name")
 SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
                    "max_step": float, "samples": int}
@@ -230,14 +230,31 @@ def _add_body(reader, model, data, path):
     parent = reader.get(data, "parent", path, "string", "world")
     joint = _joint(reader, data["joint"], _join(path, "joint")) if "joint" in data else reader.get(data, "joint", path, "string")
     placement = _placement(reader, data.get("placement"), _join(path, "placement"))
-    mass = reader.get(data, "mass", path, "number")
-    com = reader.get(data, "com", path, "vector3", np.zeros(3))
-    inertia = (_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
-               else reader.get(data, "inertia", path, "matrix3"))
-    with reader.at(path):
-        body = Body(name, mass=mass, com=com, inertia=inertia)
+    if "beam" in data:
+        body = _beam(reader, name, data, path)
+    else:
+        mass = reader.get(data, "mass", path, "number")
+        com = reader.get(data, "com", path, "vector3", np.zeros(3))
+        inertia = (_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
+                   else reader.get(data, "inertia", path, "matrix3"))
+        with reader.at(path):
+            body = Body(name, mass=mass, com=com, inertia=inertia)
     with reader.at(_join(path, "parent") if parent not in model._index and parent != "world" else path):
         model.add(body, parent=parent, joint=joint, placement=placement)
+
+
+def _beam(reader, name, data, path):
+    """A :class:`~multibody.FlexibleBeam` from a body entry's ``beam`` mapping (its keyword arguments); the beam
+    brings its own mass, so the entry has no mass, com or inertia."""
+    from ..flexible import FlexibleBeam
+    rigid = [key for key in ("mass", "com", "inertia") if key in data]
+    if rigid:
+        reader.fail(_join(path, rigid[0]), "a beam's mass comes from its mass_per_length: give no mass, com or inertia")
+    beam_path = _join(path, "beam")
+    if not isinstance(data["beam"], dict):
+        reader.fail(beam_path, f"expected a mapping of the beam's data (length, mass_per_length, EA, EIv, ...), "
+                               f"got {_show(data['beam'])}")
+    return _construct(reader, FlexibleBeam, {**data["beam"], "name": name}, beam_path, skip=())
 
 
 def _construct(reader, cls, data, path, skip=("type",)):
@@ -543,10 +560,13 @@ def model_to_dict(model):
             joint_data["axis"] = joint.axis.tolist()
         if np.any(joint.armature):
             joint_data["armature"] = joint.armature.tolist()
-        bodies.append({"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
-                       "joint": joint_data,
-                       "placement": placement_to_dict(placement),
-                       "mass": float(body.mass), "com": body.com.tolist(), "inertia": body.inertia.tolist()})
+        entry = {"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
+                 "joint": joint_data, "placement": placement_to_dict(placement)}
+        if body.ne:
+            entry["beam"] = body.to_dict()
+        else:
+            entry.update(mass=float(body.mass), com=body.com.tolist(), inertia=body.inertia.tolist())
+        bodies.append(entry)
     data = {"name": model.name, "gravity": np.asarray(model.gravity, dtype=float).tolist(), "bodies": bodies}
     if model.frames:
         data["frames"] = [{"name": name, "body": "world" if index < 0 else model.bodies[index].name,
