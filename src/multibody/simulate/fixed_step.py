@@ -111,18 +111,19 @@ class FixedStep(OdeSolver):
         super().__init__(fun, t0, y0, t_bound, vectorized=False)
         self.advance, self.dt, self.smooth, self.record = step, float(dt), smooth, record
         self.landings = np.append(t_eval[t_eval > t0], t_bound)
-        self.y_old = None
+        self.y_old, self.h, self.left, self.t_next = None, 0.0, 0, t0
 
     def _step_impl(self):
         t = self.t
-        t_next = self.landings[np.searchsorted(self.landings, t, side="right")]
-        count = max(1, int(np.ceil((t_next - t) / self.dt * (1.0 - 1e-12))))
-        h = (t_next - t) / count
-        t_new = t_next if count == 1 else t + h
-        y, residual = self.advance(self.fun, t, self.y, h)
+        if self.left == 0:  # the next output time, in equal steps of at most dt
+            self.t_next = self.landings[np.searchsorted(self.landings, t, side="right")]
+            self.left = max(1, int(np.ceil((self.t_next - t) / self.dt * (1.0 - 1e-12))))
+            self.h = (self.t_next - t) / self.left
+        y, residual = self.advance(self.fun, t, self.y, self.h)
+        self.left -= 1
         if residual is not None:
-            self.record.add(t_new, residual, count == 1)
-        self.y_old, self.y, self.t = self.y, y, t_new
+            self.record.add(self.t_next if self.left == 0 else t + self.h, residual, self.left == 0)
+        self.y_old, self.y, self.t = self.y, y, self.t_next if self.left == 0 else t + self.h
         return True, None
 
     def _dense_output_impl(self):
