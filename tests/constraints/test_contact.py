@@ -68,6 +68,33 @@ def test_block_slides_in_time_stepping():
     assert speed[-1] / traj.t[-1] == pytest.approx(expected, rel=0.1)
 
 
+@pytest.mark.parametrize("e", [0.0, 0.5])
+def test_contact_scheme_bounces_a_sphere_and_rests_it(e):
+    """A ball dropped from 0.5 m onto the ground (mb.simulate's velocity-level contact stepper, dt = 1 ms). The
+    approach is caught within one step's travel h|v| of the ground: the ball stops there (e = 0) or rebounds at
+    e |v| (after the step, h (1 + e)|v| above the ground) to e² of the height (to 2 %). Once the bounces die out it rests on the plane without penetrating or
+    jittering."""
+    radius, height, dt = 0.1, 0.5, 1e-3
+    model = mb.Model("ball", gravity=(0, 0, -G))
+    model.add(mb.Body("ball", mass=1.0, inertia=np.eye(3) * 0.004), joint=mb.Free())
+    model.add_geometry("ball", mb.Sphere(radius), restitution=e, friction=0.5)
+    model.add_geometry("world", mb.Plane(), restitution=e, friction=0.5)
+    q0 = model.neutral()
+    q0[2] = radius + height
+    traj = mb.simulate(model, q0, np.zeros(6), 1.5, method="contact", dt=dt)
+    z, vz = traj.q[:, 2] - radius, traj.v[:, 5]
+    impact_speed = np.sqrt(2 * G * height)
+    first = 1 + np.argmax(vz[1:] > -1e-6)  # the first step that stops the fall
+    assert traj.t[first] == pytest.approx(np.sqrt(2 * height / G), abs=dt)
+    assert 0 <= z[first] < (1 + e) * dt * impact_speed
+    assert vz[first] == pytest.approx(e * impact_speed, rel=0.01, abs=1e-8)
+    assert z[first:].max() == pytest.approx(e**2 * height, rel=0.02, abs=dt * impact_speed)
+    assert z.min() > -1e-9
+    rest = traj.t > 1.2
+    np.testing.assert_allclose(z[rest], 0.0, atol=1e-9)
+    np.testing.assert_allclose(traj.v[rest], 0.0, atol=1e-9)
+
+
 def test_box_dropped_on_ground_comes_to_rest():
     """Dropped tilted from 0.3 m: it lands, settles, penetrates < 1 mm, and rests without jitter."""
     model = mb.Model("drop", gravity=(0, 0, -G))

@@ -255,3 +255,38 @@ def test_bad_input():
     bare.add(mb.Body("b", inertia=np.eye(3)), joint=mb.Free())
     with pytest.raises(mb.ModelError, match="no contact shapes"):
         simulate_impacts(bare, bare.neutral(), np.zeros(6), t_end=0.1)
+
+
+def test_collisions_are_an_option_of_simulate():
+    """simulate_impacts is simulate(collisions=...) with its tolerances; with the fixed-step RK4 (exact in flight
+    under gravity, impacts located on the cubic interpolant) the apex ratio is e² and the ball comes to rest."""
+    e = 0.5
+    model, q0 = bouncing_ball(e)
+    alias = simulate_impacts(model, q0, np.zeros(6), t_end=1.0, samples=21, law="poisson")
+    direct = mb.simulate(model, q0, np.zeros(6), t_end=1.0, samples=21, rtol=1e-10, atol=1e-12,
+                         collisions={"law": "poisson"})
+    np.testing.assert_array_equal(direct.q, alias.q)
+    assert [r.time for r in direct.impacts] == [r.time for r in alias.impacts] and len(direct.impacts) == 2
+    traj = mb.simulate(model, q0, np.zeros(6), t_end=1.6, method="RK4", dt=2e-3, collisions=True)
+    times = [r.time for r in traj.impacts]
+    heights = [apex(traj.t[(traj.t > start) & (traj.t < stop)], traj.q[(traj.t > start) & (traj.t < stop), 2]) - 0.1
+               for start, stop in zip(times[:3], times[1:4])]
+    # (to the impact's offset: the root is at a gap of −contact_tolerance/2 = −5e-10 m, on heights down to 1.6 cm)
+    np.testing.assert_allclose(np.array(heights[1:]) / heights[:-1], e**2, rtol=0, atol=1e-7)
+    assert heights[0] == pytest.approx(e**2 * 1.0, abs=1e-9)
+    assert traj.impacts[-1].resting == [("ball_geom0", "ground")] and traj.info["method"] == "RK4"
+    after = traj.t > times[-1]
+    np.testing.assert_allclose(traj.q[after, 2], 0.1, atol=1e-8)
+    np.testing.assert_allclose(traj.v[after], 0.0, atol=1e-8)
+
+
+def test_collisions_refuse_what_they_cannot_take():
+    model, q0 = bouncing_ball(0.5)
+    with pytest.raises(ValueError, match="collisions takes law, method.*'bounce'"):
+        mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions={"bounce": 1.0})
+    with pytest.raises(ValueError, match="collisions bring their own dynamics"):
+        mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions=True, dynamics=lambda t, q, v, tau: 0 * v)
+    with pytest.raises(ValueError, match="contact scheme .* takes no collisions"):
+        mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions=True, method="contact", dt=1e-3)
+    with pytest.raises(ValueError, match="collisions: rest_velocity"):
+        mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions={"rest_velocity": -1.0})
