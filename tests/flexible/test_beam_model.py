@@ -372,3 +372,23 @@ def test_a_beam_entry_takes_no_rigid_mass(tmp_path):
     path.write_text(BLADE_FILE.replace("joint: fixed\n", "joint: fixed\n    mass: 3.0\n", 1))
     with pytest.raises(mb.ModelError, match=r"bodies\[1\]\.mass: a beam's mass comes from its mass_per_length"):
         mb.load(path)
+
+
+def test_the_deformed_axis_runs_from_the_root_to_the_carried_tip_and_beam_models_plot():
+    from multibody.flexible import deformed_axis
+    from multibody.flexible.tree import beam_segments
+    from multibody.viz.plots import coordinate_units, plot_trajectory
+    model = mb.Model("bent", gravity=(0.0, 0.0, -9.81))
+    model.add(mb.FlexibleBeam("beam", 1.0, 1.0, 1e3, 1.0, root=0.2, elements=3, components="uvw"),
+              joint=mb.Revolute((0, 0, 1)), placement=mb.Transform(translation=(0, 0, 1)))
+    model.add(mb.Body("tip", mass=0.1, inertia=np.zeros((3, 3))), parent="beam", joint=mb.Fixed(),
+              placement=mb.Transform(translation=(1.2, 0, 0)))
+    q = np.r_[0.5, 0.02 * np.arange(1, model.ne + 1)]
+    axis = deformed_axis(model, q, "beam", points=11)
+    R, p = mb.body_pose(model, q, "beam")
+    np.testing.assert_allclose(axis[0], p + R @ (0.2, 0, 0), atol=1e-15)
+    np.testing.assert_allclose(axis[-1], mb.body_pose(model, q, "tip")[1], atol=1e-15)
+    assert [s.shape for s in beam_segments(model, np.stack([q, q]), points=11)] == [(2, 10, 2, 3)]
+    assert coordinate_units(model, "q")[:4] == ["rad", "m", "m", "rad"]
+    traj = mb.simulate(model, q, t_end=0.05, samples=6)
+    assert len(plot_trajectory(traj, what=("q", "v", "tau", "energy")).axes) == 4

@@ -148,6 +148,17 @@ class DiscretizedBeam:
         whole = [_slope_integral(self, nfe, el, 1.0) for el in range(self.elements - 1)]
         return np.cumsum([np.zeros((self.n, self.n)), *whole], axis=0)
 
+    @property
+    def coordinate_kinds(self):
+        """Per elastic coordinate: "L" (a stretch or deflection [m]), "A" (a slope [rad]) or "M" (a mass-normalized
+        modal amplitude [√kg·m])."""
+        if self.basis.shape[0] != self.n or not np.array_equal(self.basis, np.eye(self.n)):
+            return "M" * self.n
+        kind = np.empty(self.n, dtype=int)
+        nodes, columns = np.nonzero(self._dofs >= 0)
+        kind[self._dofs[nodes, columns]] = columns
+        return "".join("LLALA"[k] for k in kind)
+
     def rows_at(self, s):
         """Φ(s) (3, n), Φ'(s) (3, n) [1, 1/m] and G(s) (n, n) [1/m] at arc length s ∈ [0, L] [m] from the root."""
         el = min(int(s / self._h), self.elements - 1)

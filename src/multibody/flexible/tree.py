@@ -287,6 +287,18 @@ def deformed_axis(model: Model, q: ArrayLike, name: str, points: int = 21) -> np
     return p[..., index, None, :] + np.einsum("...ij,...kj->...ki", R[..., index, :, :], np.stack(local, axis=-2))
 
 
+def beam_segments(model: Model, Q: ArrayLike, points: int = 21) -> list[np.ndarray]:
+    """Per beam of ``model``, the segments (F, points − 1, 2, 3) [m] of its deformed axis, world coordinates, for
+    configurations Q (F, nq): the hook through which the animation draws beams bent (no beams: an empty list)."""
+    Q = np.atleast_2d(Q)
+    segments = []
+    for body in model.bodies:
+        if body.ne:
+            axis = deformed_axis(model, Q, body.name, points)
+            segments.append(np.stack([axis[:, :-1], axis[:, 1:]], axis=2))
+    return segments
+
+
 # ------------------------------------------------------------------------------------------------
 # Dynamics
 # ------------------------------------------------------------------------------------------------

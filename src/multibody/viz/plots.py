@@ -1,8 +1,8 @@
 """Matplotlib figures of a trajectory: coordinates, speeds, accelerations, forces, energy, constraint error.
 
 Every axis carries its unit: time [s], energy [J], and for q, v, v̇, τ the units of the joints' coordinates (rad,
-rad/s, rad/s², N·m for rotations; m, m/s, m/s², N for translations; quaternion entries have none), also in each
-line's legend label.
+rad/s, rad/s², N·m for rotations; m, m/s, m/s², N for translations; quaternion entries have none; the beams'
+elastic coordinates those of displacements, slopes or modal amplitudes), also in each line's legend label.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ _TITLES = {"q": "configuration q", "v": "velocity v", "a": "acceleration v̇", "
            "energy": "energy", "constraints": "constraint error"}
 UNITS = {"A": {"q": "rad", "v": "rad/s", "a": "rad/s²", "tau": "N·m"},  # angular coordinates and their rates
          "L": {"q": "m", "v": "m/s", "a": "m/s²", "tau": "N"},  # linear ones
-         "1": {"q": "1"}}  # quaternion entries
+         "1": {"q": "1"},  # quaternion entries
+         "M": {"q": "√kg·m", "v": "√kg·m/s", "a": "√kg·m/s²", "tau": "N/√kg"}}  # beams' modal amplitudes
 # Per joint type: A (angular), L (linear) or 1 (quaternion entry) for each entry of q, and of v.
 _Q_KINDS = {REVOLUTE: "A", PRISMATIC: "L", CYLINDRICAL: "AL", SPHERICAL: "1111", PLANAR: "LLA", FREE: "LLL1111",
             FIXED: ""}
@@ -34,9 +35,11 @@ _V_KINDS = {REVOLUTE: "A", PRISMATIC: "L", CYLINDRICAL: "AL", SPHERICAL: "AAA", 
 
 
 def coordinate_units(model: Model, vector: str) -> list[str]:
-    """The unit of each entry of ``vector`` ("q", "v", "a" = v̇ or "tau") by joint type, e.g. ["rad", "m"]."""
+    """The unit of each entry of ``vector`` ("q", "v", "a" = v̇ or "tau") by joint type, e.g. ["rad", "m"], then
+    of the beams' elastic coordinates (m, rad, or √kg·m for modal amplitudes)."""
     kinds = _Q_KINDS if vector == "q" else _V_KINDS
-    return [UNITS[kind][vector] for joint in model.joints for kind in kinds[joint.code]]
+    return [UNITS[kind][vector] for joint in model.joints for kind in kinds[joint.code]] + [
+        UNITS[kind][vector] for body in model.bodies if body.ne for kind in body.discretization.coordinate_kinds]
 
 
 def plot_trajectory(trajectory: Trajectory, what: str | Sequence[str] = ("q", "v", "energy"),
