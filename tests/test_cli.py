@@ -29,6 +29,15 @@ def test_simulate_writes_trajectory_plot_and_animation(tmp_path, capsys):
     assert png.stat().st_size > 10_000 and html.stat().st_size > 1_000_000
 
 
+def test_simulate_takes_a_fixed_step_method(tmp_path, capsys):
+    out = tmp_path / "run.npz"
+    assert main(["simulate", "four_bar", "--t-end", "0.2", "--method", "RK4", "--dt", "0.01", "--out", str(out),
+                 "--no-progress"]) == 0
+    traj = mb.Trajectory.load(out)
+    assert len(traj) == 21 and traj.info["method"] == "RK4" and traj.drift.shape == (21, 2)
+    assert main(["simulate", "four_bar", "--method", "RK4"]) != 0 and "give the step dt" in capsys.readouterr().err
+
+
 def test_eom_prints_the_equations(capsys):
     pytest.importorskip("multibody.symbolic")
     assert main(["eom", "double_pendulum"]) == 0

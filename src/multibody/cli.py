@@ -86,12 +86,13 @@ def _freedom(model, q0):
     return text + f"; {where})"
 
 
-def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None):
+def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None, dt=None):
     from .io.files import read_model_file
     from .simulate import simulate
     setup = read_model_file(path)
     settings = dict(setup.simulation)
-    for key, value in (("t_end", t_end), ("method", method), ("rtol", rtol), ("atol", atol), ("samples", samples)):
+    for key, value in (("t_end", t_end), ("method", method), ("rtol", rtol), ("atol", atol), ("samples", samples),
+                       ("dt", dt)):
         if value is not None:
             settings[key] = value
     settings.setdefault("t_end", 5.0)
@@ -113,7 +114,7 @@ def _report(traj, out=None, plot=None, animate=None):
 def cmd_simulate(args):
     try:
         traj = _simulate_file(args.file, args.t_end, args.method, args.rtol, args.atol, args.samples,
-                              False if args.no_progress else None)
+                              False if args.no_progress else None, args.dt)
     except SimulationInterrupted as stop:
         _save_partial(stop, args.out, "interrupted")
         raise
@@ -188,7 +189,9 @@ def build_parser():
     sim = commands.add_parser("simulate", help="simulate a model file; save, plot and animate the result")
     sim.add_argument("file", help="model file (YAML or URDF) or bundled example name")
     sim.add_argument("--t-end", type=float, help="final time [s] (default: the file's, else 5)")
-    sim.add_argument("--method", help="scipy solver: DOP853, RK45, RK23, Radau, BDF, LSODA")
+    sim.add_argument("--method", help="adaptive: DOP853 (default), RK45, RK23, Radau, BDF, LSODA; fixed-step "
+                     "(with --dt): RK4, Euler, contact")
+    sim.add_argument("--dt", type=float, help="step of the fixed-step methods [s]")
     sim.add_argument("--rtol", type=float, help="relative tolerance")
     sim.add_argument("--atol", type=float, help="absolute tolerance")
     sim.add_argument("--samples", type=int, help="number of output samples")
