@@ -56,6 +56,8 @@ def _positive(value, field):
 
 
 class Sphere(Shape):
+    """A sphere of ``radius`` [m] centred at the origin of its frame."""
+
     kind = "sphere"
 
     def __init__(self, radius: float) -> None:
@@ -70,6 +72,8 @@ class Sphere(Shape):
 
 
 class Box(Shape):
+    """A box centred at the origin of its frame, edges along its axes, ``half_extents`` (3,) [m]."""
+
     kind = "box"
 
     def __init__(self, half_extents: ArrayLike) -> None:
@@ -90,6 +94,9 @@ class Box(Shape):
 
 
 class Capsule(Shape):
+    """A capsule: the points within ``radius`` [m] of the segment from (0, 0, −half_length) to (0, 0, half_length)
+    [m] of its frame (a cylinder along z with hemispherical caps)."""
+
     kind = "capsule"
 
     def __init__(self, radius: float, half_length: float) -> None:
@@ -105,6 +112,8 @@ class Capsule(Shape):
 
 
 class Plane(Shape):
+    """The plane z = 0 of its frame, solid below (normal +z): place it with the geometry's placement."""
+
     kind = "plane"
 
     def __repr__(self):

@@ -160,7 +160,7 @@ class DiscretizedBeam:
         return "".join("LLALA"[k] for k in kind)
 
     def rows_at(self, s):
-        """Φ(s) (3, n), Φ'(s) (3, n) [1, 1/m] and G(s) (n, n) [1/m] at arc length s ∈ [0, L] [m] from the root."""
+        """Φ(s) (3, n), Φ'(s) (3, n) [1, 1/m] and G(s) (n, n) [1/m] at arc length s [m] from the root, 0 ≤ s ≤ L."""
         el = min(int(s / self._h), self.elements - 1)
         xi = s / self._h - el
         Phi, dPhi, _ = _shape_rows(self._dofs, self.basis.shape[0], self._h, el, xi)

@@ -25,6 +25,9 @@ class FlexibleBeam(Body):
     """A uniform Euler–Bernoulli beam in a floating frame B, as a body of a model tree (Kane, Ryan & Banerjee,
     J. Guidance 10(2), 1987: foreshortening kept, so geometric stiffening is on by default).
 
+    As a :class:`~multibody.Body` it carries the rigid equivalent of the undeformed beam: mass ρAL, mass center at
+    x = root + L/2, central inertia diag(ρJ L, ρA L³/12, ρA L³/12) (the inertia of its mass elements on the axis).
+
     Parameters
     ----------
     name : str — body name.
@@ -36,9 +39,6 @@ class FlexibleBeam(Body):
         (assumed modes), or None for the finite elements; components : which displacements to model, any of
         "u" (axial), "v" (along y), "w" (along z) — see :func:`~multibody.flexible.discretize`.
     stiffening : keep the foreshortening (geometric stiffening); False gives linear floating-frame theory.
-
-    As a :class:`~multibody.Body` it carries the rigid equivalent of the undeformed beam: mass ρAL, mass center at
-    x = root + L/2, central inertia diag(ρJ L, ρA L³/12, ρA L³/12) (the inertia of its mass elements on the axis).
     """
 
     def __init__(self, name: str, length: float, mass_per_length: float, EA: float, EIv: float,

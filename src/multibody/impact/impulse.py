@@ -37,7 +37,7 @@ class ImpulseResponse:
     """The jump of the velocity under impulses.
 
     v : (nv,) velocity just after [same units as v⁻]; delta_v : (nv,) v⁺ − v⁻;
-    generalized_impulse : (nv,) B = Σ Jᵀ [0; P̂] [N·s or N·m·s per coordinate];
+    generalized_impulse : (nv,) B = Σ Jᵀ (0, P̂), in N·s or N·m·s per coordinate;
     kinetic_energy_before, kinetic_energy_after [J]; kinetic_energy_change = after − before [J].
     """
 

@@ -151,13 +151,15 @@ class JointFriction:
     q̇ = v_s artanh(τ / F_c) (about v_s τ / F_c for small loads) instead of sticking, and the smaller
     ``velocity_scale``, the stiffer the equations (solver steps shrink near q̇ = 0 roughly like v_s / |q̈|).
     For a URDF ``<dynamics friction>`` the default 1e-3 rad/s (or m/s) is a compromise; pick v_s well below the
-    speeds that matter to the study.
+    speeds that matter to the study. The element stores no energy; the power it dissipates is
+    Q q̇ = −F_c q̇ tanh(q̇ / v_s) ≤ 0.
 
     Parameters
     ----------
-    joint : joint (or child body) name; friction : F_c ≥ 0 [N·m or N]; velocity_scale : v_s > 0 [rad/s or m/s]
-    (default 1e-3); name : optional label.
-    The element stores no energy; the power it dissipates is Q q̇ = −F_c q̇ tanh(q̇ / v_s) ≤ 0.
+    joint : joint (or child body) name.
+    friction : F_c ≥ 0 [N·m or N].
+    velocity_scale : v_s > 0 [rad/s or m/s] (default 1e-3).
+    name : optional label.
     """
 
     kind = "joint_friction"
