@@ -2,7 +2,10 @@
 
 The expressions of X, Y and q̇ (and, with constraints, B and c) are put through common-subexpression
 elimination (``sympy.cse``) and printed as one straight-line Python kernel, compiled with numba. Dependent
-speeds (nonholonomic systems) are computed first in the kernel, from their values A u_ind + B.
+speeds (nonholonomic systems) are computed first in the kernel, from their values A u_ind + B; auxiliary
+symbols (``eom.auxiliaries``) next, those the outputs need, in order. The state derivative solves X u̇ = Y
+numerically: by Cholesky when X is symmetric (positive definite; LU otherwise), by LU on the KKT system with
+multipliers.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import ModelError
+from .auxiliary import needed
 
 _OUTPUTS = ("X", "Y", "QD", "B", "C")
 _VECTORS = ("Y", "QD", "C")
@@ -53,15 +57,19 @@ class NumericEquations:
         self._nlambda = len(eom.multipliers)
         if self._nlambda:
             outputs.update(B=eom.constraint_matrix, C=eom.constraint_rhs)
+        program, replace = _straight_line(eom.auxiliaries, outputs, replace)
         outputs = {k: sp.Matrix(v).xreplace(replace) for k, v in outputs.items()}
-        _check_free_symbols({**outputs, "dependent speeds": sp.Matrix([e for _, e in prelude])},
-                            {*qs, *us, *ws, ts, *rs})
-        self._kernel = _compile_kernel(outputs, backend, prelude)
-        self._state_derivative = _state_derivative_factory(self._kernel, self.nq, self.nu, self._nlambda, backend)
+        _check_free_symbols({**outputs, "dependent speeds": sp.Matrix([e for _, e in prelude]),
+                             "auxiliaries": sp.Matrix([e for _, e in program])},
+                            {*qs, *us, *ws, ts, *rs, *(z for z, _ in program)})
+        self._kernel = _compile_kernel(outputs, backend, prelude, program)
+        symmetric = outputs["X"] == outputs["X"].T
+        self._state_derivative = _state_derivative_factory(self._kernel, self.nq, self.nu, self._nlambda, symmetric,
+                                                           backend)
 
     def _inputs(self, t, q, u):
         if self._inputs_fn is None:
-            return np.zeros(0)
+            return _NO_INPUTS
         return np.asarray(self._inputs_fn(t, q, u), dtype=float).reshape(self._ninputs)
 
     def _evaluate(self, q, u, t):
@@ -95,13 +103,50 @@ class NumericEquations:
         x = np.asarray(x, dtype=float)
         if x.shape != (self.nq + self.nu,):
             raise ValueError(f"x: expected shape ({self.nq + self.nu},) = [q; u], got {x.shape}")
-        if not np.all(np.isfinite(x)):
+        out = np.empty(self.nq + self.nu)
+        status = self._state_derivative(float(t), x, self._inputs(t, x[:self.nq], x[self.nq:]), out)
+        if status == _NONFINITE_STATE:
             bad = np.flatnonzero(~np.isfinite(x))[0]
             raise ValueError(f"rhs: x[{bad}] = {x[bad]} at t = {t} (the state must be finite)")
-        out = self._state_derivative(float(t), x, self._inputs(t, x[:self.nq], x[self.nq:]))
-        if not np.all(np.isfinite(out)):
+        if status == _NONFINITE_RATE:
             raise ValueError(f"rhs: non-finite state derivative at t = {t} from a finite state (overflow?)")
         return out
+
+
+_NO_INPUTS = np.zeros(0)
+_NONFINITE_STATE, _NONFINITE_RATE = 1, 2
+
+
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _solve_spd(X, Y, out):
+    """out = X⁻¹ Y for a symmetric positive-definite X (lower triangle read): Cholesky X = L Lᵀ (Golub & Van Loan,
+    Matrix Computations, alg. 4.2.1), then L z = Y and Lᵀ out = z. False if a pivot is not positive."""
+    n = Y.shape[0]
+    L, inverse = np.empty((n, n)), np.empty(n)  # L below its diagonal; 1 / L_jj
+    for j in range(n):
+        # L_jj² = X_jj − Σ_k L_jk², L_ij = (X_ij − Σ_k L_ik L_jk) / L_jj
+        d = X[j, j]
+        for k in range(j):
+            d -= L[j, k] * L[j, k]
+        if not d > 0.0:
+            return False
+        inverse[j] = 1.0 / np.sqrt(d)
+        for i in range(j + 1, n):
+            s = X[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s * inverse[j]
+    for i in range(n):
+        s = Y[i]
+        for k in range(i):
+            s -= L[i, k] * out[k]
+        out[i] = s * inverse[i]
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * out[k]
+        out[i] = s * inverse[i]
+    return True
 
 
 @numba.njit(cache=True)
@@ -115,17 +160,21 @@ def _solve_kkt(X, Y, B, C):
     return np.linalg.solve(K, np.concatenate((Y, C)))[:nu]
 
 
-def _state_derivative_factory(kernel, nq, nu, nlambda, backend):
-    """f(t, x, r) = [q̇; u̇]: the generated kernel, then the linear solve, in one compiled call."""
+def _state_derivative_factory(kernel, nq, nu, nlambda, symmetric, backend):
+    """f(t, x, r, out) -> status: out = [q̇; u̇], the generated kernel then the linear solve, in one compiled call;
+    status 0, or _NONFINITE_STATE / _NONFINITE_RATE."""
+    cholesky = symmetric and nlambda == 0
 
-    def state_derivative(t, x, r):
+    def state_derivative(t, x, r, out):
+        if not np.all(np.isfinite(x)):
+            return _NONFINITE_STATE
         X, Y, QD = np.zeros((nu, nu)), np.zeros(nu), np.zeros(nq)
         B, C = np.zeros((nlambda, nu)), np.zeros(nlambda)
         kernel(t, x[:nq], x[nq:], r, X, Y, QD, B, C)
-        out = np.empty(nq + nu)
         out[:nq] = QD
-        out[nq:] = _solve_kkt(X, Y, B, C)
-        return out
+        if not (cholesky and _solve_spd(X, Y, out[nq:])):
+            out[nq:] = _solve_kkt(X, Y, B, C)
+        return 0 if np.all(np.isfinite(out)) else _NONFINITE_RATE
 
     return numba.njit(cache=False)(state_derivative) if backend == "numba" else state_derivative
 
@@ -154,9 +203,24 @@ class _Printer(PythonCodePrinter):
         return repr(float(expr))
 
 
-def _compile_kernel(outputs, backend, prelude=()):
+def _straight_line(auxiliaries, outputs, replace):
+    """The auxiliaries that the outputs need, in order, with ``replace`` (state symbols, parameter values)
+    applied; those that become numbers or (±) symbols are substituted into the later ones and the outputs
+    instead (constant and copy propagation). Returns (definitions, the substitution for the outputs)."""
+    replace, program = dict(replace), []
+    for z, e in needed(auxiliaries, [e for M in outputs.values() for e in M]):
+        e = e.xreplace(replace)
+        if e.is_Atom or (-e).is_Atom:
+            replace[z] = e
+        else:
+            program.append((z, e))
+    return program, replace
+
+
+def _compile_kernel(outputs, backend, prelude=(), program=()):
     """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code);
-    ``prelude`` (symbol, expression) pairs — the dependent speeds — are computed first."""
+    ``prelude`` (symbol, expression) pairs — the dependent speeds — are computed first, then the ``program``
+    pairs — the auxiliaries — as they are."""
     entries = [(name, index, expr) for name in _OUTPUTS if name in outputs
                for index, expr in _indexed(name, outputs[name])]
     first, first_reduced = sp.cse([e for _, e in prelude], symbols=sp.numbered_symbols("d_"))
@@ -164,7 +228,7 @@ def _compile_kernel(outputs, backend, prelude=()):
     printer = _Printer({"fully_qualified_modules": True})
     lines = ["def kernel(t_, q, u, r, X, Y, QD, B, C):"]
     symbols = set().union(*(e.free_symbols for _, _, e in entries)) if entries else set()
-    symbols |= set().union(*(e.free_symbols for _, e in prelude)) if prelude else set()
+    symbols |= set().union(*(e.free_symbols for _, e in (*prelude, *program)))
     for s in sorted(symbols, key=str):
         name = str(s)
         if name.startswith(("q_", "u_", "r_")):
@@ -173,6 +237,8 @@ def _compile_kernel(outputs, backend, prelude=()):
         lines.append(f"    {sym} = {printer.doprint(expr)}")
     for (w, _), expr in zip(prelude, first_reduced):
         lines.append(f"    {w} = {printer.doprint(expr)}")
+    for z, expr in program:
+        lines.append(f"    {z} = {printer.doprint(expr)}")
     for sym, expr in replacements:
         lines.append(f"    {sym} = {printer.doprint(expr)}")
     for (name, index, _), expr in zip(entries, reduced):
