@@ -10,7 +10,7 @@ Y − X u̇ = 0. Lagrange's equations with multipliers (document 004) add B u̇ 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 from sympy.physics.vector import dynamicsymbols, vlatex
@@ -56,6 +56,10 @@ class EquationsOfMotion:
         Lagrange's equations with constraints (document 004): X u̇ = Y + Bᵀλ, B u̇ = c.
     gauss_function : sympy expression or None
         G(u̇) = ½ u̇ᵀ X u̇ − Yᵀ u̇ (document 003, eqs. 5, 7) for the Gauss method.
+    auxiliaries : tuple
+        Ordered (z_k, definition) pairs, each definition in q, u, the parameters and the earlier z's, when the
+        other attributes are written in auxiliary symbols (``equations_of_motion(..., intermediates=True)``);
+        :meth:`expanded` substitutes them back. Empty otherwise.
     """
 
     method: str
@@ -76,6 +80,7 @@ class EquationsOfMotion:
     velocity_constraints: sp.Matrix | None = None
     dependent_coordinates: tuple = ()
     configuration_constraints: sp.Matrix | None = None
+    auxiliaries: tuple = ()
 
     def __post_init__(self):
         for name in ("mass_matrix", "forcing", "qdot", "generalized_active_forces", "generalized_inertia_forces",
@@ -116,6 +121,21 @@ class EquationsOfMotion:
         rest = {ui: 0 for ui in (*self.u, *self.dependent_speeds)}
         return sp.Matrix(self.generalized_active_forces).xreplace(rest)
 
+    def expanded(self):
+        """The same equations with every auxiliary symbol replaced by its definition: the literal X, Y, F_r,
+        F_r* and partial velocities in q, u and the parameters (long for large systems: they grow exponentially
+        with the depth of a chain). Without auxiliaries, ``self``."""
+        if not self.auxiliaries:
+            return self
+        from .auxiliary import expand
+        values = expand(self.auxiliaries)
+        literal = lambda M: sp.Matrix(M).xreplace(values)  # noqa: E731
+        return replace(self, mass_matrix=literal(self.mass_matrix), forcing=literal(self.forcing),
+                       generalized_active_forces=literal(self.generalized_active_forces),
+                       generalized_inertia_forces=literal(self.generalized_inertia_forces),
+                       partial_velocities={k: tuple(map(literal, p)) for k, p in self.partial_velocities.items()},
+                       auxiliaries=())
+
     @property
     def independent_coordinates(self):
         """The coordinates q without the dependent ones (all of q without holonomic constraints)."""
@@ -149,8 +169,8 @@ class EquationsOfMotion:
         q, q_ind, u, r = list(self.q), list(self.independent_coordinates), list(self.u), list(inputs)
         u_dep = list(self.dependent_speeds)
         nq, nqi, n = len(q), len(q_ind), len(u)
-        # derivatives at the point over the expression graph (each shared subexpression once)
-        jac = lambda M, v: jacobian_at(list(M), v, point)  # noqa: E731
+        # derivatives at the point over the expression graph (each shared subexpression once, auxiliaries too)
+        jac = lambda M, v: jacobian_at(list(M), v, point, self.auxiliaries)  # noqa: E731
         # dq/dq_ind (nq × nqi): identity rows for q_ind, −(∂f/∂q_dep)⁻¹ ∂f/∂q_ind for q_dep
         dq = sp.zeros(nq, nqi)
         for j, qj in enumerate(q_ind):

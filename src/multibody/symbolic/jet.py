@@ -12,6 +12,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from .auxiliary import needed
+
 
 _X = sp.Dummy("x", real=True)
 
@@ -33,10 +35,11 @@ def _as_sympy(x):
     return sp.Float(x) if isinstance(x, float) else x
 
 
-def jacobian_at(expressions, variables, point):
+def jacobian_at(expressions, variables, point, auxiliaries=()):
     """The values of ``expressions`` and their Jacobian with respect to ``variables`` at ``point``.
 
     ``point`` maps symbols / functions of t to values (numbers or expressions); symbols not in it stay free.
+    ``auxiliaries``: ordered (z_k, definition) pairs that the expressions may contain, differentiated through.
     Returns (values, jacobian) as sympy Matrices (len(expressions) × 1 and × len(variables)).
     """
     index = {v: j for j, v in enumerate(variables)}
@@ -129,6 +132,8 @@ def jacobian_at(expressions, variables, point):
         return memo[root]
 
     expressions = [sp.sympify(x) for x in expressions]
+    for z, definition in needed(auxiliaries, expressions):
+        memo[z] = evaluate(definition)
     values, rows = [], []
     for x in expressions:
         value, grad = evaluate(x)

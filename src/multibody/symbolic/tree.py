@@ -33,7 +33,7 @@ METHODS = ("kane", "lagrange", "gauss")
 
 
 def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot",
-                        torques: bool = False) -> EquationsOfMotion:
+                        torques: bool = False, intermediates: bool = False) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
     Parameters
@@ -44,24 +44,49 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         e.g. body-axis angular velocity for Spherical/Free joints). Quaternion joints need "body".
     torques : bool
         Add joint generalized forces τ_0..τ_{n−1} (symbols ``tau_k``, conjugate to u_k) as inputs.
+    intermediates : bool
+        Kane's equations summed over outboard bodies with every recursive intermediate quantity (sin q, rotation
+        entries, ω, α, a, partial velocities, resultants, composite bodies) an auxiliary symbol z_k
+        (:mod:`.outboard`): X, Y, F_r, F_r* and the partial velocities are short expressions in the z_k, whose
+        definitions are ``eom.auxiliaries``; ``eom.expanded()`` substitutes them back (the same values as
+        ``intermediates=False``, grouped differently). Derivation and generated code grow as n² for an n-link
+        chain instead of exponentially. Only with method="kane".
 
     Returns
     -------
-    EquationsOfMotion, with q = q_0(t).., u = u_0(t)..; partial velocities in body axes.
+    EquationsOfMotion, with q = q_0(t).., u = u_0(t)..; partial velocities in body axes; X in the model's units
+    (SI: kg, kg m²), Y and F_r in N, N m.
     """
     if method not in METHODS:
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
+    if intermediates and method != "kane":
+        raise ValueError(f"equations_of_motion: intermediates=True is Kane's method, got method={method!r}")
     if not model.bodies:
         raise ModelError(f"model '{model.name}': has no bodies")
     q, u = dynamicsymbols(f"q_0:{model.nq}"), dynamicsymbols(f"u_0:{model.nv}")
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
-    motions, partials, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
+    udot = sp.Matrix([ui.diff(TIME) for ui in u])
+    if intermediates:
+        from .outboard import outboard_kane
+        X, Y, F, partials, qdot, auxiliaries = outboard_kane(model, q, u, speeds, tau)
+    else:
+        X, Y, F, partials, qdot = _expanded_equations(model, method, q, u, speeds, tau, udot)
+        auxiliaries = ()
+    return EquationsOfMotion(
+        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
+        generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
+        partial_velocities={b.name: p for b, p in zip(model.bodies, partials)}, inputs=tuple(tau) if torques else (),
+        auxiliaries=tuple(auxiliaries))
+
+
+def _expanded_equations(model, method, q, u, speeds, tau, udot):
+    """(X, Y, F_r, partial velocities, q̇) by ``method`` on the records of :func:`_recursive_kinematics`."""
+    motions, partials, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
     # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
     F = sum((b.V.T * (b.mass * g) for b, g in zip(motions[::2], gravity_terms)), sp.zeros(model.nv, 1)) + tau
-    udot = sp.Matrix([ui.diff(TIME) for ui in u])
     # the records' a* include −g, so the inertia terms already carry gravity: Y = τ + Y*(with gravity)
     if method == "kane":
         X, Y = inertia_terms(motions, model.nv)
@@ -76,10 +101,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
                              "(speeds='qdot', no quaternion joints)")
         T = sum((_kinetic_energy(b, u) for b in motions), sp.Integer(0))
         X, Y = lagrange_equations(T, q, u, F, dict(zip([qi.diff(TIME) for qi in q], u)))
-    return EquationsOfMotion(
-        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
-        generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
-        partial_velocities={b.name: p for b, p in zip(model.bodies, partials)}, inputs=tuple(tau) if torques else ())
+    return X, Y, F, partials, qdot
 
 
 def _kinetic_energy(b, u):
@@ -160,6 +182,40 @@ def _joint_kinematics(joint, qj, uj, speeds, body):
     raise ModelError(f"body '{body}': joint type {type(joint).__name__} is not supported by the symbolic path")
 
 
+def _joint_step(joint, placement, qj, uj, speeds, body):
+    """(R, r, S, Ṡu, q̇_j): the body's rotation R (body axes → parent axes) and origin r (parent axes) in its
+    parent, its motion subspace S (6 × nv, body axes) and Ṡ u with q̇ = f(q, u), and the joint's q̇ = f(q, u)."""
+    R_J, t_J, S, qdot_j = _joint_kinematics(joint, qj, uj, speeds, body)
+    R_pl = _matrix(placement.rotation)
+    rates = dict(zip([qk.diff(TIME) for qk in qj], qdot_j))
+    Sdot_u = (S.diff(TIME).xreplace(rates) * sp.Matrix(uj)) if uj else sp.zeros(6, 1)
+    return R_pl * R_J, _matrix(placement.translation) + R_pl * t_J, S, Sdot_u, qdot_j
+
+
+def _carry(R, r, S, Sdot_u, uj, w_p, al_p, a_p, name=lambda M: M):
+    """ω, α, a of the body origin in body axes from the parent's (parent axes), the recursion of the module
+    docstring; and the joint's share (ω_rel, α_rel, a_rel) in body axes with the parent's origin acceleration
+    carried to the joint, a_p + α_p × r + ω_p × (ω_p × r) (parent axes). ``name`` names intermediate columns."""
+    Rt = R.T
+    rel = S * sp.Matrix(uj) if uj else sp.zeros(6, 1)
+    w_rel, v_rel = rel[:3, :], rel[3:, :]
+    wp = name(Rt * w_p)
+    alpha_rel = cross(wp, w_rel) + Sdot_u[:3, :]
+    accel_rel = cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
+    transport = name(a_p + cross(al_p, r) + cross(w_p, cross(w_p, r)))
+    body_axes = (wp + w_rel, Rt * al_p + alpha_rel, Rt * transport + accel_rel)
+    return body_axes, (w_rel, alpha_rel, accel_rel, transport)
+
+
+def _carry_partials(R, r, S, cols, W_p, V_p):
+    """The partial angular velocities W and partial velocities V of the body origin (3 × n, body axes) from the
+    parent's: W = Rᵀ W_p + [S_ω], V = Rᵀ (V_p − [r]× W_p) + [S_v] (columns ``cols`` are the joint's speeds)."""
+    W, V = R.T * W_p, R.T * (V_p - _skew(r) * W_p)
+    W[:, cols] += S[:3, :]
+    V[:, cols] += S[3:, :]
+    return W, V
+
+
 def _recursive_kinematics(model, q, u, speeds):
     """Per body, parent before child: the BodyMotion record (mass center) in the axes of the body's parent
     (world axes for a root body), the partial velocities (ω_r, v*_r) in the body's own axes, and gravity in
@@ -176,38 +232,25 @@ def _recursive_kinematics(model, q, u, speeds):
     iq = iv = 0
     for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
         qj, uj = q[iq:iq + joint.nq], u[iv:iv + joint.nv]
-        R_J, t_J, S, qdot_j = _joint_kinematics(joint, qj, uj, speeds, body.name)
-        R_pl = _matrix(placement.rotation)
-        R, r = R_pl * R_J, _matrix(placement.translation) + R_pl * t_J
-        Rt = R.T
+        R, r, S, Sdot_u, qdot_j = _joint_step(joint, placement, qj, uj, speeds, body.name)
         if parent < 0:
             # the base accelerates at −g: gravity enters every a* as the inertial field (RBDA §5.3)
             w_p, al_p, W_p, V_p = sp.zeros(3, 1), sp.zeros(3, 1), sp.zeros(3, n), sp.zeros(3, n)
             a_p, g = -gravity, gravity
         else:
             w_p, W_p, al_p, V_p, a_p, g = frames[parent]
-        rates = dict(zip([qk.diff(TIME) for qk in qj], qdot_j))
-        Sdot_u = (S.diff(TIME).xreplace(rates) * sp.Matrix(uj)) if uj else sp.zeros(6, 1)
-        rel = S * sp.Matrix(uj) if uj else sp.zeros(6, 1)
-        w_rel, v_rel = rel[:3, :], rel[3:, :]
-        wp = Rt * w_p
         cols = slice(iv, iv + joint.nv)
+        (omega, alpha, accel), (w_rel, alpha_rel, accel_rel, transport) = _carry(R, r, S, Sdot_u, uj, w_p, al_p, a_p)
         # parent axes: ω = ω_p + R ω_rel, W = W_p + [R S_ω], V = V_p − [r]× W_p + [R S_v]
         W_par, V_par = W_p.copy(), V_p - _skew(r) * W_p
         W_par[:, cols] += R * S[:3, :]
         V_par[:, cols] += R * S[3:, :]
         omega_par = w_p + R * w_rel
-        alpha_par = al_p + R * (cross(wp, w_rel) + Sdot_u[:3, :])
-        transport = a_p + cross(al_p, r) + cross(w_p, cross(w_p, r))
-        accel_par = transport + R * (cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :])
+        alpha_par = al_p + R * alpha_rel
+        accel_par = transport + R * accel_rel
         # body axes, for the children: the same quantities rotated by Rᵀ, built from the parent's (no R Rᵀ products)
-        omega = wp + w_rel
-        W, V = Rt * W_p, Rt * (V_p - _skew(r) * W_p)
-        W[:, cols] += S[:3, :]
-        V[:, cols] += S[3:, :]
-        alpha = Rt * al_p + cross(wp, w_rel) + Sdot_u[:3, :]
-        accel = Rt * transport + cross(2 * wp + w_rel, v_rel) + Sdot_u[3:, :]
-        frames.append((omega, W, alpha, V, accel, Rt * g))
+        W, V = _carry_partials(R, r, S, cols, W_p, V_p)
+        frames.append((omega, W, alpha, V, accel, R.T * g))
         # mass center at d = R c from the body origin: v* = v + ω × d, a* = a + α × d + ω × (ω × d)
         c = _matrix(body.com)
         d = R * c
