@@ -258,6 +258,38 @@ def test_satellite_with_solar_arrays_and_a_wheel_conserves_momentum_and_energy()
     assert np.abs(traj.v[:, :3] - v0[:3]).max() > 1e-3  # the bus rate did change
 
 
+def test_an_impulse_on_a_solar_array_changes_the_momenta_by_the_impulse_and_its_moment():
+    """apply_impulse at a material point of a beam (M Δv = Jᵀ P̂): ΔL = P̂ and ΔH = r × P̂ about the world origin,
+    r the point's position; the kinetic energy changes by P̂ · (v⁻ + v⁺)/2 at the point."""
+    model = satellite()
+    q = model.neutral()
+    q[-model.ne:] = 0.03
+    v = np.r_[0.1, -0.05, 0.3, 0.2, 0.0, -0.1, 50.0, np.full(model.ne, 0.2)]
+    point, impulse = (2.3, 0.05, 0.0), np.array([0.3, -0.2, 1.0])  # near the tip of the left array
+    response = mb.impulse_response(model, q, v, "array_left", point=point, impulse=impulse)
+    (H0, L0), (H1, L1) = mb.momentum(model, q, v), mb.momentum(model, q, response.v)
+    model.add_frame("hit", "array_left", mb.Transform(translation=point))
+    r = mb.body_pose(model, q, "hit")[1]
+    np.testing.assert_allclose(L1 - L0, impulse, atol=1e-12)
+    np.testing.assert_allclose(H1 - H0, np.cross(r, impulse), atol=1e-12)
+    velocities = [mb.point_velocity(model, q, x, "hit") for x in (v, response.v)]
+    gain = mb.kinetic_energy(model, q, response.v) - mb.kinetic_energy(model, q, v)
+    assert gain == pytest.approx(impulse @ (velocities[0] + velocities[1]) / 2, rel=1e-10)
+
+
+def test_constraints_and_contact_shapes_are_refused_with_beams():
+    model = satellite()
+    with pytest.raises(mb.ModelError, match="constraints are not supported on models with flexible beams"):
+        model.add_constraint(mb.Connect("array_left", (2.5, 0, 0), "world", (0, 1, 0)))
+    with pytest.raises(mb.ModelError, match="contact shapes are not supported"):
+        model.add_geometry("bus", mb.Sphere(0.5))
+    rigid = mb.Model("rigid")
+    rigid.add(mb.Body("ball", mass=1.0, inertia=[0.1, 0.1, 0.1]), joint=mb.Free())
+    rigid.add_geometry("ball", mb.Sphere(0.1))
+    with pytest.raises(mb.ModelError, match="beam 'rod': constraints and contact shapes are not supported"):
+        rigid.add(mb.FlexibleBeam("rod", 1.0, 1.0, 1e3, 1.0, elements=1), parent="ball", joint=mb.Fixed())
+
+
 # ------------------------------------------------------------------------------------------------
 # Vibration: natural_frequencies at rest, linearize about steady rotation (Southwell)
 # ------------------------------------------------------------------------------------------------
@@ -320,7 +352,7 @@ bodies:
     parent: hub
     joint: fixed
     placement: {xyz: [0.1, 0, 0]}
-    beam: {length: 10.0, mass_per_length: 1.2, EA: 2.8e+7, EIv: 1.4e+4, elements: 4, modes: 2, components: uv}
+    beam: {length: 10.0, mass_per_length: 1.2, EA: 2.8e7, EIv: 1.4e+4, elements: 4, modes: 2, components: uv}
   - {name: tip, parent: blade, joint: fixed, placement: {xyz: [10.0, 0, 0]}, mass: 0.5, inertia: [0, 0, 0]}
 initial:
   v: [6.0, 0, 0, 0, 0]
@@ -359,6 +391,7 @@ def test_a_model_file_describes_beams_and_round_trips_exactly(tmp_path):
      r"bodies\[1\]\.beam: beam 'blade': Beam: mass_per_length must be finite and > 0"),
     ("elements: 4", "elements: 0", r"bodies\[1\]\.beam: beam 'blade': discretize: elements must be a positive integer"),
     ("components: uv", "components: uv, spin: 3", r"bodies\[1\]\.beam\.spin: unknown field"),
+    ("EIv: 1.4e+4", "EIv: stiff", r"bodies\[1\]\.beam\.EIv: expected a number, got 'stiff'"),
 ])
 def test_bad_beam_entries_are_named(tmp_path, text, broken, message):
     path = tmp_path / "bad.yaml"

@@ -254,7 +254,11 @@ def _beam(reader, name, data, path):
     if not isinstance(data["beam"], dict):
         reader.fail(beam_path, f"expected a mapping of the beam's data (length, mass_per_length, EA, EIv, ...), "
                                f"got {_show(data['beam'])}")
-    return _construct(reader, FlexibleBeam, {**data["beam"], "name": name}, beam_path, skip=())
+    beam = {**data["beam"], "name": name}
+    for key in ("length", "mass_per_length", "EA", "EIv", "EIw", "root", "polar_inertia"):
+        if key in beam:
+            beam[key] = reader.get(beam, key, beam_path, "number")
+    return _construct(reader, FlexibleBeam, beam, beam_path, skip=())
 
 
 def _construct(reader, cls, data, path, skip=("type",)):

@@ -120,8 +120,9 @@ class Model:
                 f"body '{body.name}': joint must be a multibody joint (Revolute, Prismatic, Spherical, Free, "
                 f"Planar, Cylindrical, Fixed), got {joint!r}")
         parent_index = self._parent_index(parent, body.name)
-        if body.ne and self.constraints:
-            raise ModelError(f"beam '{body.name}': constraints are not supported on models with flexible beams")
+        if body.ne and (self.constraints or self.geometries):
+            raise ModelError(f"beam '{body.name}': constraints and contact shapes are not supported on models with "
+                             "flexible beams")
         if placement is None:
             placement = Transform()
         if not isinstance(placement, Transform):
@@ -185,6 +186,8 @@ class Model:
         "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
         ``restitution`` in [0, 1]. Returns the :class:`~multibody.constraints.geometry.Geometry`."""
         from ..constraints.geometry import Geometry
+        if self.ne:
+            raise ModelError(f"model '{self.name}': contact shapes are not supported on models with flexible beams")
         if body != "world":
             self.body_index(body)
         geometry = Geometry(body, shape, friction=friction, restitution=restitution, placement=placement,
