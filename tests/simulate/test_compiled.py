@@ -4,28 +4,10 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.model.joints import FREE, REVOLUTE, SPHERICAL
+from multibody.model.joints import FREE, SPHERICAL
 from multibody.simulate.compiled import integrate_tree, integrate_tree_batch, tree_trajectory, unsupported
 
-from oracles import random_model
-
-
-def hanging_chain(n=7, swing=0.1):
-    """The N-link 3D chain (benchmark model) and a state of small swings about its hanging equilibrium."""
-    model = mb.Model.chain(n)
-    q0 = np.full(n, swing)
-    q0[1] += np.pi / 2  # links 2 … n hang down
-    return model, q0, np.zeros(n)
-
-
-def floating_tree():
-    rng = np.random.default_rng(5)
-    model = random_model(rng, 6, free_base=True)  # free, spherical, fixed, revolute, planar, spherical joints
-    revolute = next(j.name for j in model.joints if j.code == REVOLUTE)
-    model.add_force(mb.JointSpring(revolute, stiffness=3.0, rest=0.2, damping=0.1))
-    model.add_force(mb.JointFriction(revolute, friction=0.5, velocity_scale=0.1))
-    q0 = mb.normalize(model, model.random_configuration(1))
-    return model, q0, rng.normal(size=model.nv)
+from sim_models import floating_tree, hanging_chain
 
 
 def quaternion_norms(model, q):

@@ -6,8 +6,7 @@ import pytest
 
 import multibody as mb
 
-from sim_models import G, point_pendulum
-from test_compiled import floating_tree, hanging_chain
+from sim_models import G, floating_tree, hanging_chain, point_pendulum
 
 AMPLITUDE = 1e-6  # [rad] the pendulum's nonlinearity, a phase error θ₀² ω t/16, stays below 1e-12 relative
 
