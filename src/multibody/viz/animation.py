@@ -20,6 +20,7 @@ import numpy as np
 
 from ..constraints.geometry import Plane
 from ..dynamics import body_poses
+from ..flexible.tree import beam_segments
 from ..model.joints import CYLINDRICAL, PRISMATIC
 from .shapes import attachments, outlines
 
@@ -99,7 +100,7 @@ def posed_drawing(model, Q: np.ndarray) -> dict[str, Any]:
     solids = [(_posed(R0[:, i], p0[:, i], o.vertices), o.triangles) for i, o in enumerate(bodies)]
     sticks = [_fan(p0[:, i], _posed(R0[:, i], p0[:, i], o.anchors)) for i, o in enumerate(bodies)]
     world = np.broadcast_to(anchors, (len(Q), *anchors.shape))
-    sticks += [_fan(np.zeros((len(Q), 3)), world)] + _slides(model, R0, p0)
+    sticks += [_fan(np.zeros((len(Q), 3)), world)] + _slides(model, R0, p0) + beam_segments(model, Q)
     centres = np.stack([_posed(R0[:, i], p0[:, i], b.com[None])[:, 0] for i, b in enumerate(model.bodies)], axis=1)
     return dict(solids=solids, sticks=np.concatenate(sticks, axis=1), centres=centres, origins=p0,
                 axes=np.swapaxes(R0, -1, -2), masses=np.array([b.mass for b in model.bodies], dtype=float))

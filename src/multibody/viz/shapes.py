@@ -99,6 +99,8 @@ def outlines(model: Model) -> list[Outline]:
 
 def _outline(model, i, anchors):
     body = model.bodies[i]
+    if body.ne:  # a flexible beam: a stick to its root, the animation draws its deformed axis (beam_segments)
+        return Outline(np.zeros((0, 3)), np.zeros((0, 3), int), np.array([[body.beam.root, 0.0, 0.0]]))
     shapes = [shape_mesh(g.shape, g.placement) for g in model.geometries if g.body == body.name]
     if not shapes and body.mass > 0:
         shapes = [inertia_box(body.mass, body.com, body.inertia)]
