@@ -28,6 +28,10 @@ Simultaneous contacts (``method="simultaneous"``) are solved together by project
 Jean). ``method="sequential"`` resolves them pairwise, always the fastest-approaching one first, each with its
 own current approach velocity, until none approaches: this is the propagation model that reproduces Newton's
 cradle (the impulse travels through the row of balls), whereas the simultaneous law spreads it.
+
+A model with loop constraints (its bilateral constraints, rows A v = b) keeps them through the impact: the
+minimization of Z above is also subject to A Δv = 0, which replaces M⁻¹ by the constrained response
+P = M⁻¹ − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁺ A M⁻¹ in v_free, W and v⁺ (:func:`impulse_response_matrix`).
 """
 from __future__ import annotations
 
@@ -40,7 +44,8 @@ from numpy.typing import ArrayLike
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
-from ..constraints.types import _perpendicular_pair
+from ..constraints._kinematics import Snapshot
+from ..constraints.types import _perpendicular_pair, stack
 from ..errors import ModelError, SimulationError
 from .impulse import as_impulse_list, generalized_impulse, solve_mass
 
@@ -163,8 +168,22 @@ def constraint_rows(model, q, constraint):
     raise ModelError(f"impulsive constraint must be a LockJoint, FixPoint or Contact, got {constraint!r}")
 
 
+def impulse_response_matrix(model: Model, q: np.ndarray, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """P rhs: the velocity change [m/s, rad/s] due to generalized impulses ``rhs`` (nv, k) of a model whose loop
+    constraints hold through the impact, P = M⁻¹ − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁺ A M⁻¹ with A the rows of its bilateral
+    constraints at q (M⁻¹ rhs without any)."""
+    response = solve_mass(M, rhs)
+    loops = [c for c in model.constraints if not getattr(c, "unilateral", False)]
+    if not loops:
+        return response
+    A = stack(model, Snapshot(model, q, np.zeros(model.nv)), loops)[0].J
+    MinvAT = solve_mass(M, A.T)
+    return response - MinvAT @ (np.linalg.pinv(A @ MinvAT, rcond=1e-10) @ (A @ response))
+
+
 class _Problem:
-    """The constraint rows stacked: G (k × nv), block slices, kinds, e, μ; and W = G M⁻¹ Gᵀ."""
+    """The constraint rows stacked: G (k × nv), block slices, kinds, e, μ; and W = G P Gᵀ (P: the response of
+    :func:`impulse_response_matrix`, M⁻¹ without loop constraints)."""
 
     def __init__(self, model, q, constraints, M, rest_velocity=0.0):
         self.rest_velocity = rest_velocity
@@ -174,7 +193,7 @@ class _Problem:
             self.blocks.append((slice(start, start + G.shape[0]), kind, e, mu))
             start += G.shape[0]
         self.G = np.vstack([r[0] for r in rows]) if rows else np.zeros((0, model.nv))
-        self.MinvGT = solve_mass(M, self.G.T)
+        self.MinvGT = impulse_response_matrix(model, q, M, self.G.T)
         self.W = self.G @ self.MinvGT
         # per block: the pseudo-inverse of its diagonal block (rank-deficient for a FixPoint on a planar mechanism);
         # for a contact the tangential step 1/λ_max(W_tt)·I, so that a saturated λ_t exactly opposes ξ_t
@@ -307,7 +326,7 @@ def resolve_impact(model: Model, q: ArrayLike, v: ArrayLike, constraints: Sequen
     M = crba(model, q)
     v_free = v.copy()
     if impulses:
-        v_free += solve_mass(M, generalized_impulse(model, q, as_impulse_list(model, impulses)))
+        v_free += impulse_response_matrix(model, q, M, generalized_impulse(model, q, as_impulse_list(model, impulses)))
     if not (np.isfinite(rest_velocity) and rest_velocity >= 0):
         raise ValueError(f"resolve_impact: rest_velocity must be finite and ≥ 0 [m/s], got {rest_velocity!r}")
     problem = _Problem(model, q, list(constraints), M, float(rest_velocity))

@@ -165,18 +165,26 @@ class Collisions:
         """Whether the free motion (ABA, the last applied forces) from (q, v) drives the pair's gap together:
         g̈ < −1e-6 |gravity| (at least 1e-6 m/s²), by a central difference of the gap along q ⊕ (±h v + ½ h² v̇)."""
         tau = self.tau if self.tau is not None else np.zeros(self.model.nv)
-        a = aba(self.model, q, v, tau)
+        a = self._in_flight(q, v, tau)
         gaps = [self.gap(integrate(self.model, q, s * h * v + 0.5 * h * h * a), pair) for s in (-1.0, 1.0)]
         accel = (gaps[0] + gaps[1] - 2.0 * self.gap(q, pair)) / (h * h)
         return accel < -1e-6 * max(1.0, float(np.linalg.norm(self.model.gravity)))
 
+    def _in_flight(self, q, v, tau):
+        """v̇ with no contact touching: the articulated-body algorithm, or with the model's loop constraints
+        (bilateral), the constrained forward dynamics with every contact and joint-limit bound left out."""
+        if not any(not getattr(c, "unilateral", False) for c in self.model.constraints):
+            return aba(self.model, q, v, tau)
+        return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization, contact_tolerance=-np.inf,
+                                limits=[])
+
     def dynamics(self, t, q, v, tau):
-        """v̇: the articulated-body algorithm in flight, the contact-aware forward dynamics while a resting pair
-        touches or a joint-limit bound rests (:class:`~multibody.constraints.limits.LimitStops`)."""
+        """v̇: the free motion in flight (:meth:`_in_flight`), the contact-aware forward dynamics while a resting
+        pair touches or a joint-limit bound rests (:class:`~multibody.constraints.limits.LimitStops`)."""
         self.tau = tau
         limits = [self.stops.keys[k][:2] for k in self.stops.resting] if self.stops else []
         if not limits and not any(self.gap(q, pair) <= self.release for pair in self.resting):
-            return aba(self.model, q, v, tau)
+            return self._in_flight(q, v, tau)
         return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization,
                                 contact_tolerance=self.release, slip_velocity=self.rest_velocity,
                                 limits=limits, limit_stabilization=self.stops.stabilization if self.stops else None)
