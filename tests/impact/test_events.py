@@ -8,6 +8,8 @@ import pytest
 import multibody as mb
 from multibody.impact import simulate_impacts
 
+from ._helpers import ball_on_arm
+
 G = 9.81
 
 
@@ -290,22 +292,6 @@ def test_collisions_refuse_what_they_cannot_take():
         mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions=True, method="contact", dt=1e-3)
     with pytest.raises(ValueError, match="collisions: rest_velocity"):
         mb.simulate(model, q0, np.zeros(6), t_end=0.1, collisions={"rest_velocity": -1.0})
-
-
-def ball_on_arm(loop):
-    """An arm on a revolute joint carrying a ball (e = 0.5) that hits the floor: the ball on a spherical joint at
-    the arm's end (a tree), or on a free joint held there by a Connect constraint (a loop)."""
-    model = mb.Model("ball on arm, loop" if loop else "ball on arm")
-    model.add(mb.Body("arm", 1.0, com=(0.5, 0, 0), inertia=np.diag([0.01, 0.1, 0.1])), joint=mb.Revolute(axis=(0, 1, 0)))
-    ball = mb.Body("ball", 0.5, inertia=0.002 * np.eye(3))
-    if loop:
-        model.add(ball, joint=mb.Free())
-        model.add_constraint(mb.Connect("ball", (0, 0, 0), "arm", (1, 0, 0)))
-    else:
-        model.add(ball, parent="arm", joint=mb.Spherical(), placement=mb.Transform(translation=(1, 0, 0)))
-    model.add_geometry("ball", mb.Sphere(0.1), restitution=0.5)
-    model.add_geometry("world", mb.Plane(), placement=mb.Transform(translation=(0, 0, -0.8)))
-    return model
 
 
 def test_loop_constraints_hold_in_flight_and_through_impacts():

@@ -6,6 +6,8 @@ import multibody as mb
 from multibody.impact import impulse_response
 from oracles import PinocchioTwin, random_model, random_state
 
+from ._helpers import ball_on_arm
+
 
 def free_body(rng):
     model = mb.Model("block", gravity=(0, 0, -9.81))
@@ -85,3 +87,14 @@ def test_bad_input_names_the_culprit():
         mb.apply_impulse(model, q, v, "block", (0, 0), (1, 0, 0))
     with pytest.raises(ValueError, match="v: expected shape"):
         mb.apply_impulse(model, q, np.zeros(5), "block", (0, 0, 0), (1, 0, 0))
+
+
+def test_impulse_on_a_loop_model_keeps_its_constraints():
+    """A ball held at an arm's end by a Connect (loop) jumps as the ball on a spherical joint (tree): Δv = P B."""
+    tree, loop = ball_on_arm(False), ball_on_arm(True)
+    q_tree, q_loop = np.array([0.3, 1, 0, 0, 0]), np.r_[0.3, np.cos(0.3), 0, -np.sin(0.3), np.cos(0.15), 0, np.sin(0.15), 0]
+    hit = ("ball", (0, 0, 0), (0.2, 0.7, -1.5))
+    tree_jump = mb.impulse_response(tree, q_tree, np.zeros(4), [hit])
+    loop_jump = mb.impulse_response(loop, q_loop, np.zeros(7), [hit])
+    assert abs(loop_jump.v[0] - tree_jump.v[0]) < 1e-12
+    np.testing.assert_allclose(loop_jump.kinetic_energy_after, tree_jump.kinetic_energy_after, rtol=1e-12)

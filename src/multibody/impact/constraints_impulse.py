@@ -44,10 +44,9 @@ from numpy.typing import ArrayLike
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
-from ..constraints._kinematics import Snapshot
-from ..constraints.types import _perpendicular_pair, stack
+from ..constraints.types import _perpendicular_pair
 from ..errors import ModelError, SimulationError
-from .impulse import as_impulse_list, generalized_impulse, solve_mass
+from .impulse import as_impulse_list, generalized_impulse, impulse_response_matrix
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -166,19 +165,6 @@ def constraint_rows(model, q, constraint):
         return (contact_basis(n) @ Jrel, "contact", check_restitution(constraint.restitution, label),
                 check_friction(constraint.friction, label))
     raise ModelError(f"impulsive constraint must be a LockJoint, FixPoint or Contact, got {constraint!r}")
-
-
-def impulse_response_matrix(model: Model, q: np.ndarray, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """P rhs: the velocity change [m/s, rad/s] due to generalized impulses ``rhs`` (nv, k) of a model whose loop
-    constraints hold through the impact, P = M⁻¹ − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁺ A M⁻¹ with A the rows of its bilateral
-    constraints at q (M⁻¹ rhs without any)."""
-    response = solve_mass(M, rhs)
-    loops = [c for c in model.constraints if not getattr(c, "unilateral", False)]
-    if not loops:
-        return response
-    A = stack(model, Snapshot(model, q, np.zeros(model.nv)), loops)[0].J
-    MinvAT = solve_mass(M, A.T)
-    return response - MinvAT @ (np.linalg.pinv(A @ MinvAT, rcond=1e-10) @ (A @ response))
 
 
 class _Problem:

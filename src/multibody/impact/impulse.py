@@ -21,6 +21,8 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from ..constraints._kinematics import Snapshot
+from ..constraints.types import stack
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
@@ -100,9 +102,23 @@ def solve_mass(M, rhs):
         raise ModelError("mass matrix is not positive definite (massless or degenerate chain)") from None
 
 
+def impulse_response_matrix(model: Model, q: np.ndarray, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """P rhs: the velocity change [m/s, rad/s] due to generalized impulses ``rhs`` (nv, k) of a model whose loop
+    constraints hold through the impact, P = M⁻¹ − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁺ A M⁻¹ with A the rows of its bilateral
+    constraints at q (M⁻¹ rhs without any)."""
+    response = solve_mass(M, rhs)
+    loops = [c for c in model.constraints if not getattr(c, "unilateral", False)]
+    if not loops:
+        return response
+    A = stack(model, Snapshot(model, q, np.zeros(model.nv)), loops)[0].J
+    MinvAT = solve_mass(M, A.T)
+    return response - MinvAT @ (np.linalg.pinv(A @ MinvAT, rcond=1e-10) @ (A @ response))
+
+
 def impulse_response(model: Model, q: ArrayLike, v: ArrayLike, body: str | Sequence[tuple[str, ArrayLike, ArrayLike]],
                      point: ArrayLike | None = None, impulse: ArrayLike | None = None) -> ImpulseResponse:
-    """Velocity jump under point impulses: M(q) Δv = B (document 002, eq. 3.37), with the kinetic energy change.
+    """Velocity jump under point impulses: M(q) Δv = B (document 002, eq. 3.37), with the kinetic energy change;
+    with loop constraints Δv = P B, P the constrained response of :func:`impulse_response_matrix`.
 
     Parameters
     ----------
@@ -123,7 +139,7 @@ def impulse_response(model: Model, q: ArrayLike, v: ArrayLike, body: str | Seque
         raise ValueError("impulse_response: q and v must be finite")
     B = generalized_impulse(model, q, as_impulse_list(model, body, point, impulse))
     M = crba(model, q)
-    dv = solve_mass(M, B)
+    dv = impulse_response_matrix(model, q, M, B)
     v_plus = v + dv
     return ImpulseResponse(v_plus, dv, B, 0.5 * v @ M @ v, 0.5 * v_plus @ M @ v_plus)
 
