@@ -215,3 +215,13 @@ def test_the_base_file_is_valid(tmp_path):
     path = tmp_path / "good.yaml"
     path.write_text(BASE)
     assert mb.load(path).nv == 1
+
+
+def test_a_model_file_selects_a_fixed_step_method(tmp_path):
+    path = tmp_path / "rk4.yaml"
+    path.write_text(example_path("double_pendulum").read_text().split("simulation:")[0]
+                    + "simulation: {t_end: 0.05, method: RK4, dt: 0.01}\n")
+    setup = mb.read_model_file(path)
+    assert setup.simulation == {"t_end": 0.05, "method": "RK4", "dt": 0.01}
+    traj = mb.simulate(setup.model, setup.q0, setup.v0, **setup.simulation)
+    np.testing.assert_allclose(traj.t, [0.0, 0.01, 0.02, 0.03, 0.04, 0.05], rtol=0, atol=1e-15)

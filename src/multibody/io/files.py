@@ -33,7 +33,7 @@ TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints
 BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia", "beam")
 GEOMETRY_KEYS = ("body", "shape", "friction", "restitution", "placement", "name")
 SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
-                   "max_step": float, "samples": int}
+                   "max_step": float, "samples": int, "dt": float}
 _REQUIRED = object()
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"  # model files shipped with the package
 
