@@ -422,6 +422,10 @@ def test_the_deformed_axis_runs_from_the_root_to_the_carried_tip_and_beam_models
     np.testing.assert_allclose(axis[0], p + R @ (0.2, 0, 0), atol=1e-15)
     np.testing.assert_allclose(axis[-1], mb.body_pose(model, q, "tip")[1], atol=1e-15)
     assert [s.shape for s in beam_segments(model, np.stack([q, q]), points=11)] == [(2, 10, 2, 3)]
+    from multibody.viz.animation import posed_drawing
+    sticks = posed_drawing(model, q[None])["sticks"][0]  # the animation draws the bent axis
+    drawn = deformed_axis(model, q, "beam")
+    assert all(np.isclose(sticks[:, 1], point).all(axis=1).any() for point in drawn[1:])
     assert coordinate_units(model, "q")[:4] == ["rad", "m", "m", "rad"]
     traj = mb.simulate(model, q, t_end=0.05, samples=6)
     assert len(plot_trajectory(traj, what=("q", "v", "tau", "energy")).axes) == 4
