@@ -210,7 +210,8 @@ def test_page_of_six_animations_renders_without_javascript_errors(drawn):
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_title_axis_labels_and_time_reach_the_page(drawn, runs, name):
     report, traj = drawn[0][name], runs[name]
-    title = f"{name}: {traj.model.nbodies} bodies, {traj.model.nv} degrees of freedom"
+    dof = "1 degree" if name == "four_bar" else f"{traj.model.nv} degrees"  # the mobility (nv − rank J)
+    title = f"{name}: {traj.model.nbodies} bodies, {dof} of freedom"
     assert report["title"] == report["gtitle"] == title  # plotly.js kept the title and drew it
     assert report["axes"] == ["x [m]", "y [m]", "z [m]"]
     k = min(FRAME, report["frames"] - 1)

@@ -88,7 +88,7 @@ def animation_figure(trajectory: Trajectory, fps: float = 30, max_frames: int = 
                    **({"layout": dict(scene=_ranges(view, k))} if view["follow"] else {}))
               for k, traces in enumerate(moving)]
     return dict(data=static + moving[0], frames=frames,
-                layout=_layout(model, times, view, title or _default_title(model), _notes(trajectory, times, view)))
+                layout=_layout(model, times, view, title or _default_title(model, trajectory.q[0]), _notes(trajectory, times, view)))
 
 
 def posed_drawing(model, Q: np.ndarray) -> dict[str, Any]:
@@ -239,8 +239,13 @@ def _coordinates_only(trace):
     return {key: trace[key] for key in ("type", "x", "y", "z")}
 
 
-def _default_title(model):
-    return f"{model.name}: {model.nbodies} bodies, {model.nv} degrees of freedom"
+def _default_title(model, q):
+    """"name: 3 bodies, 1 degree of freedom": the mobility at q (nv less the independent constraints)."""
+    dof = model.nv
+    if any(not getattr(c, "unilateral", False) for c in model.constraints):
+        from ..constraints.assembly import mobility
+        dof = mobility(model, q)["dof"]
+    return f"{model.name}: {model.nbodies} bodies, {dof} degree{'' if dof == 1 else 's'} of freedom"
 
 
 def _notes(trajectory, times, view):
