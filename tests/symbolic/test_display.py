@@ -66,6 +66,6 @@ def test_notebooks_show_small_systems_in_latex_and_summarize_large_ones(double_p
     assert operations([*arm.mass_matrix, *arm.forcing]) > LATEX_MAX_OPS
     start = time.perf_counter()
     large = arm._repr_latex_()
-    assert time.perf_counter() - start < 0.1
+    assert time.perf_counter() - start < 0.5  # 10 ms alone; the bound leaves room for a loaded machine
     assert large.startswith("$\\text{EquationsOfMotion(method='kane', n=6, q=(q\\_0 … q\\_5)")
     assert "too large to show" in large and "eom.mass\\_matrix[i, j]" in large

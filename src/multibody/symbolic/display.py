@@ -44,9 +44,10 @@ def _operations(expr, memo):
     return memo[expr]
 
 
-def summary(eom: EquationsOfMotion) -> str:
-    """One line of sizes: method, n, q, the shapes and operation counts of X and Y (and the extras present)."""
-    memo = {}
+def summary(eom: EquationsOfMotion, memo: dict | None = None) -> str:
+    """One line of sizes: method, n, q, the shapes and operation counts of X and Y (and the extras present);
+    ``memo`` as for :func:`operations`."""
+    memo = {} if memo is None else memo
     parts = [f"method={eom.method!r}", f"n={len(eom.u)}", f"q=({_names(eom.q)})",
              f"mass_matrix: {_shape(eom.mass_matrix)}, {operations(eom.mass_matrix, memo):,} ops",
              f"forcing: {_shape(eom.forcing)}, {operations(eom.forcing, memo):,} ops"]
@@ -86,8 +87,9 @@ def simplified(eom: EquationsOfMotion, max_ops: int, seconds: float) -> Equation
 def notebook_latex(eom: EquationsOfMotion) -> str:
     """What a notebook shows: the simplified equations in LaTeX if X and Y have at most LATEX_MAX_OPS operations,
     else the one-line summary saying how to see the entries."""
-    if operations([*eom.mass_matrix, *eom.forcing]) > LATEX_MAX_OPS:
-        text = (f"{summary(eom)}: too large to show (over {LATEX_MAX_OPS:,} operations); "
+    memo = {}
+    if operations([*eom.mass_matrix, *eom.forcing], memo) > LATEX_MAX_OPS:
+        text = (f"{summary(eom, memo)}: too large to show (over {LATEX_MAX_OPS:,} operations); "
                 f"see eom.mass_matrix[i, j], eom.forcing[i]")
         return rf"$\text{{{text.translate(_LATEX_ESCAPES)}}}$"
     return f"$${eom.to_latex()}$$"
