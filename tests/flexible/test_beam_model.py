@@ -429,3 +429,17 @@ def test_the_deformed_axis_runs_from_the_root_to_the_carried_tip_and_beam_models
     assert coordinate_units(model, "q")[:4] == ["rad", "m", "m", "rad"]
     traj = mb.simulate(model, q, t_end=0.05, samples=6)
     assert len(plot_trajectory(traj, what=("q", "v", "tau", "energy")).axes) == 4
+
+
+def test_trajectory_energy_counts_the_strain_as_elastic_not_gravity():
+    """Trajectory.energy: "elastic" holds the beams' strain ½ eᵀ K e, "gravity" only −Σ m g·c."""
+    model = mb.Model("cantilever", gravity=(0, 0, 0))
+    model.add(mb.FlexibleBeam("beam", length=1.0, mass_per_length=1.0, EA=1e3, EIv=1.0, elements=2,
+                              components="uv"), joint=mb.Fixed())
+    q = model.neutral()
+    q[-model.ne:] = 0.01
+    traj = mb.simulate(model, q, None, 0.01, samples=3)
+    beam = model.bodies[0].discretization
+    e = traj.q[:, -model.ne:]
+    np.testing.assert_allclose(traj.energy("elastic"), 0.5 * np.einsum("ti,ij,tj->t", e, beam.K, e), rtol=1e-12)
+    np.testing.assert_allclose(traj.energy("gravity"), 0.0, atol=1e-15)

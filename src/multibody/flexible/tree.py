@@ -378,6 +378,16 @@ def energy(model: Model, q: np.ndarray, v: np.ndarray) -> tuple[float | np.ndarr
     return (out[0], out[1]) if out.ndim == 1 else (out[..., 0], out[..., 1])
 
 
+def strain_energy(model: Model, q: ArrayLike) -> np.ndarray:
+    """Σ ½ eᵀ K e [J] over the model's beams, (...,) for q (..., nq); 0 without beams."""
+    q = np.asarray(q, dtype=float)
+    total = np.zeros(q.shape[:-1])
+    for slot in _tree(model).beams.values():
+        e = q[..., slot.q]
+        total = total + 0.5 * np.einsum("...i,ij,...j->...", e, slot.body.discretization.K, e)
+    return total
+
+
 def momentum_data(model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     """[angular momentum about the world origin (3) [kg·m²/s]; linear momentum (3) [kg·m/s]; mass centre (3) [m]],
     world axes, of one state of a tree with beams."""

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from ..dynamics import energy as _energy
 from ..errors import ModelError
+from ..flexible.tree import strain_energy
 from .forces import elastic_energy
 
 if TYPE_CHECKING:
@@ -97,14 +98,16 @@ class Trajectory:
     # Derived quantities
     # ------------------------------------------------------------------------------------------
     def energy(self, kind: str = "total") -> np.ndarray:
-        """Energy (T,) [J]: "kinetic", "gravity" (potential of gravity), "elastic" (force elements),
-        "potential" (gravity + elastic) or "total" (kinetic + potential)."""
+        """Energy (T,) [J]: "kinetic", "gravity" (potential of gravity), "elastic" (force elements and the strain
+        of flexible beams), "potential" (gravity + elastic) or "total" (kinetic + potential)."""
         if kind not in _ENERGY_KINDS:
             raise ValueError(f"energy: kind must be one of {', '.join(_ENERGY_KINDS)}, got {kind!r}")
         if len(self) == 0:
             return np.zeros(0)
-        kinetic, gravity = _energy(self.model, self.q, self.v)
-        elastic = np.array([elastic_energy(self.model, q) for q in self.q])
+        kinetic, potential = _energy(self.model, self.q, self.v)
+        strain = strain_energy(self.model, self.q) if self.model.ne else 0.0  # in mb.energy's potential
+        elastic = np.array([elastic_energy(self.model, q) for q in self.q]) + strain
+        gravity = potential - strain
         return {"kinetic": kinetic, "gravity": gravity, "elastic": elastic, "potential": gravity + elastic,
                 "total": kinetic + gravity + elastic}[kind]
 
