@@ -122,3 +122,19 @@ def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, mo
     err = capsys.readouterr().err
     assert "failed at t = " in err and "broken" in err and str(out) in err
     assert mb.Trajectory.load(out).info["failed"]
+
+
+def test_info_counts_the_elastic_coordinates_of_beams(tmp_path, capsys):
+    import yaml
+
+    from multibody.io import model_to_dict
+    model = mb.Model("blade")
+    model.add(mb.Body("hub", 10.0, inertia=np.eye(3)), joint=mb.Revolute())
+    model.add(mb.FlexibleBeam("blade", length=2.0, mass_per_length=1.0, EA=1e4, EIv=10.0, modes=3, components="uv"),
+              parent="hub", joint=mb.Fixed())
+    path = tmp_path / "blade.yaml"
+    path.write_text(yaml.safe_dump(model_to_dict(model)))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"degrees of freedom: 7 (nq = 7, {model.ne} elastic coordinates of flexible beams)" in out
+    assert "└─ blade  [fixed 'blade_joint', 0 dof, 2 kg, flexible: 6 elastic coordinates]" in out

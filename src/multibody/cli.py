@@ -34,7 +34,8 @@ def _tree(model):
             last = k == len(kids) - 1
             joint, body = model.joints[i], model.bodies[i]
             lines.append(f"{prefix}{'└─ ' if last else '├─ '}{printable(body.name)}  "
-                         f"[{type(joint).__name__.lower()} '{printable(joint.name)}', {joint.nv} dof, {body.mass:g} kg]")
+                         f"[{type(joint).__name__.lower()} '{printable(joint.name)}', {joint.nv} dof, {body.mass:g} kg"
+                         f"{f', flexible: {body.ne} elastic coordinates' if body.ne else ''}]")
             walk(i, prefix + ("   " if last else "│  "))
     walk(-1, "")
     return lines
@@ -68,7 +69,8 @@ def _freedom(model, q0):
     """"degrees of freedom: 2 (nq = 2)", or with constraints the mobility nv − rank J at the initial state (assembled
     if it does not close the loops): "3 joint coordinates, 1 degree of freedom (2 independent constraints)"."""
     if not getattr(model, "constraints", None):
-        return f"degrees of freedom: {model.nv} (nq = {model.nq})"
+        elastic = f", {model.ne} elastic coordinates of flexible beams" if model.ne else ""
+        return f"degrees of freedom: {model.nv} (nq = {model.nq}{elastic})"
     from .constraints.assembly import assemble_positions, constraint_drift, mobility
     q = model.neutral() if q0 is None else np.asarray(q0, dtype=float)
     where = "at the initial state"
