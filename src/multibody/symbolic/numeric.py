@@ -1,9 +1,10 @@
 """Code generation: fast numeric callables from an :class:`EquationsOfMotion`.
 
 The expressions of X, Y and q̇ (and, with constraints, B and c) are put through common-subexpression
-elimination (``sympy.cse``) and printed as one straight-line Python kernel, compiled with numba. Dependent
-speeds (nonholonomic systems) are computed first in the kernel, from their values A u_ind + B; auxiliary
-symbols (``eom.auxiliaries``) next, those the outputs need, in order. The state derivative solves X u̇ = Y
+elimination (``sympy.cse``) into one straight-line kernel, emitted as LLVM IR in a numba function
+(:mod:`.llvm_kernel`) or, for the numpy backend, printed as Python. Dependent speeds (nonholonomic systems) are
+computed first in the kernel, from their values A u_ind + B; auxiliary symbols (``eom.auxiliaries``) next,
+those the outputs need, in order. The state derivative solves X u̇ = Y
 numerically: by Cholesky when X is symmetric (positive definite; LU otherwise), by LU on the KKT system with
 multipliers.
 """
@@ -17,6 +18,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import ModelError
 from .auxiliary import needed
+from .llvm_kernel import llvm_kernel
 
 _OUTPUTS = ("X", "Y", "QD", "B", "C")
 _VECTORS = ("Y", "QD", "C")
@@ -218,45 +220,50 @@ def _straight_line(auxiliaries, outputs, replace):
 
 
 def _compile_kernel(outputs, backend, prelude=(), program=()):
-    """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (CSE'd straight-line code);
-    ``prelude`` (symbol, expression) pairs — the dependent speeds — are computed first, then the ``program``
-    pairs — the auxiliaries — as they are."""
+    """One kernel(t_, q, u, r, X, Y, QD, B, C) that fills the output arrays (straight-line code, see
+    :func:`_straight_line_code`): for numba, emitted as LLVM IR (:mod:`.llvm_kernel`; numba compiles the Python
+    source if an expression has no LLVM form there); for numpy, Python source."""
+    if backend not in ("numba", "numpy"):
+        raise ValueError(f"to_numeric: backend must be 'numba' or 'numpy', got {backend!r}")
+    code = _straight_line_code(outputs, prelude, program)
+    if backend == "numba":
+        try:
+            return llvm_kernel(code, columns=outputs["X"].shape[1])
+        except NotImplementedError:
+            return numba.njit(cache=False)(_python_kernel(code))
+    return _python_kernel(code)
+
+
+def _straight_line_code(outputs, prelude, program):
+    """The kernel as (target, expression) pairs in order: the states read (q_k = q[k], ...), the ``prelude``
+    (the dependent speeds, CSE'd), the ``program`` (the auxiliaries) as it is, then the CSE'd outputs written
+    (X[i, j] = ...)."""
     entries = [(name, index, expr) for name in _OUTPUTS if name in outputs
                for index, expr in _indexed(name, outputs[name])]
     first, first_reduced = sp.cse([e for _, e in prelude], symbols=sp.numbered_symbols("d_"))
     replacements, reduced = sp.cse([e for _, _, e in entries])
+    expressions = [e for _, _, e in entries] + [e for _, e in (*prelude, *program)]
+    symbols = set().union(*(e.free_symbols for e in expressions))
+    reads = [(s, sp.IndexedBase(str(s)[0])[int(str(s)[2:])]) for s in sorted(symbols, key=str)
+             if str(s).startswith(("q_", "u_", "r_"))]
+    writes = [(sp.IndexedBase(name)[index], expr) for (name, index, _), expr in zip(entries, reduced)]
+    return [*reads, *first, *zip((w for w, _ in prelude), first_reduced), *program, *replacements, *writes]
+
+
+def _python_kernel(code):
+    """The kernel as a Python function, from its source."""
     printer = _Printer({"fully_qualified_modules": True})
     lines = ["def kernel(t_, q, u, r, X, Y, QD, B, C):"]
-    symbols = set().union(*(e.free_symbols for _, _, e in entries)) if entries else set()
-    symbols |= set().union(*(e.free_symbols for _, e in (*prelude, *program)))
-    for s in sorted(symbols, key=str):
-        name = str(s)
-        if name.startswith(("q_", "u_", "r_")):
-            lines.append(f"    {name} = {name[0]}[{name[2:]}]")
-    for sym, expr in first:
-        lines.append(f"    {sym} = {printer.doprint(expr)}")
-    for (w, _), expr in zip(prelude, first_reduced):
-        lines.append(f"    {w} = {printer.doprint(expr)}")
-    for z, expr in program:
-        lines.append(f"    {z} = {printer.doprint(expr)}")
-    for sym, expr in replacements:
-        lines.append(f"    {sym} = {printer.doprint(expr)}")
-    for (name, index, _), expr in zip(entries, reduced):
-        lines.append(f"    {name}[{index}] = {printer.doprint(expr)}")
+    lines += [f"    {printer.doprint(target)} = {printer.doprint(expr)}" for target, expr in code] or ["    pass"]
     namespace = {"math": __import__("math")}
     exec(compile("\n".join(lines), "<multibody.symbolic generated kernel>", "exec"), namespace)
-    kernel = namespace["kernel"]
-    if backend == "numba":
-        return numba.njit(cache=False)(kernel)
-    if backend != "numpy":
-        raise ValueError(f"to_numeric: backend must be 'numba' or 'numpy', got {backend!r}")
-    return kernel
+    return namespace["kernel"]
 
 
 def _indexed(name, matrix):
-    """(index string, expression) for the non-zero entries of an output (1-D for Y, QD, C; else 2-D)."""
+    """(index, expression) for the non-zero entries of an output (1-D for Y, QD, C; else 2-D)."""
     rows, cols = matrix.shape
     for i in range(rows):
         for j in range(cols):
             if matrix[i, j] != 0:
-                yield (f"{i}" if name in _VECTORS else f"{i}, {j}"), matrix[i, j]
+                yield ((i,) if name in _VECTORS else (i, j)), matrix[i, j]
