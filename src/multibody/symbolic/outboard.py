@@ -23,12 +23,30 @@ Each ω, α, a, partial velocity, resultant, composite body and carried (F, N) i
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import sympy as sp
 
 from .auxiliary import Auxiliaries
 from .motion import cross, gyroscopic
 from .tree import _carry, _carry_partials, _exact, _joint_step, _matrix, _skew
+
+
+@dataclass
+class _Record:
+    """One body's quantities in its own axes, as sympy matrices of auxiliary symbols (a workspace)."""
+
+    R: sp.Matrix       # rotation, body axes -> parent axes
+    r: sp.Matrix       # origin in the parent's axes
+    S: sp.Matrix       # motion subspace (6 × nv), [angular; linear]
+    cols: range        # the joint's speeds
+    motion: tuple      # ω, α, a of the origin with u̇ = 0
+    gravity: sp.Matrix
+    W: sp.Matrix       # partial angular velocities (3 × n)
+    V: sp.Matrix       # partial velocities of the origin (3 × n)
+    resultant: list = field(default_factory=list)   # [R̄, M̄]: outboard inertia force and moment about the origin
+    composite: list = field(default_factory=list)   # [m̄, h̄, J̄]: outboard mass, first moment, inertia about it
 
 
 def outboard_kane(model, q, u, speeds, tau):
@@ -39,66 +57,80 @@ def outboard_kane(model, q, u, speeds, tau):
     the auxiliaries as ordered (z_k, definition) pairs. Units: those of the model (SI: X in kg m², Y in N m).
     """
     name = Auxiliaries(_parameter_names(model))
-    vec = name.matrix
-    n, parents = model.nv, model.parents
+    records, qdot = _forward(model, q, u, speeds, name)
+    _inward(model, records, name)
+    Y, F = sp.Matrix(tau), sp.Matrix(tau)
+    for b in records:
+        (R_bar, M_bar), (m, h, _) = b.resultant, b.composite
+        for j, r in enumerate(b.cols):
+            # F_r* = s_ω · M̄ + s_v · R̄ (u̇ = 0 part, gravity included); F_r = s_ω · (h̄ × g) + s_v · m̄ g
+            Y[r] += _dot(b.S[:, j], M_bar, R_bar)
+            F[r] += _dot(b.S[:, j], cross(h, b.gravity), m * b.gravity)
+    partials = [(b.W, name.matrix(b.V - _skew(_matrix(body.com)) * b.W)) for body, b in zip(model.bodies, records)]
+    return _mass_matrix(model.parents, records, model.nv, name), Y, F, partials, qdot, name.definitions
+
+
+def _forward(model, q, u, speeds, name):
+    """Parent before child: each body's pose, ω, α, a of its origin (u̇ = 0) and partial velocities, body axes
+    (the recursion of :mod:`.tree`); and q̇ = f(q, u)."""
+    vec, n = name.matrix, model.nv
     gravity = _matrix(model.gravity)
-    poses, subspaces, speed_cols, motions, gravities, origin_partials, partials, qdot = ([] for _ in range(8))
+    records, qdot = [], []
     iq = iv = 0
-    # forward, parent before child: pose, ω, α, a of the body origin (u̇ = 0) and partial velocities, body axes
-    for body, joint, parent, placement in zip(model.bodies, model.joints, parents, model.placements):
+    for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
         qj, uj = q[iq:iq + joint.nq], u[iv:iv + joint.nv]
         R, r, S, Sdot_u, qdot_j = _joint_step(joint, placement, qj, uj, speeds, body.name)
         R, r, S, Sdot_u = vec(R), vec(r), vec(S), vec(Sdot_u)
         if parent < 0:  # the base accelerates at −g (RBDA §5.3)
-            (w_p, al_p, a_p), g_p = (sp.zeros(3, 1), sp.zeros(3, 1), -gravity), gravity
+            motion_p, g_p = (sp.zeros(3, 1), sp.zeros(3, 1), -gravity), gravity
             W_p, V_p = sp.zeros(3, n), sp.zeros(3, n)
         else:
-            (w_p, al_p, a_p), g_p, (W_p, V_p) = motions[parent], gravities[parent], origin_partials[parent]
-        motion, _ = _carry(R, r, S, Sdot_u, uj, w_p, al_p, a_p, vec)
-        W, V = (vec(x) for x in _carry_partials(R, r, S, slice(iv, iv + joint.nv), W_p, V_p))
-        poses.append((R, r))
-        subspaces.append(S)
-        speed_cols.append(range(iv, iv + joint.nv))
-        motions.append(tuple(vec(x) for x in motion))
-        gravities.append(vec(R.T * g_p))
-        origin_partials.append((W, V))
-        partials.append((W, vec(V - _skew(_matrix(body.com)) * W)))
+            p = records[parent]
+            motion_p, g_p, W_p, V_p = p.motion, p.gravity, p.W, p.V
+        motion, _ = _carry(R, r, S, Sdot_u, uj, *motion_p, vec)
+        W, V = _carry_partials(R, r, S, slice(iv, iv + joint.nv), W_p, V_p)
+        records.append(_Record(R, r, S, range(iv, iv + joint.nv), tuple(vec(x) for x in motion), vec(R.T * g_p),
+                               vec(W), vec(V)))
         qdot.extend(qdot_j)
         iq, iv = iq + joint.nq, iv + joint.nv
-    resultants = [_inertia_forces(body, motion, vec) for body, motion in zip(model.bodies, motions)]
-    composites = [_own_composite(body) for body in model.bodies]
-    # backward, child before parent: each body's outboard resultant and composite body, carried into its parent
-    for i in reversed(range(len(model.bodies))):
-        resultants[i] = [vec(x) for x in resultants[i]]
-        m, h, J = composites[i]
-        composites[i] = [name(m), vec(h), _symmetric(J, name)]
-        if parents[i] >= 0:
-            _add(resultants[parents[i]], _carry_force(*poses[i], *resultants[i], vec))
-            _add(composites[parents[i]], _carry_composite(*poses[i], *composites[i], vec))
-    X, Y, F = sp.zeros(n, n), sp.Matrix(tau), sp.Matrix(tau)
-    for k, (S, cols) in enumerate(zip(subspaces, speed_cols)):
-        R_bar, M_bar = resultants[k]
-        m, h, _ = composites[k]
-        for j, r_ in enumerate(cols):
-            # F_r* = s_ω · M̄ + s_v · R̄ (u̇ = 0 part, gravity included); F_r = s_ω · (h̄ × g) + s_v · m̄ g
-            Y[r_] += _dot(S[:, j], M_bar, R_bar)
-            F[r_] += _dot(S[:, j], cross(h, gravities[k]), m * gravities[k])
-    # X_rs: joint s's composite body's inertia force, carried inward joint by joint to each r of an inboard joint
-    for j, (S, cols) in enumerate(zip(subspaces, speed_cols)):
-        m, h, J = composites[j]
-        for col, s in enumerate(cols):
-            s_w, s_v = S[:3, col], S[3:, col]
-            force, moment = vec(m * s_v + cross(s_w, h)), vec(J * s_w + cross(h, s_v))
+    return records, sp.Matrix(qdot)
+
+
+def _inward(model, records, name):
+    """Child before parent: each body's outboard resultant [R̄, M̄] and composite body [m̄, h̄, J̄] about its
+    origin, carried into its parent's."""
+    vec = name.matrix
+    for body, b in zip(model.bodies, records):
+        b.resultant, b.composite = _inertia_forces(body, b.motion, vec), _own_composite(body)
+    for i in reversed(range(len(records))):
+        b = records[i]
+        m, h, J = b.composite
+        b.resultant, b.composite = [vec(x) for x in b.resultant], [name(m), vec(h), _symmetric(J, name)]
+        if model.parents[i] >= 0:
+            parent = records[model.parents[i]]
+            _add(parent.resultant, _carry_force(b.R, b.r, *b.resultant, vec))
+            _add(parent.composite, _carry_composite(b.R, b.r, *b.composite, vec))
+
+
+def _mass_matrix(parents, records, n, name):
+    """X_rs = s_ω,r · N + s_v,r · F: joint s's composite body's inertia force (F, N) = (m̄ s_v + s_ω × h̄,
+    J̄ s_ω + h̄ × s_v), carried inward joint by joint to each speed r of an inboard joint (or of joint s)."""
+    X = sp.zeros(n, n)
+    for j, b in enumerate(records):
+        m, h, J = b.composite
+        for col, s in enumerate(b.cols):
+            s_w, s_v = b.S[:3, col], b.S[3:, col]
+            force, moment = name.matrix(m * s_v + cross(s_w, h)), name.matrix(J * s_w + cross(h, s_v))
             k = j
             while True:
-                for row, r_ in enumerate(speed_cols[k]):
-                    if r_ <= s:
-                        X[r_, s] = X[s, r_] = name(_dot(subspaces[k][:, row], moment, force))
+                for row, r in enumerate(records[k].cols):
+                    if r <= s:
+                        X[r, s] = X[s, r] = name(_dot(records[k].S[:, row], moment, force))
                 if parents[k] < 0:
                     break
-                force, moment = _carry_force(*poses[k], force, moment, vec)
+                force, moment = _carry_force(records[k].R, records[k].r, force, moment, name.matrix)
                 k = parents[k]
-    return X, Y, F, partials, sp.Matrix(qdot), name.definitions
+    return X
 
 
 def _inertia_forces(body, motion, vec):
