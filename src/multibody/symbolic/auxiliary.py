@@ -59,6 +59,8 @@ def expand(definitions):
 
 def needed(definitions, expressions):
     """The definitions (in order) that ``expressions`` depend on, directly or through other definitions."""
+    if not definitions:
+        return []
     wanted = set().union(*(sp.sympify(e).free_symbols for e in expressions))
     kept = []
     for z, e in reversed(definitions):
