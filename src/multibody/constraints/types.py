@@ -270,8 +270,9 @@ class RollingDisk(Constraint):
     size = 3
     kind = "rolling_disk"
 
-    def __init__(self, body, radius, axis=(0.0, 0.0, 1.0), center=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0),
-                 height=0.0, name=None):
+    def __init__(self, body: str, radius: float, axis: ArrayLike | None = (0.0, 0.0, 1.0),
+                 center: ArrayLike = (0.0, 0.0, 0.0), normal: ArrayLike = (0.0, 0.0, 1.0), height: float = 0.0,
+                 name: str | None = None) -> None:
         super().__init__((body,), name)
         self.radius = float(radius)
         if not np.isfinite(self.radius) or self.radius <= 0:

@@ -11,9 +11,13 @@ Y − X u̇ = 0. Lagrange's equations with multipliers (document 004) add B u̇ 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import sympy as sp
 from sympy.physics.vector import dynamicsymbols, vlatex
+
+if TYPE_CHECKING:
+    from .numeric import NumericEquations
 
 TIME = dynamicsymbols._t
 
@@ -90,38 +94,38 @@ class EquationsOfMotion:
                 object.__setattr__(self, name, sp.ImmutableMatrix(value))
 
     @property
-    def t(self):
+    def t(self) -> sp.Symbol:
         """The time symbol."""
         return TIME
 
     @property
-    def udot(self):
+    def udot(self) -> sp.Matrix:
         """Time derivatives of the generalized speeds, as they appear in X u̇ = Y."""
         return sp.Matrix([ui.diff(TIME) for ui in self.u])
 
     @property
-    def equations(self):
+    def equations(self) -> sp.Matrix:
         """Kane's equations F_r + F_r* = 0 (document 000, eq. 14), as the column Y − X u̇ (each entry = 0)."""
         return sp.Matrix(self.forcing) - sp.Matrix(self.mass_matrix) * self.udot
 
     @property
-    def kinematic_equations(self):
+    def kinematic_equations(self) -> list[sp.Eq]:
         """The kinematic differential equations as a list of ``Eq(q̇_i, f_i(q, u))``."""
         return [sp.Eq(qi.diff(TIME), fi) for qi, fi in zip(self.q, self.qdot)]
 
-    def minimizer(self, simplify=False):
+    def minimizer(self, simplify: bool = False) -> sp.Matrix:
         """The u̇ that minimizes the Gauss function (equals the solution of X u̇ = Y): X⁻¹ Y by elimination,
         unsimplified (fast at any size) unless ``simplify``."""
         from .linsolve import lu_solve
         solution = lu_solve(self.mass_matrix, self.forcing, "minimizer (mass matrix)", positive_definite=True)
         return solution.applyfunc(sp.simplify) if simplify else solution
 
-    def statics(self):
+    def statics(self) -> sp.Matrix:
         """The equilibrium equations F_r = 0 (document 000, eq. 14 with F_r* = 0) at rest (u = 0)."""
         rest = {ui: 0 for ui in (*self.u, *self.dependent_speeds)}
         return sp.Matrix(self.generalized_active_forces).xreplace(rest)
 
-    def expanded(self):
+    def expanded(self) -> EquationsOfMotion:
         """The same equations with every auxiliary symbol replaced by its definition: the literal X, Y, F_r,
         F_r* and partial velocities in q, u and the parameters (long for large systems: they grow exponentially
         with the depth of a chain). Without auxiliaries, ``self``."""
@@ -137,11 +141,12 @@ class EquationsOfMotion:
                        auxiliaries=())
 
     @property
-    def independent_coordinates(self):
+    def independent_coordinates(self) -> tuple[sp.Expr, ...]:
         """The coordinates q without the dependent ones (all of q without holonomic constraints)."""
         return tuple(qi for qi in self.q if qi not in self.dependent_coordinates)
 
-    def linearize(self, operating_point, inputs=(), simplify=False):
+    def linearize(self, operating_point: Mapping[sp.Expr, Any], inputs: Sequence[sp.Expr] = (),
+                  simplify: bool = False) -> tuple[sp.Matrix, sp.Matrix]:
         """Linearized state equations ẋ ≈ A δx + B δr about ``operating_point``, x = [q_ind; u].
 
         ``operating_point`` maps every q_i and independent u_i, and parameters if wanted, to values (numbers,
@@ -235,7 +240,8 @@ class EquationsOfMotion:
         from .display import notebook_latex
         return notebook_latex(self)
 
-    def to_numeric(self, params=None, inputs=None, backend="numba"):
+    def to_numeric(self, params: Mapping[sp.Expr, float] | None = None,
+                   inputs: Callable[[float, Any, Any], Any] | None = None, backend: str = "numba") -> NumericEquations:
         """Compiled callables for X, Y, q̇ and the state derivative; see :class:`NumericEquations`.
 
         ``params`` maps every parameter symbol (masses, lengths, g, ...) to a number; ``inputs`` is None

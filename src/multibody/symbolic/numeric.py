@@ -10,6 +10,8 @@ multipliers.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
 import numba
 import numpy as np
 import sympy as sp
@@ -19,6 +21,11 @@ from sympy.printing.pycode import PythonCodePrinter
 from ..errors import ModelError
 from .auxiliary import needed
 from .llvm_kernel import llvm_kernel
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .eom import EquationsOfMotion
 
 _OUTPUTS = ("X", "Y", "QD", "B", "C")
 _VECTORS = ("Y", "QD", "C")
@@ -38,7 +45,8 @@ class NumericEquations:
     Attributes ``nq``, ``nu``, ``q``, ``u`` (the symbols' order), and ``params``.
     """
 
-    def __init__(self, eom, params, inputs=None, backend="numba"):
+    def __init__(self, eom: EquationsOfMotion, params: Mapping[sp.Expr, float],
+                 inputs: Callable[[float, Any, Any], Any] | None = None, backend: str = "numba") -> None:
         self.q, self.u = tuple(eom.q), tuple(eom.u)
         self.nq, self.nu = len(self.q), len(self.u)
         self.params = dict(params)
@@ -83,24 +91,24 @@ class NumericEquations:
         self._kernel(float(t), q, u, self._inputs(t, q, u), X, Y, QD, B, C)
         return X, Y, QD, B, C
 
-    def mass_matrix(self, q, u, t=0.0):
+    def mass_matrix(self, q: ArrayLike, u: ArrayLike, t: float = 0.0) -> np.ndarray:
         """X(q, u, t), (n, n)."""
         return self._evaluate(q, u, t)[0]
 
-    def forcing(self, q, u, t=0.0):
+    def forcing(self, q: ArrayLike, u: ArrayLike, t: float = 0.0) -> np.ndarray:
         """Y(q, u, t), (n,)."""
         return self._evaluate(q, u, t)[1]
 
-    def qdot(self, q, u, t=0.0):
+    def qdot(self, q: ArrayLike, u: ArrayLike, t: float = 0.0) -> np.ndarray:
         """q̇ = f(q, u, t), (nq,)."""
         return self._evaluate(q, u, t)[2]
 
-    def udot(self, q, u, t=0.0):
+    def udot(self, q: ArrayLike, u: ArrayLike, t: float = 0.0) -> np.ndarray:
         """u̇ from X u̇ = Y (and, with multipliers, B u̇ = c)."""
         x = np.concatenate([_as_vector(q, self.nq, "q"), _as_vector(u, self.nu, "u")])
         return self.rhs(t, x)[self.nq:]
 
-    def rhs(self, t, x):
+    def rhs(self, t: float, x: ArrayLike) -> np.ndarray:
         """d/dt [q; u] at time t [s] for the state x = [q; u] (one compiled call: kernel and linear solve)."""
         x = np.asarray(x, dtype=float)
         if x.shape != (self.nq + self.nu,):
