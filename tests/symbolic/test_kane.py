@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
-from sympy.physics.mechanics import KanesMethod, Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
+from sympy.physics.mechanics import (KanesMethod, Particle, Point, ReferenceFrame, RigidBody, dynamicsymbols,
+                                     inertia)
 
 from multibody import ModelError
 from multibody import symbolic as sym
@@ -269,3 +270,42 @@ def test_dual_spin_stability_switches_with_rotor_momentum(h, stable):
     rates = np.array(A[3:, 3:].xreplace(values), dtype=float)   # ∂u̇/∂u: the attitude angles do not enter
     growth = np.linalg.eigvals(rates).real.max()
     assert (growth < 1e-9) == stable
+
+
+
+def cartesian_pendulum():
+    """A particle at (x, y) on a rod of length l: u = (ẋ, ẏ), the holonomic constraint x² + y² − l² = 0."""
+    x, y = q = dynamicsymbols("x y")
+    u = dynamicsymbols("u_x u_y")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = ReferenceFrame("N")
+    O = Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, u[0] * N.x + u[1] * N.y)
+    system = dict(frame=N, q=q, u=u, kinematic_equations=[u[0] - x.diff(t), u[1] - y.diff(t)],
+                  bodies=[Particle("P", P, m)], loads=[(P, -m * g * N.y)])
+    return system, (m, l, g)
+
+
+def test_configuration_constraints_give_the_pendulum_in_one_speed():
+    """f(q) = 0 alone (no velocity constraints): its rate ḟ = 0 is solved for the dependent speed u_y."""
+    system, (m, l, g) = cartesian_pendulum()
+    x, y = system["q"]
+    eom = sym.kane(**system, dependent_speeds=[system["u"][1]], dependent_coordinates=[y],
+                   configuration_constraints=[x**2 + y**2 - l**2])
+    ux, uy = system["u"]
+    assert eom.u == (ux,) and sp.simplify(eom.dependent_speeds[uy] + ux * x / y) == 0
+    f = eom.to_numeric({m: 1.0, l: 1.5, g: 9.81}, backend="numpy")
+    for theta, rate in ((0.7, 1.3), (-0.4, -2.0)):
+        # x = l sin θ: ẍ = l cos θ θ̈ − l sin θ θ̇², θ̈ = −(g/l) sin θ
+        expected = 1.5 * np.cos(theta) * (-9.81 / 1.5 * np.sin(theta)) - 1.5 * np.sin(theta) * rate**2
+        udot = f.udot([1.5 * np.sin(theta), -1.5 * np.cos(theta)], [1.5 * np.cos(theta) * rate])
+        assert np.isclose(udot[0], expected, rtol=0, atol=1e-12)
+
+
+def test_configuration_constraints_need_dependent_speeds():
+    system, (m, l, g) = cartesian_pendulum()
+    x, y = system["q"]
+    with pytest.raises(ModelError, match="dependent_speeds"):
+        sym.kane(**system, dependent_coordinates=[y], configuration_constraints=[x**2 + y**2 - l**2])

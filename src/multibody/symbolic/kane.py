@@ -62,16 +62,19 @@ def kane(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kine
         Simplify q̇, the dependent speeds and the final X, Y (fine for small systems). With False nothing is
         simplified anywhere (large systems: the Whipple bicycle).
     dependent_coordinates, configuration_constraints :
-        Holonomic constraints f(q) = 0 (as many as dependent coordinates), kept for :meth:`linearize`, which
-        then returns the state matrices of the independent coordinates. The dynamics does not need them when
-        the velocity constraints include their time derivative.
+        Holonomic constraints f(q) = 0 (as many as dependent coordinates). Their rates ḟ = ∂f/∂q q̇ = 0 join the
+        velocity constraints (solved for the dependent speeds like the nonholonomic ones) unless
+        ``velocity_constraints`` already has one row per dependent speed (it then includes ḟ, as for the
+        Whipple bicycle's contact). :meth:`linearize` uses f to return the state matrices of the independent
+        coordinates.
 
     Returns
     -------
     EquationsOfMotion
     """
+    holonomic = _holonomic(tuple(q), dependent_coordinates, configuration_constraints)
+    velocity_constraints = _velocity_rows(velocity_constraints, dependent_speeds, holonomic)
     speeds = Speeds(q, u, kinematic_equations, dependent_speeds, velocity_constraints, simplify)
-    holonomic = _holonomic(speeds.q, dependent_coordinates, configuration_constraints)
     motions = [body_motion(body, frame, speeds) for body in bodies]
     # all speeds first: X_all u̇_all = F_all + Y*_all, rows r for the unconstrained partial velocities
     X, Ystar = inertia_terms(motions, len(speeds.u_all))
@@ -103,6 +106,18 @@ def _holonomic(q, dependent_coordinates, configuration_constraints):
     if not dependent:
         return {}
     return dict(dependent_coordinates=dependent, configuration_constraints=sp.Matrix(constraints))
+
+
+def _velocity_rows(velocity_constraints, dependent_speeds, holonomic):
+    """The velocity constraints, with the rates ḟ = ∂f/∂q q̇ of the configuration constraints f(q) = 0 added
+    unless the given ones already number as many as the dependent speeds (they then include ḟ)."""
+    rows = list(velocity_constraints)
+    if holonomic and len(rows) < len(dependent_speeds):
+        rows += [f.diff(TIME) for f in holonomic["configuration_constraints"]]
+    if holonomic and not dependent_speeds:
+        raise ModelError(f"configuration_constraints: give dependent_speeds (one per constraint) for the rates of "
+                         f"{list(holonomic['configuration_constraints'])} = 0 to be solved for")
+    return rows
 
 
 def _gyrostat_terms(gyrostat, frame, speeds):
