@@ -89,8 +89,9 @@ def numeric_chain(symbols, n, values, axes="xyz"):
     return model
 
 
-def sympy_chain(n, symbols, axes="xyz"):
-    """The same pendulum built with sympy.physics.mechanics frames and points, solved by KanesMethod."""
+def chain_system(n, symbols, axes="xyz"):
+    """The pendulum of :func:`numeric_chain` as sympy.physics.mechanics bodies whose velocities are written in the
+    speeds u (u_k = q̇_k): the body description that sym.kane, sym.lagrange and sym.gauss all take."""
     q, u = dynamicsymbols(f"q_0:{n}"), dynamicsymbols(f"u_0:{n}")
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
     N = ReferenceFrame("N")
@@ -111,6 +112,12 @@ def sympy_chain(n, symbols, axes="xyz"):
         tip = joint.locatenew(f"P{k}", l * B.x)
         tip.v2pt_theory(joint, N, B)
         frame, joint = B, tip
-    km = KanesMethod(N, q, u, kd_eqs=[q[k].diff() - u[k] for k in range(n)])
-    km.kanes_equations(bodies, loads)
+    return dict(frame=N, q=q, u=u, kd=[q[k].diff() - u[k] for k in range(n)], bodies=bodies, loads=loads)
+
+
+def sympy_chain(n, symbols, axes="xyz"):
+    """The same pendulum built with sympy.physics.mechanics frames and points, solved by KanesMethod."""
+    s = chain_system(n, symbols, axes)
+    km = KanesMethod(s["frame"], s["q"], s["u"], kd_eqs=s["kd"])
+    km.kanes_equations(s["bodies"], s["loads"])
     return km

@@ -7,7 +7,7 @@ from sympy.physics.mechanics import Particle, Point, ReferenceFrame, dynamicsymb
 
 from multibody import symbolic as sym
 from multibody.symbolic.lagrange import kinetic_energy
-from symbolic_systems import hinged_rod, rod_and_particle
+from symbolic_systems import at_random_states, hinged_rod, rod_and_particle
 
 t = dynamicsymbols._t
 
@@ -119,3 +119,36 @@ def test_lagrange_with_speeds_u_equals_kane_with_u_equal_qdot():
     assert lagrange.u == kane.u == (w,) and lagrange.qdot == kane.qdot
     assert sp.simplify(lagrange.mass_matrix - kane.mass_matrix) == sp.zeros(1, 1)
     assert sp.simplify(lagrange.forcing - kane.forcing) == sp.zeros(1, 1)
+
+
+def test_one_body_description_serves_kane_lagrange_and_gauss():
+    """The chain's bodies written in u (set_ang_vel(u_k)), as sym.kane takes them: sym.lagrange and sym.gauss
+    take the same list and all three return X u̇ = Y in u_k(t)."""
+    from symbolic_systems import chain_system
+    symbols = {name: sp.symbols(f"{name}_0:2", positive=True) for name in ("m", "l", "Ixx", "Iyy", "Izz")}
+    symbols["g"] = (sp.Symbol("g"),)
+    s = chain_system(2, symbols, axes="yx")
+    common = dict(loads=s["loads"], simplify=False)
+    kane = sym.kane(s["frame"], s["q"], s["u"], s["kd"], s["bodies"], **common)
+    gauss = sym.gauss(s["frame"], s["q"], s["u"], s["kd"], s["bodies"], **common)
+    lagrange = sym.lagrange(s["frame"], s["q"], s["bodies"], u=s["u"], kinematic_equations=s["kd"], **common)
+    assert kane.u == gauss.u == lagrange.u == tuple(s["u"])
+    variables = sorted(set().union(*[e.free_symbols for e in (*kane.mass_matrix, *kane.forcing)]) | {*s["q"], *s["u"]},
+                       key=str)
+    for eom in (gauss, lagrange):
+        assert eom.qdot == kane.qdot
+        for expected, got in zip(*(at_random_states([e.mass_matrix, e.forcing], variables) for e in (kane, eom))):
+            assert np.allclose(expected[0], got[0], rtol=1e-12) and np.allclose(expected[1], got[1], rtol=1e-12)
+
+
+def test_lagrange_in_other_speeds_equals_kane(example):
+    """Document 000's speeds of eq. 20 (u ≠ q̇): Lagrange's equations premultiplied by Nᵀ, q̇ = N u, are Kane's."""
+    e = example
+    kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False)
+    lagrange = sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"], simplify=False, u=e["u"],
+                            kinematic_equations=e["kd"])
+    variables = [*e["symbols"], *e["q"], *e["u"]]
+    for expected, got in zip(*(at_random_states([m.mass_matrix, m.forcing, m.generalized_active_forces],
+                                                variables) for m in (kane, lagrange))):
+        for a, b in zip(expected, got):
+            assert np.allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -4,8 +4,8 @@
     B q̇ + b = 0  (holonomic f(q, t) = 0 enter as ḟ = 0; nonholonomic as given)       (document 004)
     p = ∂L/∂q̇,  H = pᵀq̇ − L,  q̇ = ∂H/∂p,  ṗ = −∂H/∂q + Q                            (document 004)
 
-Here u = q̇: the X u̇ = Y of the result has u̇ = q̈, X = ∂²T/∂q̇², and the constraints at acceleration level
-B q̈ = c.
+With u = q̇ the X u̇ = Y of the result has u̇ = q̈, X = ∂²T/∂q̇², and the constraints at acceleration level
+B q̈ = c; other speeds q̇ = N u + n premultiply the rows by Nᵀ (:func:`_in_speeds`).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from sympy.physics.mechanics import Particle, RigidBody
 
 from ..errors import ModelError
 from .eom import TIME, EquationsOfMotion
+from .linsolve import solve_linear
 from .motion import load_velocity
 
 if TYPE_CHECKING:
@@ -48,12 +49,13 @@ def kinetic_energy(frame, bodies):
     return T
 
 
-def generalized_forces(frame, q, loads, potential_energy=None):
-    """Q_r = Σ ∂v/∂q̇_r · R + ∂ω/∂q̇_r · T − ∂V/∂q_r."""
+def generalized_forces(frame, q, loads, potential_energy=None, rates=None):
+    """Q_r = Σ ∂v/∂q̇_r · R + ∂ω/∂q̇_r · T − ∂V/∂q_r; ``rates`` writes speeds u in the velocities as u(q, q̇)."""
     qd = [qi.diff(TIME) for qi in q]
     Q = sp.zeros(len(q), 1)
     for load in loads:
         velocity, vector = load_velocity(load, frame)
+        velocity = velocity.xreplace(rates or {})
         Q += sp.Matrix([velocity.diff(r, frame) & vector for r in qd])
     if potential_energy is not None:
         Q -= sp.Matrix([sp.sympify(potential_energy).diff(qr) for qr in q])
@@ -63,23 +65,37 @@ def generalized_forces(frame, q, loads, potential_energy=None):
 def lagrange(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
              potential_energy: sp.Expr | None = None, holonomic_constraints: Sequence[sp.Expr] = (),
              nonholonomic_constraints: Sequence[sp.Expr] = (), inputs: Sequence[sp.Expr] = (), simplify: bool = True,
-             u: Sequence[sp.Expr] | None = None) -> EquationsOfMotion:
-    """Lagrange's equations of RigidBody / Particle objects whose velocities are defined in terms of q̇.
+             u: Sequence[sp.Expr] | None = None,
+             kinematic_equations: Sequence[sp.Expr | sp.Equality] | None = None) -> EquationsOfMotion:
+    """Lagrange's equations of RigidBody / Particle objects, the bodies described as for :func:`.kane`.
 
     ``holonomic_constraints``: expressions f(q, t) (= 0); ``nonholonomic_constraints``: expressions
     B(q, t) q̇ + b(q, t) (= 0). Each constraint gets a multiplier λ_k (symbols ``lambda_k``).
-    ``u``: speeds (dynamicsymbols) standing for q̇ in the result, u = q̇ — the form of Kane's method and the
-    tree path; by default the q̇ themselves (Derivative objects).
-    Returns an EquationsOfMotion with u = q̇ and, with constraints, ``multipliers``, ``constraint_matrix`` B and
-    ``constraint_rhs`` c of B q̈ = c.
+
+    ``u``: generalized speeds (dynamicsymbols) in which the result is written, as by :func:`.kane` and
+    :func:`.equations_of_motion`; ``kinematic_equations`` define them (u_r = Σ Y_rs q̇_s + Z_r, document 000
+    eq. 1; default u = q̇). The bodies' velocities may then be written in u (the description :func:`.kane`
+    takes) or in q̇. Lagrange's equations, formed in q̇, are written in u by q̇ = f(q, u) = N u + n and
+    premultiplied by Nᵀ (:func:`_in_speeds`; with u = q̇ they are unchanged). Without ``u`` the speeds are the
+    q̇ themselves (Derivative objects).
+
+    Returns an EquationsOfMotion with, given constraints, ``multipliers``, ``constraint_matrix`` B and
+    ``constraint_rhs`` c: X u̇ = Y + Bᵀλ, B u̇ = c.
     """
     q = tuple(q)
     qd = [qi.diff(TIME) for qi in q]
-    T = kinetic_energy(frame, bodies)
-    Q = generalized_forces(frame, q, loads, potential_energy)
+    if u is not None:
+        u = tuple(u)
+        kinematic_equations = [ui - r for ui, r in zip(u, qd)] if kinematic_equations is None else kinematic_equations
+        # u written in q̇, for the bodies and constraints described in u
+        rates = dict(zip(u, solve_linear(kinematic_equations, u, "kinematic_equations")))
+    else:
+        rates = {}
+    T = kinetic_energy(frame, bodies).xreplace(rates)
+    Q = generalized_forces(frame, q, loads, potential_energy, rates)
     X, Y = lagrange_equations(T, q, qd, Q, {})
     velocity_constraints = [sp.sympify(f).diff(TIME) for f in holonomic_constraints] + [
-        sp.sympify(g) for g in nonholonomic_constraints]
+        sp.sympify(g).xreplace(rates) for g in nonholonomic_constraints]
     multipliers, B, c = (), None, None
     if velocity_constraints:
         g = sp.Matrix(velocity_constraints)
@@ -92,22 +108,38 @@ def lagrange(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[Rigid
         B = accel.jacobian(qdd)
         c = -accel.xreplace({a: 0 for a in qdd})
         multipliers = sp.symbols(f"lambda_0:{len(g)}")
+    qdot = sp.Matrix(qd)
+    if u is not None:
+        X, Y, Q, B, c, qdot = _in_speeds(q, u, kinematic_equations, X, Y, Q, B, c)
     if simplify:
         X, Y = X.applyfunc(sp.simplify), Y.applyfunc(sp.simplify)
-    if u is not None:
-        u = tuple(u)
-        if len(u) != len(q):
-            raise ModelError(f"lagrange: {len(u)} speeds u for {len(q)} coordinates q")
-        speeds = {**{r.diff(TIME): s.diff(TIME) for r, s in zip(qd, u)}, **dict(zip(qd, u))}
-        X, Y, Q = X.xreplace(speeds), Y.xreplace(speeds), Q.xreplace(speeds)
-        if B is not None:
-            B, c = B.xreplace(speeds), c.xreplace(speeds)
-        qd = list(u)
-    udot = sp.Matrix([r.diff(TIME) for r in qd])
+    speeds = tuple(u) if u is not None else tuple(qd)
+    udot = sp.Matrix([r.diff(TIME) for r in speeds])
     return EquationsOfMotion(
-        method="lagrange", q=q, u=tuple(qd), mass_matrix=X, forcing=Y, qdot=sp.Matrix(qd),
+        method="lagrange", q=q, u=speeds, mass_matrix=X, forcing=Y, qdot=qdot,
         generalized_active_forces=Q, generalized_inertia_forces=Y - Q - X * udot, inputs=tuple(inputs),
         multipliers=tuple(multipliers), constraint_matrix=B, constraint_rhs=c)
+
+
+def _in_speeds(q, u, kinematic_equations, X, Y, Q, B, c):
+    """Lagrange's equations X q̈ = Y + Bᵀλ, B q̈ = c (in q̇) in the speeds u of q̇ = f(q, u) = N u + n: with
+    q̈ = N u̇ + ḟ₀ (ḟ₀ = ḟ at u̇ = 0) and the rows premultiplied by Nᵀ (Kane's rows, document 000 eq. 10),
+
+        X̃ = Nᵀ X N,  Ỹ = Nᵀ (Y − X ḟ₀),  Q̃ = Nᵀ Q,  B̃ = B N,  c̃ = c − B ḟ₀      (q̇ replaced by f).
+
+    Returns (X̃, Ỹ, Q̃, B̃, c̃, f)."""
+    qd = [qi.diff(TIME) for qi in q]
+    if len(u) != len(q):
+        raise ModelError(f"lagrange: {len(u)} speeds u for {len(q)} coordinates q")
+    f = solve_linear(kinematic_equations, qd, "kinematic_equations")
+    rates = dict(zip(qd, f))
+    N = f.jacobian(u)
+    f0 = f.diff(TIME).xreplace({ui.diff(TIME): 0 for ui in u}).xreplace(rates)
+    X, Y, Q = (sp.Matrix(M).xreplace(rates) for M in (X, Y, Q))
+    if B is not None:
+        B, c = B.xreplace(rates), c.xreplace(rates)
+        B, c = B * N, c - B * f0
+    return N.T * X * N, N.T * (Y - X * f0), N.T * Q, B, c, f
 
 
 class Hamiltonian(NamedTuple):
