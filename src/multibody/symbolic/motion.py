@@ -131,27 +131,39 @@ class Speeds:
         i.e. the rows of the constrained partial velocities ṽ_r = v_r + Σ_s v_s A_sr, with u̇_dep = A u̇_ind + C.
         """
         if not self.u_dep:
-            return X, Y
-        n = len(self.u)
-        X, Y = sp.Matrix(X), sp.Matrix(Y)
-        Y = Y - X[:, n:] * self.C
-        XA = X[:, :n] + X[:, n:] * self.A
-        return self.project(XA), self.project(Y)
+            return sp.Matrix(X), sp.Matrix(Y)
+        return constrain(X, Y, self.A, self.C)
 
     def project(self, F):
         """Ãᵀ F: generalized forces on all the speeds to the independent ones, F̃_r = F_r + Σ_s A_sr F_s."""
-        if not self.u_dep:
-            return sp.Matrix(F)
-        n = len(self.u)
-        F = sp.Matrix(F)
-        return F[:n, :] + self.A.T * F[n:, :]
+        return project(F, self.A) if self.u_dep else sp.Matrix(F)
 
     def project_partials(self, W):
         """Constrained partial (angular) velocities: the columns W_ind + W_dep A."""
-        if not self.u_dep:
-            return W
-        n = len(self.u)
-        return W[:, :n] + W[:, n:] * self.A
+        return project_partials(W, self.A) if self.u_dep else W
+
+
+def constrain(X, Y, A, C):
+    """X̃ = Ãᵀ X Ã, Ỹ = Ãᵀ (Y − X_dep C), Ã = [I; A], of X u̇_all = Y with u_all = (u_ind, u_dep) and
+    u̇_dep = A u̇_ind + C (Kane & Levinson, ch. 6): the equations of the independent speeds."""
+    n = A.cols
+    X, Y = sp.Matrix(X), sp.Matrix(Y)
+    Y = Y - X[:, n:] * C
+    XA = X[:, :n] + X[:, n:] * A
+    return project(XA, A), project(Y, A)
+
+
+def project(F, A):
+    """Ãᵀ F = F_ind + Aᵀ F_dep: rows r of all the speeds onto the independent ones (n = A.cols of them)."""
+    n = A.cols
+    F = sp.Matrix(F)
+    return F[:n, :] + A.T * F[n:, :]
+
+
+def project_partials(W, A):
+    """W Ã = W_ind + W_dep A: constrained partial (angular) velocities, columns of the independent speeds."""
+    n = A.cols
+    return W[:, :n] + W[:, n:] * A
 
 
 def _velocity(point, frame, name):

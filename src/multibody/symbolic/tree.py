@@ -52,10 +52,16 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         ``intermediates=False``, grouped differently). Derivation and generated code grow as n² for an n-link
         chain instead of exponentially. Only with method="kane".
 
+    The model's force elements (``model.forces``: JointSpring, JointFriction, Spring, Gyrostat with a constant
+    spin) add to F_r, and its Connect loop constraints (``model.constraints``) give, with method="lagrange",
+    multipliers: X u̇ = Y + Bᵀλ, B u̇ = c (document 004), and with "kane" or "gauss" the equations of the
+    independent speeds (dependent speeds u_dep = A u_ind in ``eom.dependent_speeds``); see :mod:`.elements`.
+    Other elements and constraint types raise ModelError.
+
     Returns
     -------
-    EquationsOfMotion, with q = q_0(t).., u = u_0(t)..; partial velocities in body axes; X in the model's units
-    (SI: kg, kg m²), Y and F_r in N, N m.
+    EquationsOfMotion, with q = q_0(t).., u = u_0(t).. (the independent ones with loop constraints and Kane or
+    Gauss); partial velocities in body axes; X in the model's units (SI: kg, kg m²), Y and F_r in N, N m.
     """
     if method not in METHODS:
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
@@ -69,17 +75,50 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
     udot = sp.Matrix([ui.diff(TIME) for ui in u])
+    frames, tau_all = None, tau
+    if model.forces or model.constraints:
+        from .elements import body_frames, element_forces
+        frames, rates = body_frames(model, q, u, speeds)
+        # the force elements join the joint forces in F_r (document 000, eq. 4)
+        tau_all = tau + element_forces(model, frames, q, u, rates)
     if intermediates:
         from .outboard import outboard_kane
-        X, Y, F, partials, qdot, auxiliaries = outboard_kane(model, q, u, speeds, tau)
+        X, Y, F, partials, qdot, auxiliaries = outboard_kane(model, q, u, speeds, tau_all)
     else:
-        X, Y, F, partials, qdot = _expanded_equations(model, method, q, u, speeds, tau, udot)
+        X, Y, F, partials, qdot = _expanded_equations(model, method, q, u, speeds, tau_all, udot)
         auxiliaries = ()
-    return EquationsOfMotion(
-        method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
-        generalized_active_forces=F, generalized_inertia_forces=Y - F - X * udot,
-        partial_velocities={b.name: p for b, p in zip(model.bodies, partials)}, inputs=tuple(tau) if torques else (),
-        auxiliaries=tuple(auxiliaries))
+    fields = dict(method=method, q=tuple(q), u=tuple(u), mass_matrix=X, forcing=Y, qdot=qdot,
+                  generalized_active_forces=F, partial_velocities={b.name: p for b, p in zip(model.bodies, partials)},
+                  inputs=tuple(tau) if torques else (), auxiliaries=tuple(auxiliaries))
+    if model.constraints:
+        fields.update(_loop_constrained(model, method, frames, q, u, fields))
+    X, Y, F = fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"]
+    udot = sp.Matrix([ui.diff(TIME) for ui in fields["u"]])
+    return EquationsOfMotion(**fields, generalized_inertia_forces=Y - F - X * udot)
+
+
+def _loop_constrained(model, method, frames, q, u, fields):
+    """The fields that the model's loop constraints change: for Lagrange, multipliers λ with the constraint
+    matrix B and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent
+    speeds, the dependent ones u_dep = A u_ind kept as symbols (:func:`.elements.minimal`)."""
+    from .elements import loop_closure, minimal
+    from .motion import project_partials
+    qdot = fields["qdot"]
+    phi, B, c = loop_closure(model, frames, q, u, qdot)
+    if method == "lagrange":
+        return dict(multipliers=sp.symbols(f"lambda_0:{B.rows}"), constraint_matrix=B, constraint_rhs=c)
+    order, A, X, Y, F = minimal(fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"],
+                                B, c, u)
+    n = A.cols
+    u_ind, dep = [u[i] for i in order[:n]], order[n:]
+    # u_k = q̇_k: the dependent speeds' coordinates are the dependent coordinates of φ(q) = 0
+    holonomic = dict(dependent_coordinates=tuple(q[i] for i in dep), configuration_constraints=phi) \
+        if qdot == sp.Matrix(u) else {}
+    partials = {name: tuple(project_partials(P.extract(list(range(P.rows)), order), A) for P in pair)
+                for name, pair in fields["partial_velocities"].items()}
+    return dict(u=tuple(u_ind), mass_matrix=X, forcing=Y, generalized_active_forces=F, partial_velocities=partials,
+                dependent_speeds=dict(zip([u[i] for i in dep], A * sp.Matrix(u_ind))),
+                velocity_constraints=B * sp.Matrix(u), **holonomic)
 
 
 def _expanded_equations(model, method, q, u, speeds, tau, udot):
