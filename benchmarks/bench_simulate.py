@@ -1,4 +1,5 @@
-"""Time 10 s simulations of the 3D N-link chains: ``mb.simulate`` (scipy's DOP853 stepped from Python), the
+"""Time 10 s simulations of the 3D N-link chains: ``mb.simulate(..., compiled=False)`` (scipy's DOP853 stepped from
+Python: the path of every model the compiled loop does not take, and of every model before it), the
 compiled loop (``multibody.simulate.compiled``, DOPRI5 and DOP853) and MuJoCo (RK4), in one run; then batched rollouts.
 
     python benchmarks/bench_simulate.py [--sizes 7 20] [--runs 5] [--batch 256]
@@ -15,8 +16,9 @@ iterations on log(error) vs log(step); its time is ``mj_step`` with ``nstep`` in
 Times are the best of ``--runs`` runs. Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
 
 Batched rollouts: ``integrate_tree_batch`` of the N = 7 chain from ``--batch`` random initial states, 1 s each,
-fixed steps of 1 ms (RK4 and semi-implicit Euler), on 1 and 2 threads: chain-steps per second (the
-compiled loop releases the GIL; the runs are spread over Python threads).
+fixed steps of 1 ms (RK4 and semi-implicit Euler), on 1 and 2 threads: chain-steps per second. The chain's
+revolute joints take the lockstep kernel (``multibody.simulate.lockstep``: 32 runs per vectorized ABA, the chunks
+spread over numba's threads).
 """
 from __future__ import annotations
 
@@ -92,7 +94,7 @@ def table_rows(sizes, runs):
                              - reference).max()
         integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL)  # compiled (or loaded from the cache)
         today, traj = best_time(lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL,
-                                                    progress=False), max(1, runs // 2))
+                                                    progress=False, compiled=False), max(1, runs // 2))
         loop, (t, q, v, info) = best_time(lambda: integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL), runs)
         full, _ = best_time(lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL,
                                                                            atol=ATOL)), runs)
