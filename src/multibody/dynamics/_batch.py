@@ -447,6 +447,18 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
     scatter(out, b0, nb, qdd)
 
 
+@njit(cache=True)
+def chunk_workspaces(T, n, nv):
+    """The work arrays of :func:`aba_chunk` for T threads (the leading axis; lanes last): R, p, qd, u, out, V, C,
+    IA, PA, U, D, Dinv, vJ, Ia, pa, h, A for n bodies and nv velocities."""
+    L = LANES
+    return (np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L)), np.empty((T, nv, L)), np.empty((T, nv, L)),
+            np.empty((T, nv, L)), np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)), np.empty((T, n + 1, 6, 6, L)),
+            np.empty((T, n + 1, 6, L)), np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L)),
+            np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L)), np.empty((T, 6, L)),
+            np.empty((T, n + 1, 6, L)))
+
+
 @njit(cache=True, parallel=True)
 def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     """:func:`aba_chunk` over every chunk of LANES states, in parallel. q (B, nq), v and tau (B, nv), f_ext
@@ -456,15 +468,9 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     the loop from outside are distinct arguments of the compiled loop body, which lets LLVM vectorize without
     run-time overlap checks (measured 2.4× faster).
     """
-    n, nv, L = topology.shape[0], qdd.shape[1], LANES
+    L = LANES
     T = max(1, min(threads, (q.shape[0] + L - 1) // L))  # threads, each with its own chunks
-    R, p = np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L))
-    qd, u, out = np.empty((T, nv, L)), np.empty((T, nv, L)), np.empty((T, nv, L))
-    V, C, A = np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)), np.empty((T, n + 1, 6, L))
-    IA, PA = np.empty((T, n + 1, 6, 6, L)), np.empty((T, n + 1, 6, L))
-    U, D, Dinv = np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L))
-    vJ, Ia, pa = np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L))
-    h = np.empty((T, 6, L))
+    R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A = chunk_workspaces(T, topology.shape[0], qdd.shape[1])
     for t in prange(T):
         for b0 in range(t * L, q.shape[0], T * L):
             aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),

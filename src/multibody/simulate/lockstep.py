@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..dynamics._batch import LANES, aba_chunk
+from ..dynamics._batch import LANES, aba_chunk, chunk_workspaces
 from ..dynamics._spatial_kernels import JTYPE
 from ..model.joints import PRISMATIC, REVOLUTE
 
@@ -104,18 +104,11 @@ def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, 
     chunks dealt out to ``threads`` threads; counts[b]: the samples written for run b. Each thread works in its
     own arrays, allocated outside the parallel loop (as :func:`multibody.dynamics._batch.aba_batch` does)."""
     B, n, L = X.shape[0], tau.shape[0], LANES
-    nb_ = topology.shape[0]
     T = max(1, min(threads, (B + L - 1) // L))
     q, v, qs, vs = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))
     taus, qdd, dq, dv = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))
     no_forces = np.zeros((1, 0, 6))
-    R, p = np.empty((T, nb_, 3, 3, L)), np.empty((T, nb_, 3, L))
-    qd, u, out = np.empty((T, n, L)), np.empty((T, n, L)), np.empty((T, n, L))
-    V, C, A = np.empty((T, nb_ + 1, 6, L)), np.empty((T, nb_, 6, L)), np.empty((T, nb_ + 1, 6, L))
-    IA, PA = np.empty((T, nb_ + 1, 6, 6, L)), np.empty((T, nb_ + 1, 6, L))
-    U, D, Dinv = np.empty((T, n, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, n, 6, L))
-    vJ, Ia, pa = np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L))
-    h = np.empty((T, 6, L))
+    R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A = chunk_workspaces(T, topology.shape[0], n)
     for k in prange(T):
         for b0 in range(k * L, B, T * L):
             nb = min(L, B - b0)
