@@ -36,6 +36,11 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
                         torques: bool = False, intermediates: bool = False) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
+    The model's force elements (JointSpring, JointFriction, Spring, a Gyrostat with a constant spin) add to
+    F_r. Its Connect loop constraints give X u̇ = Y + Bᵀλ, B u̇ = c with multipliers (method "lagrange", document
+    004), or the equations of the independent speeds, u_dep = A u_ind in ``eom.dependent_speeds`` (methods
+    "kane" and "gauss"); see :mod:`.elements`. Other elements and constraint types raise ModelError.
+
     Parameters
     ----------
     model : multibody.Model
@@ -51,12 +56,6 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         definitions are ``eom.auxiliaries``; ``eom.expanded()`` substitutes them back (the same values as
         ``intermediates=False``, grouped differently). Derivation and generated code grow as n² for an n-link
         chain instead of exponentially. Only with method="kane".
-
-    The model's force elements (``model.forces``: JointSpring, JointFriction, Spring, Gyrostat with a constant
-    spin) add to F_r, and its Connect loop constraints (``model.constraints``) give, with method="lagrange",
-    multipliers: X u̇ = Y + Bᵀλ, B u̇ = c (document 004), and with "kane" or "gauss" the equations of the
-    independent speeds (dependent speeds u_dep = A u_ind in ``eom.dependent_speeds``); see :mod:`.elements`.
-    Other elements and constraint types raise ModelError.
 
     Returns
     -------
