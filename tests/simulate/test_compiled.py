@@ -177,3 +177,28 @@ def test_ctrl_c_stops_the_compiled_loop_and_keeps_the_samples():
     assert partial.info["interrupted"] and partial.info["compiled"] and len(partial) > 10
     assert partial.t[-1] <= info.value.time < 1e4
     assert np.all(np.isfinite(partial.q)) and np.all(np.isfinite(partial.a))
+
+
+def test_simulate_takes_several_initial_states_and_a_torque_per_run():
+    """mb.simulate with q0 (B, nq) and torque (B, nv): a list of B trajectories, equal to the single runs; models
+    the compiled loop does not take run one after the other; a failed run raises with every run's trajectory."""
+    model, q0, _ = hanging_chain(3)
+    rng = np.random.default_rng(2)
+    Q0, tau = q0 + 0.1 * rng.normal(size=(5, 3)), 0.1 * rng.normal(size=(5, 3))
+    for method, options in (("RK4", {"dt": 1e-3}), ("DOP853", {})):
+        runs = mb.simulate(model, Q0, None, 0.5, method=method, torque=tau, samples=6, **options)
+        assert len(runs) == 5 and all(r.info["compiled"] for r in runs)
+        for b in (0, 4):
+            one = mb.simulate(model, Q0[b], None, 0.5, method=method, torque=tau[b], samples=6, compiled=False, **options)
+            np.testing.assert_allclose(runs[b].q, one.q, rtol=0, atol=1e-10)
+            np.testing.assert_allclose(runs[b].tau, one.tau, rtol=0, atol=1e-12)
+    model.add_force(mb.Spring("link1", (0.3, 0, 0), "world", (0, 0, 0), stiffness=1.0))
+    runs = mb.simulate(model, Q0[:2], np.zeros(3), 0.1, samples=3)
+    assert len(runs) == 2 and not runs[0].info.get("compiled")
+    np.testing.assert_allclose(runs[1].q, mb.simulate(model, Q0[1], None, 0.1, samples=3).q, rtol=0, atol=0)
+    model.forces.clear()
+    with pytest.raises(mb.SimulationError, match="1 of 2 runs failed") as caught:
+        mb.simulate(model, Q0[:2], None, 1.0, method="RK4", dt=0.01, torque=[[0, 0, 0], [1e300, 0, 0]])
+    assert len(caught.value.trajectories) == 2 and len(caught.value.trajectories[0]) == 101
+    with pytest.raises(ValueError, match="2 and 3 runs"):
+        mb.simulate(model, Q0[:2], np.zeros((3, 3)), 0.1)

@@ -518,8 +518,12 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     if not (rtol >= 0 and max_step > 0):
         raise ValueError(f"integrate_tree: need rtol >= 0 and max_step > 0, got {rtol!r}, {max_step!r}")
     tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
-    if tau.ndim != 1 or not np.all(np.isfinite(tau)):
-        raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries")
+    if tau.ndim > (2 if batch else 1) or not np.all(np.isfinite(tau)) or (
+            tau.ndim == 2 and tau.shape[0] not in (1, q0.shape[0])):
+        raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries"
+                         + (f" or one per run ({q0.shape[0]}, {nv})" if batch else "") + f", got shape {tau.shape}")
+    if batch:
+        tau = np.ascontiguousarray(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv)))
     from ..dynamics.kinematics import normalize
     x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
@@ -619,7 +623,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
         return _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol, dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
-        status[b], count[b] = run(arrays, code, tau, rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
+        status[b], count[b] = run(arrays, code, tau[b], rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
                                   h_max, h_first, dt_, steps, X_out[b], stats[b])
     if threads == 1:
         for b in range(B):

@@ -31,11 +31,12 @@ def applies(model) -> bool:
 
 
 @njit(cache=True)
-def joint_torques(tau, joint_forces, q, v, nb, out):
-    """out[b] = τ + Q(q_b, v_b) of the joint springs and friction (rows (iq, iv, k, q₀, c, F_c, v_s))."""
+def joint_torques(tau, joint_forces, q, v, b0, nb, out):
+    """out[b] = τ_{b0 + b} + Q(q_b, v_b): run b0 + b's torque (tau (B, n)) and the joint springs and friction
+    (rows (iq, iv, k, q₀, c, F_c, v_s))."""
     for b in range(nb):
-        for k in range(tau.shape[0]):
-            out[b, k] = tau[k]
+        for k in range(tau.shape[1]):
+            out[b, k] = tau[b0 + b, k]
         for e in range(joint_forces.shape[0]):
             iq, iv = int(joint_forces[e, 0]), int(joint_forces[e, 1])
             force = -joint_forces[e, 2] * (q[b, iq] - joint_forces[e, 3]) - joint_forces[e, 4] * v[b, iv]
@@ -63,7 +64,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
         for _ in range(count):
             step = span / count
             if euler:
-                joint_torques(tau, joint_forces, q, v, nb, taus)
+                joint_torques(tau, joint_forces, q, v, b0, nb, taus)
                 aba_chunk(topology, params, gravity, q, v, taus, no_forces, qdd, 0, nb,
                           R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
                 for b in range(nb):
@@ -79,7 +80,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
                             qs[b, i], vs[b, i] = q[b, i], v[b, i]
                         else:
                             qs[b, i], vs[b, i] = q[b, i] + c * vs[b, i], v[b, i] + c * qdd[b, i]
-                joint_torques(tau, joint_forces, qs, vs, nb, taus)
+                joint_torques(tau, joint_forces, qs, vs, b0, nb, taus)
                 aba_chunk(topology, params, gravity, qs, vs, taus, no_forces, qdd, 0, nb,
                           R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
                 w = STAGE_WEIGHT[s] * step
@@ -103,7 +104,7 @@ def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, 
     """Every run of X (B, 2n) by RK4 (or semi-implicit Euler if ``euler``) through t_eval, LANES runs at a time, the
     chunks dealt out to ``threads`` threads; counts[b]: the samples written for run b. Each thread works in its
     own arrays, allocated outside the parallel loop (as :func:`multibody.dynamics._batch.aba_batch` does)."""
-    B, n, L = X.shape[0], tau.shape[0], LANES
+    B, n, L = X.shape[0], tau.shape[1], LANES
     T = max(1, min(threads, (B + L - 1) // L))
     q, v, qs, vs = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))
     taus, qdd, dq, dv = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))

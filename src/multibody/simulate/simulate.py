@@ -170,12 +170,17 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
              collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
              projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
-             compiled: bool = True) -> Trajectory:
+             compiled: bool = True) -> Trajectory | list[Trajectory]:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
     ----------
     q0 : (nq,) initial configuration (default ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
+        Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), and
+        ``torque`` (B, nv) for a torque per run; the result is then a list of B trajectories. Trees the compiled
+        loop takes run there all together (:func:`multibody.simulate.compiled.integrate_tree_batch`: across
+        numba's threads, and for RK4 and Euler on revolute and prismatic joints 32 runs per vectorized ABA,
+        :mod:`multibody.simulate.lockstep`); other models run one after the other.
     method : adaptive, error-controlled by ``rtol``, ``atol`` and ``max_step`` [s] (scipy's solvers): "DOP853"
         (default), "RK45", "RK23", "Radau", "BDF" or "LSODA"; or fixed-step, with the step ``dt`` [s]: "RK4"
         (classical Runge–Kutta), "Euler" (semi-implicit: v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺) or "contact"
@@ -218,7 +223,7 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
 
     Returns
     -------
-    Trajectory at the output times, with the events, the impacts (``collisions``) and the constraint ``drift``
+    Trajectory (a list of them for several runs) at the output times, with the events, the impacts (``collisions``) and the constraint ``drift``
     (per sample max|φ| and max|J v − b|: with projection the residual the steps since the previous sample had
     before their projection, else the residual of the sample itself).
 
@@ -237,8 +242,15 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     nq, nv = model.nq, model.nv
     q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
     v0 = np.zeros(nv) if v0 is None else as_state(v0, nv, "v0")
-    if q0.ndim != 1 or v0.ndim != 1:
-        raise ValueError(f"simulate: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
+    if q0.ndim > 2 or v0.ndim > 2:
+        raise ValueError(f"simulate: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
+                         f"and {v0.shape}")
+    if q0.ndim == 2 or v0.ndim == 2:
+        return _runs(model, q0, v0, t_end, dict(
+            t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
+            samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
+            stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
+            progress=progress, compiled=compiled))
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
         raise ValueError("simulate: q0 and v0 must be finite")
     t_start, t_end = float(t_start), float(t_end)
@@ -383,6 +395,46 @@ def _collisions(model, settings):
     except TypeError as exc:
         raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
                          f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
+
+
+def _runs(model, Q0, V0, t_end, options):
+    """The trajectories of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single state)
+    and, optionally, a torque per run (B, nv): all together in the compiled loop when it takes the model and the
+    options, else one after the other. A failed run raises its SimulationError with ``trajectories``: every run's
+    trajectory (partial for the failed ones); Ctrl-C, SimulationInterrupted with the same."""
+    if Q0.ndim == 2 and V0.ndim == 2 and Q0.shape[0] != V0.shape[0]:
+        raise ValueError(f"simulate: q0 and v0 give {Q0.shape[0]} and {V0.shape[0]} runs")
+    B = Q0.shape[0] if Q0.ndim == 2 else V0.shape[0]
+    Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
+    torque = options.pop("torque")
+    if torque is not None and not callable(torque):
+        torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
+    method, t_eval = options["method"], _output_times(float(options["t_start"]), float(t_end), options["t_eval"],
+                                                      options["samples"], options["dt"])
+    from . import compiled as loop
+    batched = (options["compiled"] and method in _COMPILED and options["progress"] is not True
+               and not options["collisions"] and not loop.unsupported(
+                   model, torque, options["f_ext"], options["events"], options["dynamics"],
+                   1.0 if method in FIXED_STEP else options["atol"]))
+    if not batched:
+        return [simulate(model, Q0[b], V0[b], t_end, torque=torque if torque is None or callable(torque) else torque[b],
+                         **options) for b in range(B)]
+    t, Q, V, info = loop.integrate_tree_batch(
+        model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
+        max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])
+    tau = np.zeros((B, model.nv)) if torque is None else torque
+    runs = [loop.tree_trajectory(model, t[:info["samples"][b]], Q[b, :info["samples"][b]], V[b, :info["samples"][b]],
+                                 {**info, "status": info["status"][b], "samples": int(info["samples"][b]),
+                                  "t_reached": float(info["t_reached"][b])}, tau[b]) for b in range(B)]
+    failed = [b for b in range(B) if info["status"][b] != "ok"]
+    if failed:
+        kind = SimulationInterrupted if info["status"][failed[0]] == "interrupted" else SimulationError
+        error = kind(f"simulate: {len(failed)} of {B} runs failed (run {failed[0]}: "
+                                f"{info['status'][failed[0]]} at t = {info['t_reached'][failed[0]]:.6g} s)",
+                                time=float(info["t_reached"][failed[0]]), trajectory=runs[failed[0]])
+        error.trajectories = runs
+        raise error
+    return runs
 
 
 def _check_progress(events, fired, t, history):
