@@ -1,6 +1,7 @@
 """Closed-loop test mechanisms (planar, modelled in 3D so their loop-closure rows are redundant) and their
 hand-written reduced models."""
 import numpy as np
+from scipy import optimize
 
 import multibody as mb
 
@@ -117,3 +118,14 @@ def slider_crank_torque(speed):
         dc = sp.diff(c, t) * speed
         E += m * dc.dot(dc) / 2 + inertia * (sp.diff(phi, t) * speed) ** 2 / 2 + m * G * c[1]
     return sp.lambdify(t, sp.diff(E, t), "numpy")
+
+
+def hanging_four_bar():
+    """The four-bar of :func:`four_bar` at rest: θ with θ̈(θ, 0) = 0 in the hand-written reduced model, and ω² =
+    −∂θ̈/∂θ there (the reduced model's own linearization)."""
+    theta = optimize.brentq(lambda th: four_bar_reduced(th, 0.0), -2.0, -1.0)  # crank hanging down (−y)
+    h = 1e-5
+    omega2 = -(four_bar_reduced(theta + h, 0.0) - four_bar_reduced(theta - h, 0.0)) / (2 * h)
+    angles = four_bar_angles(theta)
+    q = np.array([angles[0], angles[1] - angles[0], angles[2]])  # coupler angle relative to the crank
+    return theta, omega2, q

@@ -7,21 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import optimize
 
 import multibody as mb
-from mechanisms import G, four_bar, four_bar_angles, four_bar_reduced
-
-
-def hanging_four_bar():
-    """The four-bar of mechanisms.py at rest: θ with θ̈(θ, 0) = 0 in the hand-written reduced model, and ω² =
-    −∂θ̈/∂θ there (the reduced model's own linearization)."""
-    theta = optimize.brentq(lambda th: four_bar_reduced(th, 0.0), -2.0, -1.0)  # crank hanging down (−y)
-    h = 1e-5
-    omega2 = -(four_bar_reduced(theta + h, 0.0) - four_bar_reduced(theta - h, 0.0)) / (2 * h)
-    angles = four_bar_angles(theta)
-    q = np.array([angles[0], angles[1] - angles[0], angles[2]])  # coupler angle relative to the crank
-    return theta, omega2, q
+from mechanisms import G, four_bar, hanging_four_bar
 
 
 def test_four_bar_has_one_mode_at_the_reduced_models_frequency():

@@ -12,7 +12,7 @@ from multibody import symbolic as sym
 from symbolic_systems import chain_values, numeric_chain
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "constraints"))
-from mechanisms import four_bar, four_bar_state  # noqa: E402
+from mechanisms import four_bar, four_bar_state, hanging_four_bar  # noqa: E402
 
 ELEMENTS = {
     "joint spring": mb.JointSpring("link1", stiffness=3.0, rest=0.2, damping=0.4),
@@ -131,3 +131,14 @@ def test_unsupported_constraints_and_elements_are_named():
     model.add_force(Push())
     with pytest.raises(ModelError, match="'push'"):
         sym.equations_of_motion(model)
+
+
+def test_four_bar_linearized_in_its_independent_speed_swings_at_the_reduced_models_frequency():
+    """linearize through the loop's configuration constraints (dependent coordinates q_0, q_2 of φ(q) = 0) at
+    the hanging rest: one mode, ω² of the hand-written reduced model."""
+    _, omega2, q = hanging_four_bar()
+    eom = sym.equations_of_motion(four_bar())
+    A, _ = eom.linearize({**dict(zip(eom.q, q)), eom.u[0]: 0.0})
+    eigenvalues = np.linalg.eigvals(np.array(A, dtype=float))
+    assert A.shape == (2, 2) and np.allclose(eigenvalues.real, 0.0, atol=1e-6)
+    assert np.allclose(np.abs(eigenvalues.imag), np.sqrt(omega2), rtol=1e-6)
