@@ -68,8 +68,9 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
         return _beams().rnea(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a"),
                              external_forces(model, f_ext))
     # One state given as float64 vectors: the fast path (anything else: TypeError, below). Written out here and in
-    # aba rather than shared: a helper's Python call would add ~0.1 µs to the ~3 µs this path takes.
-    if f_ext is None:
+    # aba rather than shared: a helper's Python call would add ~0.1 µs to the ~3 µs this path takes. Batches skip it
+    # (ndim ≠ 1): numba's TypeError for a signature that does not match costs ~120 µs.
+    if f_ext is None and getattr(q, "ndim", 1) == 1:
         tau = np.empty(cm.nv)
         try:
             if _core.rnea_one(cm.packed, q, v, a, tau) == _core.OK:
@@ -98,7 +99,7 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     if cm.flexible:
         return _beams().aba(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau"),
                             external_forces(model, f_ext))
-    if f_ext is None:  # one state given as float64 vectors: the fast path (anything else: TypeError, below)
+    if f_ext is None and getattr(q, "ndim", 1) == 1:  # one state as float64 vectors: the fast path (see rnea)
         qdd = np.empty(cm.nv)
         try:
             if _core.aba_one(cm.packed, q, v, tau, qdd) == _core.OK:
@@ -131,12 +132,13 @@ def crba(model: Model, q: ArrayLike) -> np.ndarray:
     cm = model._compiled or model.compile()
     if cm.flexible:
         return _beams().crba(model, as_state(q, cm.nq, "q"))
-    M = np.empty((cm.nv, cm.nv))
-    try:  # one state given as a float64 vector: the fast path (anything else: TypeError, below)
-        if _core.crba_one(cm.packed, q, M) == _core.OK:
-            return M
-    except TypeError:
-        pass
+    if getattr(q, "ndim", 1) == 1:  # one state given as a float64 vector: the fast path (see rnea)
+        M = np.empty((cm.nv, cm.nv))
+        try:
+            if _core.crba_one(cm.packed, q, M) == _core.OK:
+                return M
+        except TypeError:
+            pass
     q = as_state(q, cm.nq, "q")
     batch, (qb,) = batch_of((q, "q"))
     M = np.empty((qb.shape[0], cm.nv, cm.nv))

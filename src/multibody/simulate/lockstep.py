@@ -14,9 +14,9 @@ steps (each interval between output times in equal steps of at most dt), so the 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ..dynamics._batch import LANES, aba_chunk, chunk_workspaces
+from ..dynamics._batch import LANES, aba_chunk, thread_pool, thread_workspaces
 from ..dynamics._spatial_kernels import JTYPE
 from ..model.joints import PRISMATIC, REVOLUTE
 
@@ -99,23 +99,35 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
     return t_eval.shape[0]
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
+def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
+                   first, stride, state, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+    """The runs of chunks first, first + stride, … of LANES runs (one thread's share, in its own arrays: ``state``
+    (8, LANES, n) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk` and the ABA's work arrays).
+    counts[b]: the samples written for run b. Releases the GIL."""
+    B, L = X.shape[0], LANES
+    no_forces = np.zeros((1, 0, 6))
+    for b0 in range(first * L, B, stride * L):
+        nb = min(L, B - b0)
+        written = advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out,
+                                stop, state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7],
+                                no_forces, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+        for b in range(nb):
+            counts[b0 + b] = written
+
+
 def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts, threads):
     """Every run of X (B, 2n) by RK4 (or semi-implicit Euler if ``euler``) through t_eval, LANES runs at a time, the
-    chunks dealt out to ``threads`` threads; counts[b]: the samples written for run b. Each thread works in its
-    own arrays, allocated outside the parallel loop (as :func:`multibody.dynamics._batch.aba_batch` does)."""
-    B, n, L = X.shape[0], tau.shape[1], LANES
-    T = max(1, min(threads, (B + L - 1) // L))
-    q, v, qs, vs = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))
-    taus, qdd, dq, dv = np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n)), np.empty((T, L, n))
-    no_forces = np.zeros((1, 0, 6))
-    R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A = chunk_workspaces(T, topology.shape[0], n)
-    for k in prange(T):
-        for b0 in range(k * L, B, T * L):
-            nb = min(L, B - b0)
-            written = advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt,
-                                    X_out, stop, q[k], v[k], qs[k], vs[k], taus[k], qdd[k], dq[k], dv[k],
-                                    no_forces, R[k], p[k], qd[k], u[k], out[k], V[k], C[k], IA[k], PA[k], U[k],
-                                    D[k], Dinv[k], vJ[k], Ia[k], pa[k], h[k], A[k])
-            for b in range(nb):
-                counts[b0 + b] = written
+    chunks dealt out round robin to ``threads`` Python threads (as :func:`multibody.dynamics._batch.aba_batch`
+    does); counts[b]: the samples written for run b."""
+    B, n = X.shape[0], tau.shape[1]
+    T = max(1, min(threads, (B + LANES - 1) // LANES))
+    work, state = thread_workspaces(T, topology.shape[0], n), np.empty((T, 8, LANES, n))
+
+    def share(k):
+        lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
+                       k, T, state[k], *work[k])
+    if T == 1:
+        share(0)
+    else:
+        list(thread_pool(T).map(share, range(T)))
