@@ -5,8 +5,8 @@ last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` 
 the lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on
 the state: the joint type, the tree and the inertias are the same in every lane. :func:`aba_batch` deals the chunks
 out to the threads round robin. In the hot steps (joint poses, pass 1 and the articulation of single-dof joints,
-the inertia transform) one lane loop does the whole step with its intermediate values in registers and writes its results to a
-stack array (``work``), which a second loop copies out: LLVM vectorizes a loop only when it can rule out overlap
+the inertia transform) one lane loop does the whole step with its intermediate values in registers and writes its
+results to a stack array (``work``), which a second loop copies out: LLVM vectorizes a loop only when it can rule out overlap
 between what it writes and what it reads, and among the arguments' many rows it gives up ("too many memory
 checks"), while a stack array overlaps nothing. Measured 1.7× the states per second of the same steps writing
 their arguments directly.
