@@ -1,14 +1,14 @@
 """Batched recursive algorithms in structure-of-arrays (SoA) form: one chunk of states at a time, SIMD across states.
 
 A chunk holds up to ``LANES`` states. Every work array carries the state within the chunk (the *lane* b) as its
-last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` — and every operation loops over
-the lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on
-the state: the joint type, the tree and the inertias are the same in every lane. :func:`aba_batch` deals the chunks
-out to the threads round robin. In the hot steps (joint poses, pass 1 and the articulation of single-dof joints,
-the inertia transform) one lane loop does the whole step with its intermediate values in registers and writes its
-results to a stack array (``work``), which a second loop copies out: LLVM vectorizes a loop only when it can rule out overlap
-between what it writes and what it reads, and among the arguments' many rows it gives up ("too many memory
-checks"), while a stack array overlaps nothing. Measured 1.7× the states per second of the same steps writing
+last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` — and every operation loops over the
+lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on the
+state: the joint type, the tree and the inertias are the same in every lane. :func:`aba_batch` deals the chunks out
+to the threads round robin. In the hot steps (joint poses, pass 1 and the articulation of single-dof joints, the
+inertia transform) one lane loop does the whole step with its intermediate values in registers and writes its
+results to a stack array (``work``), which a second loop copies out: LLVM vectorizes a loop only when it can rule
+out overlap between what it writes and what it reads, and among the arguments' many rows it gives up ("too many
+memory checks"), while a stack array overlaps nothing. Measured 1.7× the states per second of the same steps writing
 their arguments directly.
 
 Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` (same passes, same
