@@ -443,3 +443,12 @@ def test_trajectory_energy_counts_the_strain_as_elastic_not_gravity():
     e = traj.q[:, -model.ne:]
     np.testing.assert_allclose(traj.energy("elastic"), 0.5 * np.einsum("ti,ij,tj->t", e, beam.K, e), rtol=1e-12)
     np.testing.assert_allclose(traj.energy("gravity"), 0.0, atol=1e-15)
+
+
+def test_symbolic_equations_refuse_beams_rather_than_treat_them_as_rigid():
+    from multibody import symbolic as sym
+    model = mb.Model("blade")
+    model.add(mb.FlexibleBeam("blade", length=1.0, mass_per_length=1.0, EA=1e3, EIv=1.0, elements=2,
+                              components="uv"), joint=mb.Revolute())
+    with pytest.raises(mb.ModelError, match="flexible beams \\(blade\\)"):
+        sym.equations_of_motion(model)

@@ -70,6 +70,10 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         raise ValueError(f"equations_of_motion: intermediates=True is Kane's method, got method={method!r}")
     if not model.bodies:
         raise ModelError(f"model '{model.name}': has no bodies")
+    beams = [b.name for b in model.bodies if b.ne]
+    if beams:
+        raise ModelError(f"equations_of_motion: model '{model.name}' has flexible beams ({', '.join(beams)}); their "
+                         "symbolic equations are not supported (the numeric algorithms take them)")
     q, u = dynamicsymbols(f"q_0:{model.nq}"), dynamicsymbols(f"u_0:{model.nv}")
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
