@@ -1,10 +1,19 @@
 """Symbolic derivation of the 3D n-link pendulum: multibody.symbolic vs sympy.physics.mechanics.KanesMethod.
 
-For n = 2, 4, 6, 8: derivation time and operation count (sympy.count_ops) of the mass matrix X and forcing Y,
-both ways, on the same kinematics and symbols; then, at the largest n, the evaluation time of the generated
-numeric right-hand side against mb.aba. Prints a Markdown table.
+For each n (default 8, 16, 30), on the same kinematics and symbols:
 
-    python benchmarks/bench_symbolic.py [--sizes 2 4 6 8]
+* multibody with auxiliary symbols (``equations_of_motion(model, intermediates=True)``: Kane's equations
+  summed over outboard bodies, every recursive intermediate named);
+* multibody's expanded equations (``intermediates=False``) up to ``--expanded-max`` (default 8);
+* sympy's KanesMethod up to ``--sympy-max`` (default 8: at n = 8 it takes minutes, n = 12 and beyond would not
+  finish in 10 minutes);
+
+the derivation time, the operation count (sympy.count_ops of X and Y and of the auxiliaries they need), the build
+time of the numeric right-hand side (``to_numeric``: CSE, code generation, numba compilation, first call) and
+its cost per call against mb.aba on the same chain (medians of interleaved rounds), after a warm-up build (n = 2)
+that takes numba's one-time compilations out of the first row. Prints a Markdown table.
+
+    python benchmarks/bench_symbolic.py [--sizes 8 16 30] [--sympy-max 8] [--expanded-max 8]
 """
 from __future__ import annotations
 
@@ -18,58 +27,88 @@ import sympy as sp
 
 import multibody as mb
 from multibody import symbolic as sym
+from multibody.symbolic.auxiliary import needed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "symbolic"))
 from symbolic_systems import chain_values, numeric_chain, sympy_chain  # noqa: E402  (the tests' systems)
 
 
-def derive(n):
+def operations(eom):
+    """count_ops of X, Y and of the auxiliaries they need."""
+    program = needed(eom.auxiliaries, [*eom.mass_matrix, *eom.forcing])
+    return sp.count_ops(eom.mass_matrix) + sp.count_ops(eom.forcing) + sum(sp.count_ops(e) for _, e in program)
+
+
+def derive(kind, n, model, symbols):
+    """(EquationsOfMotion, derivation time [s]) by ``kind``."""
+    start = time.perf_counter()
+    if kind == "sympy":
+        km = sympy_chain(n, symbols)
+        elapsed = time.perf_counter() - start
+        zero = sp.zeros(n, 1)
+        return sym.EquationsOfMotion(method="sympy", q=tuple(km.q), u=tuple(km.u), mass_matrix=km.mass_matrix,
+                                     forcing=km.forcing, qdot=sp.Matrix(km.u), generalized_active_forces=zero,
+                                     generalized_inertia_forces=zero), elapsed
+    eom = sym.equations_of_motion(model, intermediates=kind == "intermediates")
+    return eom, time.perf_counter() - start
+
+
+def per_call(fn, calls, rounds):
+    """Seconds per call of each of ``fn`` (a list of callables), medians over interleaved rounds."""
+    times = [[] for _ in fn]
+    for _ in range(rounds):
+        for f, t in zip(fn, times):
+            start = time.perf_counter()
+            for _ in range(calls):
+                f()
+            t.append((time.perf_counter() - start) / calls)
+    return [float(np.median(t)) for t in times]
+
+
+def measure(kind, n, calls, rounds):
     model, symbols = sym.symbolic_chain(n)
-    start = time.perf_counter()
-    eom = sym.equations_of_motion(model)
-    ours = time.perf_counter() - start
-    start = time.perf_counter()
-    km = sympy_chain(n, symbols)
-    theirs = time.perf_counter() - start
-    ops = lambda X, Y: sp.count_ops(X) + sp.count_ops(Y)  # noqa: E731
-    return eom, symbols, ours, theirs, ops(eom.mass_matrix, eom.forcing), ops(km.mass_matrix, km.forcing)
-
-
-def evaluation_times(eom, symbols, n, repeats=2000):
-    rng = np.random.default_rng(0)
+    eom, derivation = derive(kind, n, model, symbols)
+    ops = operations(eom)
+    rng = np.random.default_rng(n)
     values = chain_values(symbols, n, rng)
     start = time.perf_counter()
     f = eom.to_numeric(values)
-    x = np.r_[rng.normal(size=n), rng.normal(size=n)]
+    x = rng.normal(size=2 * n)
     f.rhs(0.0, x)
-    compile_time = time.perf_counter() - start
-    model = numeric_chain(symbols, n, values)
+    build = time.perf_counter() - start
+    numeric = numeric_chain(symbols, n, values)
     q, v, tau = x[:n], x[n:], np.zeros(n)
-    mb.aba(model, q, v, tau)
-    assert np.allclose(f.rhs(0.0, x)[n:], mb.aba(model, q, v, tau), atol=1e-9)
-    timings = []
-    for fn in (lambda: f.rhs(0.0, x), lambda: mb.aba(model, q, v, tau)):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            fn()
-        timings.append((time.perf_counter() - start) / repeats)
-    return compile_time, timings
+    assert np.allclose(f.mass_matrix(q, v), mb.crba(numeric, q), rtol=1e-12, atol=1e-10)
+    assert np.allclose(f.forcing(q, v), -mb.rnea(numeric, q, v, tau), rtol=1e-12, atol=1e-10)
+    t_rhs, t_aba = per_call([lambda: f.rhs(0.0, x), lambda: mb.aba(numeric, q, v, tau)], calls, rounds)
+    return derivation, ops, build, t_rhs, t_aba
+
+
+LABELS = {"intermediates": "multibody, auxiliaries", "expanded": "multibody, expanded",
+          "sympy": "sympy KanesMethod"}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2, 4, 6, 8])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 30])
+    parser.add_argument("--sympy-max", type=int, default=8, help="largest n for sympy's KanesMethod")
+    parser.add_argument("--expanded-max", type=int, default=8, help="largest n for intermediates=False")
+    parser.add_argument("--calls", type=int, default=2000, help="calls per timing round")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds (median)")
     args = parser.parse_args(argv)
-    print("| n | multibody derivation [s] | KanesMethod derivation [s] | speed-up | ops X+Y multibody "
-          "| ops X+Y KanesMethod | ops ratio |")
-    print("|---|---|---|---|---|---|---|")
+    measure("intermediates", 2, 1, 1)
+    print("| n | equations | derivation [s] | ops (X, Y, auxiliaries) | build [s] | rhs [µs] | mb.aba [µs] "
+          "| rhs / aba |")
+    print("|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
-        eom, symbols, ours, theirs, ops_ours, ops_theirs = derive(n)
-        print(f"| {n} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}× | {ops_ours:,} | {ops_theirs:,} "
-              f"| {ops_ours / ops_theirs:.2f} |", flush=True)
-    compile_time, (t_rhs, t_aba) = evaluation_times(eom, symbols, n)
-    print(f"\nn = {n}: generated rhs (numba, CSE) {t_rhs * 1e6:.1f} µs per call vs mb.aba {t_aba * 1e6:.1f} µs "
-          f"({t_rhs / t_aba:.2f}×); code generation + compile {compile_time:.1f} s")
+        for kind, largest in (("intermediates", None), ("expanded", args.expanded_max), ("sympy", args.sympy_max)):
+            if largest is not None and n > largest:
+                flag = f"--{kind}-max"
+                print(f"| {n} | {LABELS[kind]} | not run (n > {flag} {largest}) | | | | | |", flush=True)
+                continue
+            derivation, ops, build, t_rhs, t_aba = measure(kind, n, args.calls, args.rounds)
+            print(f"| {n} | {LABELS[kind]} | {derivation:.2f} | {ops:,} | {build:.1f} | {t_rhs * 1e6:.2f} "
+                  f"| {t_aba * 1e6:.2f} | {t_rhs / t_aba:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
