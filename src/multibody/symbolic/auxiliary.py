@@ -11,6 +11,8 @@ expanded expressions swell exponentially with the depth of a chain. :func:`expan
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -23,12 +25,12 @@ class Auxiliaries:
     model's parameters).
     """
 
-    def __init__(self, taken=()):
+    def __init__(self, taken: Iterable[str] = ()) -> None:
         self.definitions: list[tuple[sp.Symbol, sp.Expr]] = []
         self._symbols: dict[sp.Expr, sp.Symbol] = {}
         self._taken = set(taken)
 
-    def __call__(self, expr):
+    def __call__(self, expr: sp.Expr) -> sp.Expr:
         expr = sp.sympify(expr)
         if expr.is_Atom or isinstance(expr, AppliedUndef):
             return expr
@@ -43,12 +45,12 @@ class Auxiliaries:
             self.definitions.append((symbol, expr))
         return self._symbols[expr]
 
-    def matrix(self, M):
+    def matrix(self, M: sp.Matrix) -> sp.Matrix:
         """Every entry of the sympy Matrix ``M`` named."""
         return M.applyfunc(self)
 
 
-def expand(definitions):
+def expand(definitions: Sequence[tuple[sp.Symbol, sp.Expr]]) -> dict[sp.Symbol, sp.Expr]:
     """Map every auxiliary symbol of ``definitions`` ((z_k, e_k) in order) to its expression in q, u and the
     parameters alone (for ``Matrix.xreplace``)."""
     values = {}
@@ -57,7 +59,8 @@ def expand(definitions):
     return values
 
 
-def needed(definitions, expressions):
+def needed(definitions: Sequence[tuple[sp.Symbol, sp.Expr]],
+           expressions: Iterable[sp.Expr]) -> list[tuple[sp.Symbol, sp.Expr]]:
     """The definitions (in order) that ``expressions`` depend on, directly or through other definitions."""
     if not definitions:
         return []
