@@ -121,3 +121,14 @@ def sympy_chain(n, symbols, axes="xyz"):
     km = KanesMethod(s["frame"], s["q"], s["u"], kd_eqs=s["kd"])
     km.kanes_equations(s["bodies"], s["loads"])
     return km
+
+
+def mixed_joint_model(joint, arm_inertia):
+    """A planar base, a prismatic slider on it, then an arm on ``joint``: the joint-type mix of the tree tests."""
+    model = mb.Model("mixed", gravity=(0.5, -1.0, -9.81))
+    model.add(mb.Body("base", mass=2.0, com=(0.1, 0.05, 0.0), inertia=np.diag([0.02, 0.03, 0.04])), joint=mb.Planar())
+    model.add(mb.Body("slider", mass=1.0, com=(0.0, 0.1, 0.0), inertia=np.diag([0.01, 0.01, 0.02])), parent="base",
+              joint=mb.Prismatic((1, 0, 0)), placement=mb.Transform(translation=(0.2, 0, 0)))
+    model.add(mb.Body("arm", mass=0.5, com=(0.15, 0, 0.02), inertia=arm_inertia), parent="slider", joint=joint,
+              placement=mb.Transform(translation=(0, 0.1, 0)))
+    return model

@@ -9,22 +9,7 @@ import sympy as sp
 import multibody as mb
 from multibody import symbolic as sym
 from multibody.symbolic.auxiliary import needed
-from symbolic_systems import chain_values, numeric_chain
-
-
-@pytest.mark.parametrize("n", [3, 5])
-def test_chain_with_auxiliaries_matches_crba_and_rnea(n):
-    rng = np.random.default_rng(n)
-    model, symbols = sym.symbolic_chain(n)
-    eom = sym.equations_of_motion(model, intermediates=True)
-    values = chain_values(symbols, n, rng)
-    f = eom.to_numeric(values, backend="numpy")
-    numeric = numeric_chain(symbols, n, values)
-    for _ in range(3):
-        q, u = rng.normal(size=n), rng.normal(size=n)
-        assert np.allclose(f.mass_matrix(q, u), mb.crba(numeric, q), rtol=0, atol=1e-10)
-        assert np.allclose(f.forcing(q, u), -mb.rnea(numeric, q, u, np.zeros(n)), rtol=0, atol=1e-10)
-        assert np.allclose(f.rhs(0.0, np.r_[q, u])[n:], mb.aba(numeric, q, u, np.zeros(n)), atol=1e-10)
+from symbolic_systems import chain_values, mixed_joint_model, numeric_chain
 
 
 def test_expanded_equals_the_literal_equations():
@@ -51,14 +36,8 @@ def test_expanded_equals_the_literal_equations():
 def test_mixed_joints_with_auxiliaries_match_aba(speeds):
     """Planar base, prismatic slider, then a spherical joint (body speeds) or a revolute one; joint torques."""
     rng = np.random.default_rng(11)
-    model = mb.Model("mixed", gravity=(0.5, -1.0, -9.81))
-    model.add(mb.Body("base", mass=2.0, com=(0.1, 0.05, 0.0), inertia=np.diag([0.02, 0.03, 0.04])), joint=mb.Planar())
-    model.add(mb.Body("slider", mass=1.0, com=(0.0, 0.1, 0.0), inertia=np.diag([0.01, 0.01, 0.02])), parent="base",
-              joint=mb.Prismatic((1, 0, 0)), placement=mb.Transform(translation=(0.2, 0, 0)))
     joint = mb.Spherical() if speeds == "body" else mb.Revolute((0, 0.6, 0.8))
-    inertia = [[0.002, 1e-4, 0], [1e-4, 0.004, 0], [0, 0, 0.004]]
-    model.add(mb.Body("arm", mass=0.5, com=(0.15, 0, 0.02), inertia=inertia), parent="slider", joint=joint,
-              placement=mb.Transform(translation=(0, 0.1, 0)))
+    model = mixed_joint_model(joint, [[0.002, 1e-4, 0], [1e-4, 0.004, 0], [0, 0, 0.004]])
     eom = sym.equations_of_motion(model, speeds=speeds, torques=True, intermediates=True)
     literal = sym.equations_of_motion(model, speeds=speeds, torques=True)
     tau = rng.normal(size=model.nv)
