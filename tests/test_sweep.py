@@ -126,3 +126,23 @@ def test_a_script_without_the_main_guard_gets_a_clear_error(tmp_path, guarded):
         assert done.returncode == 1 and "BrokenProcessPool" not in done.stderr
         assert "'my_sweep.py' again" in done.stderr and 'if __name__ == "__main__":' in done.stderr
         assert "processes=0" in done.stderr
+
+
+def test_a_sweep_of_initial_states_is_one_batched_simulation():
+    """Points that differ only in "initial." fields run together (no processes, no __main__ guard needed) and give
+    the rows the point-by-point runs give; a run that fails is recorded in its row."""
+    from multibody.io.files import yaml_load
+    from multibody.sweep import ModelRun
+    description = yaml_load(example_path("double_pendulum"))
+    description["simulation"] = {"t_end": 0.2, "method": "RK4", "dt": 1e-3}
+    grid = {"initial.q.shoulder": [0.2, 0.5, 1.0], "initial.v.1": [0.0, 1.0]}
+    rows = mb.sweep(description, grid, rows=True)
+    run = ModelRun(description)
+    for row in rows:
+        expected = run(**{k: row[k] for k in grid})
+        assert all(abs(row[k] - expected[k]) < 1e-12 for k in expected)
+    grid["initial.v.1"] = [0.0, 1e300]
+    with pytest.warns(RuntimeWarning, match="3 of 6 points failed"):
+        rows = mb.sweep(description, grid, rows=True)
+    assert [("error" in row and row["error"] is not None) for row in rows] == [False, True] * 3
+    assert "non-finite" in rows[1]["error"]

@@ -16,6 +16,10 @@ exception's type and message; the other points are kept, and the table's ``attrs
 
 Local processes are started fresh ("spawn"), so they import the calling script again: a script must run its sweep
 under ``if __name__ == "__main__":`` (sweep checks this and says so), or pass ``processes=0``.
+
+A model sweep whose points differ only in their initial state ("initial." fields) runs as one batched
+:func:`multibody.simulate` in this process (all the runs together in the compiled loop where it takes the model),
+without processes.
 """
 from __future__ import annotations
 
@@ -78,15 +82,38 @@ class ModelRun:
         self.description = description
         self.summary = summary
 
-    def __call__(self, **parameters):
+    def setup(self, parameters):
+        """The model file of one point: the description with its fields set."""
         from .io.files import file_from_dict
-        from .simulate import simulate
         data = copy.deepcopy(self.description)
         for path, value in parameters.items():
             _set_field(data, path, value.tolist() if isinstance(value, np.ndarray) else value)
-        setup = file_from_dict(data, "<sweep>")
-        settings = {"t_end": 1.0, **setup.simulation}
-        traj = simulate(setup.model, setup.q0, setup.v0, progress=False, **settings)
+        return file_from_dict(data, "<sweep>")
+
+    def __call__(self, **parameters):
+        from .simulate import simulate
+        setup = self.setup(parameters)
+        return self.summarize(simulate(setup.model, setup.q0, setup.v0, progress=False,
+                                       **{"t_end": 1.0, **setup.simulation}))
+
+    def batch(self, points):
+        """(result, error) of every point at once, when the points differ only in their initial state ("initial."
+        fields): one :func:`multibody.simulate` of all the initial states (the compiled loop's batched runs where
+        it takes the model)."""
+        from .errors import SimulationError
+        from .simulate import simulate
+        setups = [self.setup(point) for point in points]
+        first = setups[0]
+        try:
+            runs, failures = simulate(first.model, np.array([s.q0 for s in setups]), np.array([s.v0 for s in setups]),
+                                      progress=False, **{"t_end": 1.0, **first.simulation}), {}
+        except SimulationError as exc:
+            runs, failures = exc.trajectories, exc.failures
+        return [(None, f"SimulationError: {failures[b]}") if b in failures else _call(self.summarize, {"traj": traj})
+                for b, traj in enumerate(runs)]
+
+    def summarize(self, traj):
+        """``summary(traj)``, or by default the final q and v and the energy drift [J]."""
         if self.summary is not None:
             return self.summary(traj)
         energy = traj.energy()
@@ -145,13 +172,17 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
                               "or pass rows=True for a list of dicts") from exc
     function = _as_function(function_or_model, summary)
     points = _points(parameter_grid)
-    if client is None and (processes is None or int(processes) > 0) and len(points) > 1:
+    if (client is None and (processes is None or int(processes) > 0) and len(points) > 1
+            and not _initial_states_only(function, points)):
         _check_main_guard()
-    results = [None] * len(points)
-    with Progress(len(points), "sweep", progress) as bar:
-        for done, (index, result) in enumerate(_run(function, points, client, processes), start=1):
-            results[index] = result
-            bar.update(done)
+    if client is None and _initial_states_only(function, points):  # one batched simulate, in this process
+        results = function.batch(points)
+    else:
+        results = [None] * len(points)
+        with Progress(len(points), "sweep", progress) as bar:
+            for done, (index, result) in enumerate(_run(function, points, client, processes), start=1):
+                results[index] = result
+                bar.update(done)
     failed = sum(error is not None for _, error in results)
     table = [{**{k: _scalar(v) for k, v in point.items()}, **(result or {}), **({"error": error} if failed else {})}
              for point, (result, error) in zip(points, results)]
@@ -164,6 +195,12 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
     frame = pd.DataFrame(table)
     frame.attrs["failed"] = failed
     return frame
+
+
+def _initial_states_only(function, points):
+    """Whether a model sweep varies only initial states ("initial.q", "initial.v.<joint>", ...)."""
+    return (isinstance(function, ModelRun) and len(points) > 1
+            and all(path.startswith("initial.") for point in points for path in point))
 
 
 def _scalar(value):

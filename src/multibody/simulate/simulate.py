@@ -400,8 +400,9 @@ def _collisions(model, settings):
 def _runs(model, Q0, V0, t_end, options):
     """The trajectories of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single state)
     and, optionally, a torque per run (B, nv): all together in the compiled loop when it takes the model and the
-    options, else one after the other. A failed run raises its SimulationError with ``trajectories``: every run's
-    trajectory (partial for the failed ones); Ctrl-C, SimulationInterrupted with the same."""
+    options, else one after the other. Failed runs raise one SimulationError after all ran, with ``trajectories``:
+    every run's trajectory (partial for the failed ones), and ``failures``: {run: reason}; Ctrl-C,
+    SimulationInterrupted with the same."""
     if Q0.ndim == 2 and V0.ndim == 2 and Q0.shape[0] != V0.shape[0]:
         raise ValueError(f"simulate: q0 and v0 give {Q0.shape[0]} and {V0.shape[0]} runs")
     B = Q0.shape[0] if Q0.ndim == 2 else V0.shape[0]
@@ -417,8 +418,15 @@ def _runs(model, Q0, V0, t_end, options):
                    model, torque, options["f_ext"], options["events"], options["dynamics"],
                    1.0 if method in FIXED_STEP else options["atol"]))
     if not batched:
-        return [simulate(model, Q0[b], V0[b], t_end, torque=torque if torque is None or callable(torque) else torque[b],
-                         **options) for b in range(B)]
+        runs, failures = [], {}
+        for b in range(B):
+            try:
+                runs.append(simulate(model, Q0[b], V0[b], t_end, **options,
+                                     torque=torque if torque is None or callable(torque) else torque[b]))
+            except SimulationError as exc:
+                runs.append(exc.trajectory)
+                failures[b] = (str(exc), exc.time)
+        return _gathered(runs, failures, SimulationError)
     t, Q, V, info = loop.integrate_tree_batch(
         model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
         max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])
@@ -426,15 +434,20 @@ def _runs(model, Q0, V0, t_end, options):
     runs = [loop.tree_trajectory(model, t[:info["samples"][b]], Q[b, :info["samples"][b]], V[b, :info["samples"][b]],
                                  {**info, "status": info["status"][b], "samples": int(info["samples"][b]),
                                   "t_reached": float(info["t_reached"][b])}, tau[b]) for b in range(B)]
-    failed = [b for b in range(B) if info["status"][b] != "ok"]
-    if failed:
-        kind = SimulationInterrupted if info["status"][failed[0]] == "interrupted" else SimulationError
-        error = kind(f"simulate: {len(failed)} of {B} runs failed (run {failed[0]}: "
-                                f"{info['status'][failed[0]]} at t = {info['t_reached'][failed[0]]:.6g} s)",
-                                time=float(info["t_reached"][failed[0]]), trajectory=runs[failed[0]])
-        error.trajectories = runs
-        raise error
-    return runs
+    failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B) if info["status"][b] != "ok"}
+    interrupted = any(reason == "interrupted" for reason, _ in failures.values())
+    return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
+
+
+def _gathered(runs, failures, kind):
+    """``runs``, or, if some failed ({run: (reason, time [s])}), a ``kind`` error carrying them all."""
+    if not failures:
+        return runs
+    first, (reason, time) = next(iter(failures.items()))
+    error = kind(f"simulate: {len(failures)} of {len(runs)} runs failed (run {first}: {reason} at t = {time:.6g} s)",
+                 time=time, trajectory=runs[first])
+    error.trajectories, error.failures = runs, {b: reason for b, (reason, _) in failures.items()}
+    raise error
 
 
 def _check_progress(events, fired, t, history):
