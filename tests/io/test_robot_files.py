@@ -165,3 +165,39 @@ def test_joint_limits_of_a_robot_file_can_be_enforced_in_simulation():
     q0[model.q_slice("elbow_joint")] = elbow.limits.upper - 0.05
     traj = mb.simulate(model, q0, np.zeros(model.nv), t_end=0.4)
     assert traj.q[:, model.q_slice("elbow_joint").start].max() <= elbow.limits.upper + 1e-6
+
+
+@pytest.mark.parametrize("name", ["go1_description/urdf/go1.urdf", "panda_description/urdf/panda_collision.urdf",
+                                  "anymal_b_simple_description/robots/anymal.urdf"])
+def test_collision_primitives_are_placed_as_pinocchio_places_them(name):
+    """collisions=True: every <collision> sphere, box and cylinder is a contact shape named as Pinocchio names it
+    ("<link>_k"), of the same size (a cylinder: the capsule of its radius and overall length), at the same world
+    pose at random configurations."""
+    path = ROBOTS / name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = mb.Model.from_urdf(path, floating_base=True, collisions=True)
+    reference = _pinocchio_floating(path)
+    geometry = pin.buildGeomFromUrdf(reference, str(path), pin.GeometryType.COLLISION)
+    ours = {g.name: g for g in model.geometries}
+    primitives = [g for g in geometry.geometryObjects if type(g.geometry).__name__ in ("Sphere", "Box", "Cylinder")]
+    assert sorted(ours) == sorted(g.name for g in primitives) and ours
+    twin, data, gdata = NamedTwin(model, reference), reference.createData(), pin.GeometryData(geometry)
+    q = model.random_configuration(np.random.default_rng(3))
+    pin.updateGeometryPlacements(reference, data, geometry, gdata, twin.q(q))
+    for k, g in enumerate(geometry.geometryObjects):
+        if g.name not in ours:
+            continue
+        shape, mine = g.geometry, ours[g.name]
+        R, p = (np.eye(3), np.zeros(3)) if mine.body == "world" else mb.body_pose(model, q, mine.body)
+        np.testing.assert_allclose(p + R @ mine.placement.translation, gdata.oMg[k].translation, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(R @ mine.placement.rotation, gdata.oMg[k].rotation, rtol=0, atol=1e-9)
+        kind = type(shape).__name__
+        if kind == "Sphere":
+            assert mine.shape.radius == pytest.approx(shape.radius, abs=1e-12)
+        elif kind == "Box":
+            np.testing.assert_allclose(mine.shape.half_extents, shape.halfSide, rtol=0, atol=1e-12)
+        else:
+            assert mine.shape.radius == pytest.approx(shape.radius, abs=1e-12)
+            length = 2 * (mine.shape.half_length + mine.shape.radius) if isinstance(mine.shape, mb.Capsule) else None
+            assert length is None or length == pytest.approx(2 * shape.halfLength, abs=1e-12)

@@ -192,3 +192,30 @@ def test_planar_joint_moves_in_the_plane_normal_to_its_axis():
     np.testing.assert_allclose(R, mb.rotation_about((1, 0, 0), 0.7), rtol=0, atol=1e-14)  # the link's own axes
     # the inertia about the plane normal (the link's x axis) resists the rotation: M[2, 2] = Ixx
     assert mb.crba(model, q)[2, 2] == pytest.approx(0.1)
+
+
+BALL_ON_A_STICK = """<robot name="toy">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+    <collision><origin xyz="0 0 -0.2"/><geometry><sphere radius="0.1"/></geometry></collision>
+    <collision><geometry><cylinder radius="0.02" length="0.3"/></geometry></collision>
+    <collision><geometry><mesh filename="package://toy/base.stl"/></geometry></collision>
+  </link>
+</robot>"""
+
+
+def test_collision_primitives_become_contact_shapes_that_land_on_a_floor():
+    """collisions=True: the sphere at its <origin>, the cylinder as a capsule (warned), the mesh skipped (warned);
+    dropped on a floor the model comes to rest on its sphere."""
+    with pytest.warns(UserWarning) as caught:
+        model = mb.Model.from_urdf(BALL_ON_A_STICK, floating_base=True, collisions=True)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "cylinders read as capsules (rounded ends) on base" in messages and "base (mesh)" in messages
+    assert [g.name for g in model.geometries] == ["base_0", "base_1"]
+    assert isinstance(model.geometries[1].shape, mb.Capsule) and model.geometries[1].shape.half_length == pytest.approx(0.13)
+    assert mb.Model.from_urdf(BALL_ON_A_STICK, floating_base=True).geometries == []  # not asked: not read
+    model.add_geometry("world", mb.Plane(), name="floor")
+    q0 = model.neutral()
+    q0[2] = 0.5
+    traj = mb.simulate(model, q0, None, 1.0, collisions=True, samples=11)
+    assert traj.impacts and abs(traj.q[-1, 2] - 0.3) < 1e-6  # the sphere's centre 0.2 below the base, radius 0.1

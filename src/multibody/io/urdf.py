@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..constraints.geometry import Box, Capsule, Sphere
 from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute
 from ..model.body import INERTIA_CHECKS, _check_inertia, welded
@@ -172,8 +173,10 @@ def _read(path_or_xml):
 
 
 def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
-                    check_inertia="semidefinite") -> Model:
-    """A :class:`Model` from a URDF file path or an XML string (see the module docstring for the reading)."""
+                    check_inertia="semidefinite", collisions=False) -> Model:
+    """A :class:`Model` from a URDF file path or an XML string (see the module docstring for the reading);
+    ``collisions=True`` also reads the links' ``<collision>`` primitives as contact shapes
+    (:func:`_collision_shapes`)."""
     source, robot = _read(path_or_xml)
     urdf = _Urdf(source)
     if check_inertia not in INERTIA_CHECKS:
@@ -217,7 +220,48 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
     unreached = [name for name in links if name not in attached]
     if unreached:
         urdf.fail("<robot>", f"links not connected to the root '{roots[0]}' (a joint loop?): {', '.join(unreached)}")
-    return _build(urdf, robot, plans, attached, inertials, gravity, children)
+    model = _build(urdf, robot, plans, attached, inertials, gravity, children)
+    if collisions:
+        _collision_shapes(urdf, links, attached, model)
+    return model
+
+
+def _collision_shapes(urdf, links, attached, model):
+    """Each ``<collision>`` sphere, box or cylinder of a link as a contact shape of the body the link is welded into
+    (or of the world), placed by the link's pose in that body and the element's ``<origin>``. A cylinder becomes
+    the capsule of its radius and overall length (rounded ends; a disk shorter than its diameter, a sphere of its
+    radius); meshes are skipped. Both are said once per file (``warnings.warn``). The k-th collision element of a
+    link is named "<link>_k", as Pinocchio's ``buildGeomFromUrdf`` names it."""
+    rounded, meshes = [], []
+    elements = [(name, k, c) for name, node in links.items() for k, c in enumerate(node.findall("collision"))]
+    for link, k, element in elements:
+        where = f"link '{link}' <collision>"
+        geometry = element.find("geometry")
+        shape_element = geometry[0] if geometry is not None and len(geometry) else None
+        if shape_element is None:
+            urdf.fail(where, "has no <geometry> shape")
+        kind = shape_element.tag
+        if kind == "sphere":
+            shape = Sphere(urdf.number(shape_element, "radius", f"{where} <sphere>", None))
+        elif kind == "box":
+            shape = Box(0.5 * np.asarray(urdf.numbers(shape_element, "size", f"{where} <box>", 3)))
+        elif kind == "cylinder":
+            radius = urdf.number(shape_element, "radius", f"{where} <cylinder>", None)
+            half = 0.5 * urdf.number(shape_element, "length", f"{where} <cylinder>", None) - radius
+            shape = Capsule(radius, half) if half > 0 else Sphere(radius)
+            rounded.append(link)
+        else:
+            meshes.append(f"{link} ({kind})")
+            continue
+        body, pose = attached[link]
+        model.add_geometry(body, shape, placement=pose @ urdf.origin(element, where),
+                           name=f"{link}_{k}")  # Pinocchio's name for it
+    if rounded:
+        warnings.warn(f"{urdf.source}: <collision> cylinders read as capsules (rounded ends) on {', '.join(rounded)}",
+                      stacklevel=3)
+    if meshes:
+        warnings.warn(f"{urdf.source}: <collision> shapes other than sphere, box and cylinder skipped (no contact "
+                      f"shape): {', '.join(meshes)}", stacklevel=3)
 
 
 def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_names):

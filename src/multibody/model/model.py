@@ -473,15 +473,16 @@ class Model:
     @classmethod
     def from_urdf(cls, path_or_xml: str | os.PathLike, gravity: ArrayLike = (0.0, 0.0, -9.81),
                   floating_base: bool = False, fuse_fixed: bool = True, check_inertia: str = "semidefinite",
-                  joint_limits: bool = False) -> Model:
+                  joint_limits: bool = False, collisions: bool = False) -> Model:
         """A tree from a URDF file path or XML string: links visited depth first in file order (the order of q),
         fixed joints welded into their parent body (their links become frames) unless ``fuse_fixed=False``,
         massless links as frames or massless bodies, a Free root joint with ``floating_base=True``, joint
         limits (enforced in simulations with ``joint_limits=True``, see :meth:`enforce_joint_limits`), damping,
-        friction and mimic joints read. See :mod:`multibody.io.urdf`."""
+        friction and mimic joints read; with ``collisions=True`` the ``<collision>`` spheres, boxes and cylinders
+        (as capsules) as contact shapes. See :mod:`multibody.io.urdf`."""
         from ..io.urdf import model_from_urdf
         model = model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
-                                check_inertia=check_inertia)
+                                check_inertia=check_inertia, collisions=collisions)
         if joint_limits:
             model.enforce_joint_limits()
         return model
