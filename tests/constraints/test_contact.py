@@ -129,13 +129,28 @@ def test_separating_contact_exerts_no_force():
     np.testing.assert_allclose(mb.forward_dynamics(model, q, v)[3:], R.T @ [0, 0, -G], atol=1e-9)
 
 
-def test_unsupported_pair_is_named():
+def test_unsupported_pair_is_named_and_left_out():
+    """A pair of shapes without a contact model (box–box) never touches, and a warning says which."""
     model = mb.Model("boxes", gravity=(0, 0, -G))
     model.add(mb.Body("a", mass=1.0, inertia=np.eye(3) * 0.01), joint=mb.Free())
-    model.add_geometry("a", mb.Box(HALF))
-    model.add_geometry("world", mb.Box(HALF))
-    with pytest.raises(mb.ModelError, match="Box.*Box.*not supported"):
-        mb.forward_dynamics(model, np.array([0, 0, 0.05, 1, 0, 0, 0.0]), np.zeros(6))
+    model.add_geometry("a", mb.Box(HALF), name="falling")
+    model.add_geometry("world", mb.Box(HALF), name="table")
+    with pytest.warns(UserWarning, match="no contact model for 1 pairs of shapes, which never touch: falling–table "
+                                         "\\(Box–Box\\)"):
+        a = mb.forward_dynamics(model, np.array([0, 0, 0.05, 1, 0, 0, 0.0]), np.zeros(6))
+    np.testing.assert_allclose(a, [0, 0, 0, 0, 0, -G], rtol=0, atol=1e-12)
+
+
+def test_a_body_and_its_parent_never_touch():
+    """As in MuJoCo, shapes of a body and of its parent are not paired (two links' shapes meet at their joint),
+    while the world is paired with every body."""
+    from multibody.constraints.contact import contact_pairs
+    model = mb.Model.chain(3)
+    for link in ("link1", "link2", "link3"):
+        model.add_geometry(link, mb.Sphere(0.1), name=link)
+    model.add_geometry("world", mb.Plane(), name="floor")
+    names = [(model.geometries[i].name, model.geometries[j].name) for i, j in contact_pairs(model)]
+    assert names == [("link1", "link3"), ("link1", "floor"), ("link2", "floor"), ("link3", "floor")]
 
 
 def test_bad_geometry_input():

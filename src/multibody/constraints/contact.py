@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import warnings
+
 import numpy as np
 
 from ..errors import SimulationError
 from ._kinematics import cross
-from .geometry import collide
+from .geometry import collide, has_contact_model
 from .lcp import LCPError, lemke
 from .types import _perpendicular_pair
 
@@ -66,24 +68,45 @@ def _pose(model, snapshot, geometry):
     return index, R, snapshot.point(index, origin)
 
 
+def contact_pairs(model):
+    """The pairs (i, j), i < j, of the model's geometries that can touch: on different bodies, not on a body and its
+    parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), and of
+    shape types :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left
+    out with a warning naming them."""
+    geometries = model.geometries
+    body = [-1 if g.body == "world" else model.locate(g.body)[0] for g in geometries]
+    pairs, unsupported = [], []
+    for i in range(len(geometries)):
+        for j in range(i + 1, len(geometries)):
+            a, b = body[i], body[j]
+            if a == b or (a >= 0 and b >= 0 and (model.parents[a] == b or model.parents[b] == a)):
+                continue
+            if has_contact_model(type(geometries[i].shape), type(geometries[j].shape)):
+                pairs.append((i, j))
+            else:
+                kinds = f"{type(geometries[i].shape).__name__}–{type(geometries[j].shape).__name__}"
+                unsupported.append(f"{geometries[i].name}–{geometries[j].name} ({kinds})")
+    if unsupported:
+        warnings.warn(f"model '{model.name}': no contact model for {len(unsupported)} pairs of shapes, which never "
+                      f"touch: {', '.join(unsupported[:10])}{' …' if len(unsupported) > 10 else ''}", stacklevel=3)
+    return pairs
+
+
 def detect(model, snapshot, margin=0.0):
-    """All contacts (list of :class:`Contact`) between geometries of different bodies with gap ≤ ``margin`` [m].
-    Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape test."""
+    """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
+    ``margin`` [m]. Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape
+    test."""
     posed = [_pose(model, snapshot, g) for g in model.geometries]
     contacts = []
-    for i, ga in enumerate(model.geometries):
-        for j in range(i + 1, len(model.geometries)):
-            gb = model.geometries[j]
-            (ia, Ra, pa), (ib, Rb, pb) = posed[i], posed[j]
-            if ia == ib:
-                continue
-            reach = ga.shape.bounding_radius + gb.shape.bounding_radius + margin
-            if np.linalg.norm(pa - pb) > reach:
-                continue
-            mu = np.sqrt(ga.friction * gb.friction)
-            e = max(ga.restitution, gb.restitution)
-            contacts += [Contact(ga, gb, ia, ib, c, mu, e)
-                         for c in collide(ga.shape, (Ra, pa), gb.shape, (Rb, pb), margin)]
+    for i, j in contact_pairs(model):
+        ga, gb = model.geometries[i], model.geometries[j]
+        (ia, Ra, pa), (ib, Rb, pb) = posed[i], posed[j]
+        if np.linalg.norm(pa - pb) > ga.shape.bounding_radius + gb.shape.bounding_radius + margin:
+            continue
+        mu = np.sqrt(ga.friction * gb.friction)
+        e = max(ga.restitution, gb.restitution)
+        contacts += [Contact(ga, gb, ia, ib, c, mu, e)
+                     for c in collide(ga.shape, (Ra, pa), gb.shape, (Rb, pb), margin)]
     return contacts
 
 

@@ -243,6 +243,11 @@ def sphere_box(center, radius, pose, box):
     return ContactPoint(0.5 * (witness_a + witness_b), n, gap, center, witness_b)
 
 
+def has_contact_model(kind_a: type, kind_b: type) -> bool:
+    """Whether :func:`collide` handles shapes of these two types (in either order)."""
+    return (kind_a, kind_b) in _PAIRS or (kind_b, kind_a) in _PAIRS
+
+
 def collide(shape_a, pose_a, shape_b, pose_b, margin=0.0):
     """Contacts (list of :class:`ContactPoint`, normals from B to A) of two shapes posed in the world
     (pose = (R, p): rotation shape → world, origin). Contacts farther apart than ``margin`` are left out."""

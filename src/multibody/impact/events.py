@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..constraints.contact import contact_pairs
 from ..constraints.forward import forward_dynamics
 from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
@@ -60,11 +61,10 @@ class Collisions:
         self.model, self.law, self.method = model, law, method
         self.rest_velocity, self.tolerance = float(rest_velocity), float(contact_tolerance)
         self.release, self.stabilization = float(release_distance), stabilization
-        geoms = model.geometries
-        self.pairs = [(i, j) for i in range(len(geoms)) for j in range(i + 1, len(geoms))
-                      if geoms[i].body != geoms[j].body]
+        self.pairs = contact_pairs(model)
         if not self.pairs:
-            raise ModelError(f"model '{model.name}': no two contact shapes are on different bodies")
+            raise ModelError(f"model '{model.name}': no two contact shapes can touch (on different bodies, not a body "
+                             "and its parent, of shape types with a contact model)")
         self.resting = set()  # pairs in resting contact: at relative rest and pressed together (contact LCP)
         self.idle = set()  # pairs left touching at relative rest that nothing presses together (Newton's cradle)
         self.tau = None  # the generalized force of the last dynamics evaluation (for the pressing test)
