@@ -72,7 +72,14 @@ def contact_pairs(model):
     """The pairs (i, j), i < j, of the model's geometries that can touch: on different bodies, not on a body and its
     parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), and of
     shape types :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left
-    out with a warning naming them."""
+    out with a warning naming them. Found once per compiled model (kept in ``CompiledModel.derived``)."""
+    derived = (model._compiled or model.compile()).derived
+    if "contact_pairs" not in derived:
+        derived["contact_pairs"] = _pairs_that_can_touch(model)
+    return derived["contact_pairs"]
+
+
+def _pairs_that_can_touch(model):
     geometries = model.geometries
     body = [-1 if g.body == "world" else model.locate(g.body)[0] for g in geometries]
     pairs, unsupported = [], []
@@ -88,7 +95,7 @@ def contact_pairs(model):
                 unsupported.append(f"{geometries[i].name}–{geometries[j].name} ({kinds})")
     if unsupported:
         warnings.warn(f"model '{model.name}': no contact model for {len(unsupported)} pairs of shapes, which never "
-                      f"touch: {', '.join(unsupported[:10])}{' …' if len(unsupported) > 10 else ''}", stacklevel=3)
+                      f"touch: {', '.join(unsupported[:10])}{' …' if len(unsupported) > 10 else ''}", stacklevel=4)
     return pairs
 
 

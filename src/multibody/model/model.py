@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -52,6 +52,8 @@ class CompiledModel:
     nv: int
     singular: str = ""  # why M(q) is singular (massless bodies moved by joints), or "": forward dynamics raises it
     flexible: Any = None  # a model with flexible beams: multibody.flexible.tree.FlexibleTree (the Python path)
+    derived: dict = field(default_factory=dict, compare=False, repr=False)  # data derived from the model once, on
+    # first use (e.g. its contact pairs), dropped with the compiled model whenever the model changes
 
 
 class Model:
