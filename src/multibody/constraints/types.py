@@ -586,6 +586,12 @@ CONSTRAINT_TYPES = {cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane
                                                KnifeEdge, Mimic, JointLimit)}
 
 
+def equality_constraints(model: Model) -> list[Constraint]:
+    """The model's equality constraints (loops, rolling, mimic, user rows): all but the unilateral
+    :class:`JointLimit` ones (:func:`multibody.constraints.limits.joint_limits`), in ``model.constraints`` order."""
+    return [c for c in getattr(model, "constraints", ()) if not getattr(c, "unilateral", False)]
+
+
 def stack(model, snapshot, constraints=None):
     """All rows of ``constraints`` (default: the model's) stacked, and the row slice of each constraint."""
     constraints = model.constraints if constraints is None else constraints

@@ -32,6 +32,7 @@ from ..constraints.contact import contact_pairs
 from ..constraints.forward import forward_dynamics
 from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.geometry import collide
+from ..constraints.types import equality_constraints
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
 from ..errors import ModelError
@@ -173,7 +174,7 @@ class Collisions:
     def _in_flight(self, q, v, tau):
         """v̇ with no contact touching: the articulated-body algorithm, or with the model's loop constraints
         (bilateral), the constrained forward dynamics with every contact and joint-limit bound left out."""
-        if not any(not getattr(c, "unilateral", False) for c in self.model.constraints):
+        if not equality_constraints(self.model):
             return aba(self.model, q, v, tau)
         return forward_dynamics(self.model, q, v, tau, stabilization=self.stabilization, contact_tolerance=-np.inf,
                                 limits=[])

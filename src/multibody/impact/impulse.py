@@ -22,7 +22,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ..constraints._kinematics import Snapshot
-from ..constraints.types import stack
+from ..constraints.types import equality_constraints, stack
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
@@ -107,7 +107,7 @@ def impulse_response_matrix(model: Model, q: np.ndarray, M: np.ndarray, rhs: np.
     constraints hold through the impact, P = M⁻¹ − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁺ A M⁻¹ with A the rows of its bilateral
     constraints at q (M⁻¹ rhs without any)."""
     response = solve_mass(M, rhs)
-    loops = [c for c in model.constraints if not getattr(c, "unilateral", False)]
+    loops = equality_constraints(model)
     if not loops:
         return response
     A = stack(model, Snapshot(model, q, np.zeros(model.nv)), loops)[0].J

@@ -103,7 +103,8 @@ def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: Ar
     tau = np.zeros(model.nv) if torque is None else as_state(torque, model.nv, "torque")
     nv = model.nv
     _warn_rotating_quaternion_joints(model, v)
-    if getattr(model, "constraints", None) and any(not getattr(c, "unilateral", False) for c in model.constraints):
+    from ..constraints.types import equality_constraints
+    if equality_constraints(model):
         return _linearize_constrained(model, q, v, tau, eps, bases)
 
     def accel(qq, vv):
@@ -150,10 +151,10 @@ def _linearize_constrained(model, q, v, tau, eps, bases):
     from ..constraints._kinematics import Snapshot
     from ..constraints.assembly import check_consistent
     from ..constraints.forward import forward_dynamics
-    from ..constraints.types import stack
+    from ..constraints.types import equality_constraints, stack
 
     check_consistent(model, q, v)
-    equality = [c for c in model.constraints if not getattr(c, "unilateral", False)]
+    equality = equality_constraints(model)
 
     def rows(qq, vv):
         return stack(model, Snapshot(model, qq, vv), equality)[0]

@@ -20,6 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
+from ..constraints.limits import LimitStops, joint_limits
+from ..constraints.types import equality_constraints
 from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import ModelError, SimulationError, SimulationInterrupted
@@ -223,9 +225,9 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
 
     Returns
     -------
-    Trajectory (a list of them for several runs) at the output times, with the events, the impacts (``collisions``) and the constraint ``drift``
-    (per sample max|φ| and max|J v − b|: with projection the residual the steps since the previous sample had
-    before their projection, else the residual of the sample itself).
+    Trajectory (a list of them for several runs) at the output times, with the events, the impacts
+    (``collisions``) and the constraint ``drift`` (per sample max|φ| and max|J v − b|: with projection the residual
+    the steps since the previous sample had before their projection, else the residual of the sample itself).
 
     Raises
     ------
@@ -263,23 +265,20 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
-    if compiled and method in _COMPILED and progress is not True and impacts is None:
+    if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
         from . import compiled as loop
-        if not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol):
-            torque = None if torque is None else as_state(torque, nv, "torque")
-            t, q, v, info = loop.integrate_tree(model, q0, v0, t_eval, method=_COMPILED[method], rtol=rtol, atol=atol,
-                                                max_step=max_step, dt=dt, tau=torque, t_start=t_start)
-            return loop.tree_trajectory(model, t, q, v, info, torque)
+        torque = None if torque is None else as_state(torque, nv, "torque")
+        t, q, v, info = loop.integrate_tree(model, q0, v0, t_eval, method=_COMPILED[method], rtol=rtol, atol=atol,
+                                            max_step=max_step, dt=dt, tau=torque, t_start=t_start)
+        return loop.tree_trajectory(model, t, q, v, info, torque)
     tau = generalized_forces(model, torque, f_ext)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
     events = [_as_event(e) for e in events]
     if impacts is not None:
         events, accel = [*impacts.events(), *events], impacts.dynamics
-    elif (any(getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
-            and not getattr(dynamics, "handles_joint_limits", False)):
+    elif joint_limits(model) and not getattr(dynamics, "handles_joint_limits", False):
         # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
-        from ..constraints.limits import LimitStops
         stops = LimitStops(model)
         events = [*stops.events(), *events]
         accel = stops.dynamics if dynamics is None else accel
@@ -291,8 +290,7 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
 
     record = None
     if method in FIXED_STEP:
-        projected = projection and method != "contact" and any(
-            not getattr(c, "unilateral", False) for c in getattr(model, "constraints", ()))
+        projected = projection and method != "contact" and bool(equality_constraints(model))
         record = DriftRecord() if projected else None
         step = scheme(model, method, tau, normalized, projected)
 
@@ -378,7 +376,6 @@ def _check_method(model, method, dt, dynamics, collisions):
     if dynamics is not None and collisions:
         raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
     if method == "contact":
-        from ..constraints.limits import joint_limits
         given = {"dynamics": dynamics is not None, "collisions": collisions, "joint limits": joint_limits(model)}
         refused = [name for name, value in given.items() if value]
         if refused:
@@ -397,6 +394,15 @@ def _collisions(model, settings):
                          f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
 
 
+def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol):
+    """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
+    no collisions, and nothing it refuses (:func:`multibody.simulate.compiled.unsupported`)."""
+    if not (compiled and method in _COMPILED and progress is not True and not collisions):
+        return False
+    from . import compiled as loop
+    return not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
+
+
 def _runs(model, Q0, V0, t_end, options):
     """The trajectories of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single state)
     and, optionally, a torque per run (B, nv): all together in the compiled loop when it takes the model and the
@@ -410,14 +416,10 @@ def _runs(model, Q0, V0, t_end, options):
     torque = options.pop("torque")
     if torque is not None and not callable(torque):
         torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
-    method, t_eval = options["method"], _output_times(float(options["t_start"]), float(t_end), options["t_eval"],
-                                                      options["samples"], options["dt"])
-    from . import compiled as loop
-    batched = (options["compiled"] and method in _COMPILED and options["progress"] is not True
-               and not options["collisions"] and not loop.unsupported(
-                   model, torque, options["f_ext"], options["events"], options["dynamics"],
-                   1.0 if method in FIXED_STEP else options["atol"]))
-    if not batched:
+    method, collisions = options["method"], options["collisions"] not in (False, None)
+    _check_method(model, method, options["dt"], options["dynamics"], collisions)
+    if not _in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
+                             options["f_ext"], options["events"], options["dynamics"], options["atol"]):
         runs, failures = [], {}
         for b in range(B):
             try:
@@ -427,6 +429,9 @@ def _runs(model, Q0, V0, t_end, options):
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
         return _gathered(runs, failures, SimulationError)
+    from . import compiled as loop
+    t_eval = _output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
+                           options["dt"])
     t, Q, V, info = loop.integrate_tree_batch(
         model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
         max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])

@@ -242,7 +242,8 @@ def _coordinates_only(trace):
 def _default_title(model, q):
     """"name: 3 bodies, 1 degree of freedom": the mobility at q (nv less the independent constraints)."""
     dof = model.nv
-    if any(not getattr(c, "unilateral", False) for c in model.constraints):
+    from ..constraints.types import equality_constraints
+    if equality_constraints(model):
         from ..constraints.assembly import mobility
         dof = mobility(model, q)["dof"]
     return f"{model.name}: {model.nbodies} bodies, {dof} degree{'' if dof == 1 else 's'} of freedom"
