@@ -484,12 +484,7 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     T = max(1, min(threads, (q.shape[0] + LANES - 1) // LANES))
     work = thread_workspaces(T, topology.shape[0], qdd.shape[1])
 
-    def share(t):
-        aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, t, T, *work[t])
-    if T == 1:
-        share(0)
-    else:
-        list(thread_pool(T).map(share, range(T)))
+    in_threads(lambda t: aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, t, T, *work[t]), T, T)
     return bool(np.isfinite(qdd).all())
 
 
@@ -505,8 +500,13 @@ def thread_workspaces(T, n, nv):
     return kept[(T, n, nv)]
 
 
-def thread_pool(threads):
-    """A pool of ``threads`` worker threads, made once and kept."""
+def in_threads(task, count, threads):
+    """task(0), …, task(count − 1): in this thread if ``threads`` is 1, else on a kept pool of ``threads`` worker
+    threads (made once per size; the tasks are compiled calls that release the GIL)."""
+    if threads == 1:
+        for k in range(count):
+            task(k)
+        return
     if threads not in _POOLS:
         _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="multibody")
-    return _POOLS[threads]
+    list(_POOLS[threads].map(task, range(count)))

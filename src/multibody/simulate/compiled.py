@@ -25,20 +25,20 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 tableau (scipy's, BSD)
 
+from ..dynamics._batch import in_threads
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba
 from ..dynamics._spatial_kernels import IQ, JTYPE
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from . import lockstep
-from .forces import JointFriction, JointSpring
+from .forces import JointFriction, JointSpring, add_joint_forces
 
 METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
 DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
@@ -78,18 +78,14 @@ EXPO = 0.2 - 0.75 * BETA
 def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, dx):
     """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements.
 
-    joint_forces (m, 7): rows (iq, iv, k, q₀, c, F_c, v_s), Q[iv] = −k (q[iq] − q₀) − c v[iv] − F_c tanh(v[iv]/v_s).
+    joint_forces (m, 7): rows (iq, iv, k, q₀, c, F_c, v_s) of :func:`joint_force_array`, added to τ by
+    :func:`multibody.simulate.forces.add_joint_forces`.
     """
     q, v = x[:nq], x[nq:]
     configuration_rate(topology, q, v, dx[:nq])
     for k in range(tau.shape[0]):
         tau_work[k] = tau[k]
-    for e in range(joint_forces.shape[0]):
-        iq, iv = int(joint_forces[e, 0]), int(joint_forces[e, 1])
-        force = -joint_forces[e, 2] * (q[iq] - joint_forces[e, 3]) - joint_forces[e, 4] * v[iv]
-        if joint_forces[e, 5] > 0.0:
-            force -= joint_forces[e, 5] * np.tanh(v[iv] / joint_forces[e, 6])
-        tau_work[iv] += force
+    add_joint_forces(joint_forces, q, v, tau_work)
     aba(topology, params, gravity, q, v, tau_work, no_forces, dx[nq:])
 
 
@@ -625,12 +621,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         status[b], count[b] = run(arrays, code, tau[b], rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
                                   h_max, h_first, dt_, steps, X_out[b], stats[b])
-    if threads == 1:
-        for b in range(B):
-            one(b)
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(one, range(B)))
+    in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numba import njit
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError
@@ -192,6 +193,20 @@ class JointFriction:
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "joint": self.joint, "friction": self.friction,
                 "velocity_scale": self.velocity_scale}
+
+
+@njit(cache=True)
+def add_joint_forces(joint_forces, q, v, tau):
+    """tau += Q of the joint springs and friction given as rows (iq, iv, k, q₀, c, F_c, v_s)
+    (:func:`multibody.simulate.compiled.joint_force_array`): Q[iv] = −k (q[iq] − q₀) − c v[iv]
+    − F_c tanh(v[iv]/v_s), the compiled twin of :meth:`JointSpring.generalized_force` and
+    :meth:`JointFriction.generalized_force`."""
+    for e in range(joint_forces.shape[0]):
+        iq, iv = int(joint_forces[e, 0]), int(joint_forces[e, 1])
+        force = -joint_forces[e, 2] * (q[iq] - joint_forces[e, 3]) - joint_forces[e, 4] * v[iv]
+        if joint_forces[e, 5] > 0.0:
+            force -= joint_forces[e, 5] * np.tanh(v[iv] / joint_forces[e, 6])
+        tau[iv] += force
 
 
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}

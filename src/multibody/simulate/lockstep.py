@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._batch import LANES, aba_chunk, thread_pool, thread_workspaces
+from ..dynamics._batch import LANES, aba_chunk, in_threads, thread_workspaces
 from ..dynamics._spatial_kernels import JTYPE
 from ..model.joints import PRISMATIC, REVOLUTE
+from .forces import add_joint_forces
 
 STAGE_OFFSET = (0.0, 0.5, 0.5, 1.0)  # RK4 stage k_s is taken at x + c_s h k_{s−1}
 STAGE_WEIGHT = (1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0)
@@ -33,16 +34,11 @@ def applies(model) -> bool:
 @njit(cache=True)
 def joint_torques(tau, joint_forces, q, v, b0, nb, out):
     """out[b] = τ_{b0 + b} + Q(q_b, v_b): run b0 + b's torque (tau (B, n)) and the joint springs and friction
-    (rows (iq, iv, k, q₀, c, F_c, v_s))."""
+    (:func:`multibody.simulate.forces.add_joint_forces`)."""
     for b in range(nb):
         for k in range(tau.shape[1]):
             out[b, k] = tau[b0 + b, k]
-        for e in range(joint_forces.shape[0]):
-            iq, iv = int(joint_forces[e, 0]), int(joint_forces[e, 1])
-            force = -joint_forces[e, 2] * (q[b, iq] - joint_forces[e, 3]) - joint_forces[e, 4] * v[b, iv]
-            if joint_forces[e, 5] > 0.0:
-                force -= joint_forces[e, 5] * np.tanh(v[b, iv] / joint_forces[e, 6])
-            out[b, iv] += force
+        add_joint_forces(joint_forces, q[b], v[b], out[b])
 
 
 @njit(cache=True)
@@ -124,10 +120,5 @@ def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, 
     T = max(1, min(threads, (B + LANES - 1) // LANES))
     work, state = thread_workspaces(T, topology.shape[0], n), np.empty((T, 8, LANES, n))
 
-    def share(k):
-        lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
-                       k, T, state[k], *work[k])
-    if T == 1:
-        share(0)
-    else:
-        list(thread_pool(T).map(share, range(T)))
+    in_threads(lambda k: lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out,
+                                        stop, counts, k, T, state[k], *work[k]), T, T)
