@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .constraints.geometry import _positive
+from .constraints.types import _number
 from .dynamics.kinematics import body_pose, body_velocity, jacobian
 from .errors import ModelError
 from .model import Body, Revolute
@@ -60,7 +62,7 @@ class Gyrostat:
         if norm < 1e-12:
             raise ModelError(f"gyrostat on '{carrier}': axis must be non-zero, got {axis.tolist()}")
         self.axis = tuple(float(x) for x in axis / norm)
-        self.polar_inertia = _number(polar_inertia, f"gyrostat on '{carrier}': polar_inertia", positive=True)
+        self.polar_inertia = _positive(polar_inertia, f"gyrostat on '{carrier}': polar_inertia")
         if spin is not None:
             self.spin = _number(spin, f"gyrostat on '{carrier}': spin")
 
@@ -90,16 +92,6 @@ class Gyrostat:
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "carrier": self.carrier, "axis": list(self.axis),
                 "polar_inertia": self.polar_inertia, "spin": self.spin}
-
-
-def _number(value: Any, field: str, positive: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"{field} must be a number, got {value!r}") from exc
-    if not np.isfinite(x) or (positive and x <= 0):
-        raise ModelError(f"{field} must be finite{' and positive' if positive else ''}, got {value!r}")
-    return x
 
 
 def rotor_wrench(gyrostat: Gyrostat, omega: ArrayLike, spin: float, spin_rate: float) -> np.ndarray:
