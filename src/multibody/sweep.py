@@ -93,8 +93,7 @@ class ModelRun:
     def __call__(self, **parameters):
         from .simulate import simulate
         setup = self.setup(parameters)
-        return self.summarize(simulate(setup.model, setup.q0, setup.v0, progress=False,
-                                       **{"t_end": 1.0, **setup.simulation}))
+        return self.summarize(simulate(setup.model, setup.q0, setup.v0, progress=False, **_settings(setup)))
 
     def batch(self, points):
         """(result, error) of every point at once, when the points differ only in their initial state ("initial."
@@ -106,7 +105,7 @@ class ModelRun:
         first = setups[0]
         try:
             runs, failures = simulate(first.model, np.array([s.q0 for s in setups]), np.array([s.v0 for s in setups]),
-                                      progress=False, **{"t_end": 1.0, **first.simulation}), {}
+                                      progress=False, **_settings(first)), {}
         except SimulationError as exc:
             runs, failures = exc.trajectories, exc.failures
         return [(None, f"SimulationError: {failures[b]}") if b in failures else _call(self.summarize, {"traj": traj})
@@ -121,6 +120,11 @@ class ModelRun:
         result.update({f"v_final[{i}]": x for i, x in enumerate(traj.v[-1])})
         result["energy_drift"] = float(energy[-1] - energy[0])
         return result
+
+
+def _settings(setup):
+    """The file's simulation settings, simulating 1 s where it gives no t_end."""
+    return {"t_end": 1.0, **setup.simulation}
 
 
 def _call(function, parameters):
@@ -172,10 +176,10 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
                               "or pass rows=True for a list of dicts") from exc
     function = _as_function(function_or_model, summary)
     points = _points(parameter_grid)
-    if (client is None and (processes is None or int(processes) > 0) and len(points) > 1
-            and not _initial_states_only(function, points)):
+    batched = client is None and _initial_states_only(function, points)  # one batched simulate, in this process
+    if not batched and client is None and (processes is None or int(processes) > 0) and len(points) > 1:
         _check_main_guard()
-    if client is None and _initial_states_only(function, points):  # one batched simulate, in this process
+    if batched:
         results = function.batch(points)
     else:
         results = [None] * len(points)
