@@ -1,0 +1,430 @@
+"""The step loops of :mod:`multibody.simulate.compiled` in numba: the integrators, their dense output, and the
+rates ẋ = (q̇, v̇) of a tree under a constant torque and its joint force elements.
+
+For the models ``multibody.simulate`` handles without Python callables — a tree (no constraints) under gravity,
+with a constant joint torque vector and the joint force elements (:class:`~multibody.JointSpring`,
+:class:`~multibody.JointFriction`) — the state x = (q, v) is integrated by
+
+- ``"DOPRI5"``: the adaptive Dormand–Prince 5(4) pair (Hairer, Nørsett, Wanner, *Solving ODEs I*, II.5), PI
+  step-size control and the 4th-order continuous extension for the output times;
+- ``"DOP853"``: the adaptive Dormand–Prince 8(5,3) method (Hairer's DOP853, as scipy runs it: same tableau,
+  error norm and step rules) with its 7th-order dense output: fewer, costlier steps, the better choice at tight
+  tolerances (it is ``multibody.simulate``'s default);
+- ``"RK4"``: the classical fixed-step Runge–Kutta method;
+- ``"Euler"``: fixed-step semi-implicit Euler, v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (MuJoCo's "Euler"; first
+  order, symplectic only when the mass matrix is constant, so the energy of a chain drifts at O(h)).
+
+q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints), v̇ = ABA(q, v, τ(q, v)) with
+τ = τ_const − k (q − q₀) − c q̇ − F_c tanh(q̇ / v_s) on one-dof joints. Quaternions are renormalized after each
+step (and at each output). A non-finite state or a step-size underflow stops the loop; the samples computed so
+far are kept (:class:`~multibody.SimulationError` carries them as a trajectory).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 tableau (scipy's, BSD)
+
+from ..dynamics._configuration import configuration_rate, integrate
+from ..dynamics._core import aba
+from ..dynamics._spatial_kernels import IQ, JTYPE
+from ..model.joints import FREE, SPHERICAL
+from .forces import add_joint_forces
+
+METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
+DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
+# Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
+OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED, GO_ON = 0, 1, 2, 3, 4, -1
+STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached",
+          INTERRUPTED: "interrupted"}
+# stats entries: function evaluations, accepted steps, rejected steps, time reached [s].
+NFEV, STEPS, REJECTED, T_REACHED, STOP = range(5)  # stats entries; STOP ≠ 0, set by another thread, ends a run
+
+# Dormand–Prince 5(4) tableau (Hairer–Nørsett–Wanner, Table II.5.2), 5th-order solution in row 7 (FSAL), error
+# coefficients E = b − b̂, and the dense-output coefficients of the 4th-order continuous extension (dopri5.f, CONTD5).
+A21 = 1.0 / 5.0
+A31, A32 = 3.0 / 40.0, 9.0 / 40.0
+A41, A42, A43 = 44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0
+A51, A52, A53, A54 = 19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0
+A61, A62, A63, A64, A65 = 9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0
+A71, A73, A74, A75, A76 = 35.0 / 384.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0
+E1, E3, E4, E5, E6, E7 = (71.0 / 57600.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0, 22.0 / 525.0,
+                          -1.0 / 40.0)
+D1, D3, D4, D5, D6, D7 = (-12715105075.0 / 11282082432.0, 87487479700.0 / 32700410799.0,
+                          -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
+                          -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+# Dormand–Prince 8(5,3) (Hairer's DOP853, the tableau scipy uses): 12 stages + the new-state derivative, error
+# weights E5 and E3, 3 extra stages and the matrix D of the 7th-order dense output.
+A8, E5_8, E3_8, D8 = (np.ascontiguousarray(x) for x in (_dop853.A, _dop853.E5, _dop853.E3, _dop853.D))
+assert np.array_equal(A8[12, :12], _dop853.B)  # the 12th stage is evaluated at the new state
+A5 = np.array([[0.0] * 7, [A21] + [0.0] * 6, [A31, A32] + [0.0] * 5, [A41, A42, A43] + [0.0] * 4,
+               [A51, A52, A53, A54] + [0.0] * 3, [A61, A62, A63, A64, A65, 0.0, 0.0],
+               [A71, 0.0, A73, A74, A75, A76, 0.0]])  # (a single call site of the rates: a smaller, faster compile)
+# PI step-size control (dopri5.f defaults): h_new = h / fac, fac = err^0.17 / err_old^0.04 / 0.9 in [0.1, 5].
+SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
+EXPO = 0.2 - 0.75 * BETA
+
+
+@njit(cache=True)
+def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, dx):
+    """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements.
+
+    joint_forces (m, 7): rows (iq, iv, k, q₀, c, F_c, v_s) of :func:`joint_force_array`, added to τ by
+    :func:`multibody.simulate.forces.add_joint_forces`.
+    """
+    q, v = x[:nq], x[nq:]
+    configuration_rate(topology, q, v, dx[:nq])
+    for k in range(tau.shape[0]):
+        tau_work[k] = tau[k]
+    add_joint_forces(joint_forces, q, v, tau_work)
+    aba(topology, params, gravity, q, v, tau_work, no_forces, dx[nq:])
+
+
+@njit(cache=True)
+def normalize_quaternions(topology, x):
+    """Scale the quaternion of every spherical and free joint in x[:nq] to unit length."""
+    for i in range(topology.shape[0]):
+        jt = topology[i, JTYPE]
+        if jt == SPHERICAL or jt == FREE:
+            o = topology[i, IQ] + (3 if jt == FREE else 0)
+            norm = np.sqrt(x[o] ** 2 + x[o + 1] ** 2 + x[o + 2] ** 2 + x[o + 3] ** 2)
+            for k in range(4):
+                x[o + k] /= norm
+
+
+@njit(cache=True)
+def finite(x):
+    for value in x:
+        if not np.isfinite(value):
+            return False
+    return True
+
+
+@njit(cache=True)
+def error_norm(x, x_new, err, rtol, atol):
+    """RMS of err_i / (atol + rtol max(|x_i|, |x_new,i|)) (the error of a step relative to its tolerance)."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        scale = atol + rtol * max(abs(x[i]), abs(x_new[i]))
+        total += (err[i] / scale) ** 2
+    return np.sqrt(total / x.shape[0])
+
+
+@njit(cache=True)
+def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order):
+    """First step size of a method of ``order`` (Hairer's HINIT): h^order × (second-derivative estimate) ≈ 0.01."""
+    topology, params, gravity = arrays
+    dnf, dny = 0.0, 0.0
+    for i in range(x.shape[0]):
+        scale = atol + rtol * abs(x[i])
+        dnf += (f0[i] / scale) ** 2
+        dny += (x[i] / scale) ** 2
+    h = 1e-6 if dnf <= 1e-10 or dny <= 1e-10 else 0.01 * np.sqrt(dny / dnf)
+    h = min(h, h_max)
+    y1, f1 = work[0], work[1]
+    for i in range(x.shape[0]):
+        y1[i] = x[i] + h * f0[i]
+    rates(topology, params, gravity, tau, joint_forces, y1, nq, tau_work, no_forces, f1)
+    der2 = 0.0
+    for i in range(x.shape[0]):
+        der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
+    der12 = max(np.sqrt(der2) / h, np.sqrt(dnf))
+    h1 = max(1e-6, h * 1e-3) if der12 <= 1e-15 else (0.01 / der12) ** (1.0 / order)
+    return min(100.0 * h, h1, h_max)
+
+
+@njit(cache=True)
+def stopped(stats, max_steps, h, t, nonfinite):
+    """The status that ends an adaptive run before its next step (asked to stop, out of steps, a step size below
+    round-off), or GO_ON."""
+    if stats[STOP] != 0.0:
+        return INTERRUPTED
+    if stats[STEPS] + stats[REJECTED] >= max_steps:
+        return MAX_STEPS
+    if h < 10.0 * 2.220446049250313e-16 * abs(t) or h < 1e-300:
+        return NONFINITE if nonfinite else UNDERFLOW
+    return GO_ON
+
+
+@njit(cache=True)
+def explicit_stages(arrays, tau, joint_forces, A, count, x, h, K, y, nq, tau_work, no_forces):
+    """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = 1 … count − 1, of an explicit Runge–Kutta step from x with
+    k_0 = K[0] given; y is left at the last stage's state."""
+    topology, params, gravity = arrays
+    for st in range(1, count):
+        for i in range(x.shape[0]):
+            acc = 0.0
+            for k in range(st):
+                acc += A[st, k] * K[k, i]
+            y[i] = x[i] + h * acc
+        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+
+
+@njit(cache=True)
+def first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, f0, work,
+                  tau_work, no_forces, order):
+    """The start of an adaptive run: the samples at the start time written to x_out, f0 = ẋ(t, x), and the first
+    step (``h_first``, or guessed for a method of ``order``). Returns (samples written, h, status): GO_ON, or the
+    status that ends the run already (a non-finite ẋ, or every sample written)."""
+    topology, params, gravity = arrays
+    nq = x.shape[0] - tau.shape[0]
+    T, j = t_eval.shape[0], 0
+    while j < T and t_eval[j] <= t:
+        x_out[j] = x
+        j += 1
+    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, f0)
+    stats[NFEV] += 1
+    if not finite(f0):
+        return j, 0.0, NONFINITE
+    if j == T:
+        return j, 0.0, OK
+    h = h_first
+    if h <= 0.0:
+        h = initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order)
+        stats[NFEV] += 1
+    return j, h, GO_ON
+
+
+@njit(cache=True)
+def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
+    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]).
+
+    Returns (status, number of samples written). x is overwritten with the last accepted state.
+    """
+    topology, params, gravity = arrays
+    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(tau.shape[0])
+    K = np.empty((7, nx))      # stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1)
+    y = np.empty(nx)           # stage state, then the new state
+    err = np.empty(nx)
+    dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
+    work = np.empty((2, nx))
+    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
+                                 K[0], work, tau_work, no_forces, 5)
+    if status != GO_ON:
+        return status, j
+    T = t_eval.shape[0]
+    t_end = t_eval[T - 1]
+    err_old, rejected_last, nonfinite = 1e-4, False, False
+    while True:
+        status = stopped(stats, max_steps, h, t, nonfinite)
+        if status != GO_ON:
+            return status, j
+        if t + 1.01 * h >= t_end:
+            h = t_end - t
+        # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
+        explicit_stages(arrays, tau, joint_forces, A5, 7, x, h, K, y, nq, tau_work, no_forces)
+        stats[NFEV] += 6
+        # local error estimate h Σ e_s k_s, measured against the tolerances
+        for i in range(nx):
+            err[i] = h * (E1 * K[0, i] + E3 * K[2, i] + E4 * K[3, i] + E5 * K[4, i] + E6 * K[5, i] + E7 * K[6, i])
+        e = error_norm(x, y, err, rtol, atol)
+        if not np.isfinite(e):  # a stage left the finite states: retry with a much smaller step
+            nonfinite, rejected_last = True, True
+            stats[REJECTED] += 1
+            h *= 0.2
+            continue
+        nonfinite = False
+        fac_err = e ** EXPO
+        fac = max(FAC_MIN, min(FAC_MAX, fac_err / err_old ** BETA / SAFE))
+        if e > 1.0:  # rejected: shrink
+            h /= min(FAC_MAX, fac_err / SAFE)
+            rejected_last = True
+            stats[REJECTED] += 1
+            continue
+        # accepted: dense output on [t, t + h], then advance
+        for i in range(nx):
+            diff = y[i] - x[i]
+            spline = h * K[0, i] - diff
+            dense[0, i] = x[i]
+            dense[1, i] = diff
+            dense[2, i] = spline
+            dense[3, i] = diff - h * K[6, i] - spline
+            dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
+                               + D7 * K[6, i])
+        t_new = t_end if h == t_end - t else t + h
+        while j < T and t_eval[j] <= t_new:
+            s = (t_eval[j] - t) / h
+            s1 = 1.0 - s
+            for i in range(nx):
+                x_out[j, i] = dense[0, i] + s * (dense[1, i] + s1 * (dense[2, i] + s * (dense[3, i]
+                                                                                       + s1 * dense[4, i])))
+            normalize_quaternions(topology, x_out[j])
+            j += 1
+        x[:] = y
+        normalize_quaternions(topology, x)
+        K[0] = K[6]
+        t = t_new
+        stats[STEPS] += 1
+        stats[T_REACHED] = t
+        if j == T:
+            return OK, j
+        err_old = max(e, 1e-4)
+        h_new = min(h / fac, h_max)
+        h = min(h_new, h) if rejected_last else h_new
+        rejected_last = False
+
+
+@njit(cache=True)
+def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
+    """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
+    0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
+    that holds an output time)."""
+    topology, params, gravity = arrays
+    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(tau.shape[0])
+    K = np.empty((16, nx))     # stages 1 … 12, the new state's derivative (row 12), the dense-output stages
+    y = np.empty(nx)
+    dense = np.empty((7, nx))
+    work = np.empty((2, nx))
+    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
+                                 K[0], work, tau_work, no_forces, 8)
+    if status != GO_ON:
+        return status, j
+    T = t_eval.shape[0]
+    t_end = t_eval[T - 1]
+    rejected_last, nonfinite = False, False
+    while True:
+        status = stopped(stats, max_steps, h, t, nonfinite)
+        if status != GO_ON:
+            return status, j
+        if t + 1.01 * h >= t_end:
+            h = t_end - t
+        # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
+        # is the new state y and k_12 = f(y)
+        explicit_stages(arrays, tau, joint_forces, A8, 13, x, h, K, y, nq, tau_work, no_forces)
+        stats[NFEV] += 12
+        # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
+        n5, n3 = 0.0, 0.0
+        for i in range(nx):
+            scale = atol + rtol * max(abs(x[i]), abs(y[i]))
+            e5, e3 = 0.0, 0.0
+            for k in range(13):
+                e5 += E5_8[k] * K[k, i]
+                e3 += E3_8[k] * K[k, i]
+            n5 += (e5 / scale) ** 2
+            n3 += (e3 / scale) ** 2
+        e = 0.0 if n5 == 0.0 and n3 == 0.0 else h * n5 / np.sqrt((n5 + 0.01 * n3) * nx)
+        if not np.isfinite(e):
+            nonfinite, rejected_last = True, True
+            stats[REJECTED] += 1
+            h *= 0.2
+            continue
+        nonfinite = False
+        if e >= 1.0:
+            h *= max(0.2, 0.9 * e ** -0.125)
+            rejected_last = True
+            stats[REJECTED] += 1
+            continue
+        t_new = t_end if h == t_end - t else t + h
+        if j < T and t_eval[j] <= t_new:
+            # dense output: 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
+            for st in range(13, 16):
+                for i in range(nx):
+                    acc = 0.0
+                    for k in range(st):
+                        acc += A8[st, k] * K[k, i]
+                    work[0, i] = x[i] + h * acc
+                rates(topology, params, gravity, tau, joint_forces, work[0], nq, tau_work, no_forces, K[st])
+            stats[NFEV] += 3
+            for i in range(nx):
+                diff = y[i] - x[i]
+                dense[0, i] = diff
+                dense[1, i] = h * K[0, i] - diff
+                dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
+                for r in range(4):
+                    acc = 0.0
+                    for k in range(16):
+                        acc += D8[r, k] * K[k, i]
+                    dense[3 + r, i] = h * acc
+            while j < T and t_eval[j] <= t_new:
+                s = (t_eval[j] - t) / h
+                for i in range(nx):
+                    acc = 0.0
+                    for r in range(6, -1, -1):  # Horner in s and 1 − s, alternating
+                        acc += dense[r, i]
+                        acc *= s if r % 2 == 0 else 1.0 - s
+                    x_out[j, i] = x[i] + acc
+                normalize_quaternions(topology, x_out[j])
+                j += 1
+        x[:] = y
+        normalize_quaternions(topology, x)
+        K[0] = K[12]
+        t = t_new
+        stats[STEPS] += 1
+        stats[T_REACHED] = t
+        if j == T:
+            return OK, j
+        factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
+        h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
+        rejected_last = False
+
+
+@njit(cache=True)
+def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats):
+    """Integrate ẋ from (t, x) through t_eval with RK4 or semi-implicit Euler: each interval between output
+    times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times."""
+    topology, params, gravity = arrays
+    nx, nv = x.shape[0], tau.shape[0]
+    nq = nx - nv
+    no_forces = np.zeros((0, 6))
+    tau_work = np.empty(nv)
+    K = np.empty((4, nx))
+    y = np.empty(nx)
+    for j in range(t_eval.shape[0]):
+        span = t_eval[j] - t
+        count = int(np.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
+        for _ in range(count):
+            if stats[STEPS] >= max_steps or stats[STOP] != 0.0:
+                return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
+            h = span / count
+            # RK4: k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
+            # Euler: k1 at x
+            for st in range(4 if method == RK4 else 1):
+                c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
+                for i in range(nx):
+                    y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+            stats[NFEV] += 4 if method == RK4 else 1
+            if method == RK4:
+                for i in range(nx):
+                    y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
+                normalize_quaternions(topology, y)
+            else:
+                # v⁺ = v + h v̇(q, v) ;  q⁺ = q ⊕ h v⁺ (exact on each joint's manifold)
+                for i in range(nq, nx):
+                    y[i] = x[i] + h * K[0, i]
+                integrate(topology, x[:nq], y[nq:], h, y[:nq])
+            if not finite(y):
+                return NONFINITE, j
+            x[:] = y
+            t += h
+            stats[STEPS] += 1
+            stats[T_REACHED] = t
+        t = t_eval[j]
+        x_out[j] = x
+    return OK, t_eval.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
+    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853): (status, samples written)."""
+    stats[T_REACHED] = t
+    if method == DOP853:
+        return dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
+    if method == DOPRI5:
+        return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
+    return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats)
+
+
+@njit(cache=True)
+def sample_rates(arrays, tau, joint_forces, X, nq, A, TAU):
+    """At each state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces TAU[j] = τ (T, nv)."""
+    topology, params, gravity = arrays
+    no_forces = np.zeros((0, 6))
+    dx = np.empty(X.shape[1])
+    for j in range(X.shape[0]):
+        rates(topology, params, gravity, tau, joint_forces, X[j], nq, TAU[j], no_forces, dx)
+        A[j] = dx[nq:]
