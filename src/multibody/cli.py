@@ -181,15 +181,15 @@ def cmd_compile(args):
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="multibody", description="Dynamics of multibody systems: inspect, "
-                                     "simulate and animate model files (YAML or URDF).")
+                                     "simulate and animate model files (YAML, URDF or MuJoCo MJCF).")
     parser.add_argument("--debug", action="store_true", help="show the full traceback on errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     info = commands.add_parser("info", help="bodies, joints, degrees of freedom, mass and the body tree")
-    info.add_argument("file", nargs="?", help="model file (YAML or URDF) or bundled example name")
+    info.add_argument("file", nargs="?", help="model file (YAML, URDF or MJCF) or bundled example name")
     info.add_argument("--list", action="store_true", help="list the bundled examples")
     info.set_defaults(run=cmd_info)
     sim = commands.add_parser("simulate", help="simulate a model file; save, plot and animate the result")
-    sim.add_argument("file", help="model file (YAML or URDF) or bundled example name")
+    sim.add_argument("file", help="model file (YAML, URDF or MJCF) or bundled example name")
     sim.add_argument("--t-end", type=float, help="final time [s] (default: the file's, else 5)")
     sim.add_argument("--method", help="adaptive: DOP853 (default), RK45, RK23, Radau, BDF, LSODA; fixed-step "
                      "(with --dt): RK4, Euler, contact")
@@ -203,7 +203,7 @@ def build_parser():
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(run=cmd_simulate)
     eom = commands.add_parser("eom", help="print the symbolic equations of motion X u̇ = Y")
-    eom.add_argument("file", help="model file (YAML or URDF) or bundled example name")
+    eom.add_argument("file", help="model file (YAML, URDF or MJCF) or bundled example name")
     eom.add_argument("--method", default="kane", choices=("kane", "lagrange", "gauss"))
     eom.add_argument("--latex", action="store_true", help="print LaTeX")
     eom.set_defaults(run=cmd_eom)

@@ -304,3 +304,16 @@ def test_loop_constraints_hold_in_flight_and_through_impacts():
     assert abs(tree.impacts[0].time - loop.impacts[0].time) < 1e-7
     np.testing.assert_allclose(loop.q[:, 0], tree.q[:, 0], rtol=0, atol=1e-7)
     np.testing.assert_allclose(loop.v[:, 0], tree.v[:, 0], rtol=0, atol=1e-7)
+
+
+def test_the_floor_may_come_first_in_the_shapes():
+    """A world shape listed before the body's (as MJCF floors are) gives the same bounces as listed after it."""
+    model, q0 = bouncing_ball(0.5)
+    floor_first = mb.Model("ball", gravity=(0, 0, -G))
+    floor_first.add(mb.Body("ball", mass=1.0, inertia=np.eye(3) * 0.004), joint=mb.Free())
+    floor_first.add_geometry("world", mb.Plane(), restitution=0.5, friction=0.0, name="ground")
+    floor_first.add_geometry("ball", mb.Sphere(0.1), restitution=0.5, friction=0.0)
+    runs = [mb.simulate(m, q0, np.zeros(6), t_end=1.0, samples=21, collisions=True) for m in (model, floor_first)]
+    assert len(runs[0].impacts) == 2
+    assert [r.time for r in runs[1].impacts] == pytest.approx([r.time for r in runs[0].impacts], abs=1e-12)
+    np.testing.assert_allclose(runs[1].q, runs[0].q, rtol=0, atol=1e-12)

@@ -1,4 +1,6 @@
 """mb.simulate: conservation laws, analytic solutions, applied forces, events and failures."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -213,3 +215,21 @@ def test_user_code_failing_only_at_an_output_sample_keeps_the_states():
     traj = info.value.trajectory
     assert len(traj) == 201 and np.isnan(traj.tau).all() and isinstance(info.value.__cause__, RuntimeError)
     np.testing.assert_allclose(traj.q, mb.simulate(model, [0.3], [0.0], t_end=2.0).q, rtol=0, atol=1e-12)
+
+
+def test_a_run_without_contact_says_it_ignores_the_contact_shapes():
+    model = mb.Model("ball over floor")
+    model.add(mb.Body("ball", mass=1.0, inertia=np.eye(3) * 0.004), joint=mb.Prismatic([0, 0, 1], name="z"))
+    model.add_geometry("ball", mb.Sphere(0.1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mb.simulate(model, [0.5], t_end=0.1, progress=False)  # one shape: nothing it could touch
+    model.add_geometry("world", mb.Plane())
+    with pytest.warns(UserWarning, match=r"'ball over floor' has 2 contact shapes, which this run ignores.*"
+                                          r"collisions=True.*method='contact'"):
+        falls = mb.simulate(model, [0.5], t_end=1.0, progress=False)
+    assert falls.q[-1, 0] < 0.0  # through the floor, as the warning says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rests = mb.simulate(model, [0.5], t_end=1.0, method="contact", dt=1e-3, progress=False)
+    np.testing.assert_allclose(rests.q[-1, 0], 0.1, rtol=0, atol=2e-3)

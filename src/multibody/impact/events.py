@@ -124,8 +124,10 @@ class Collisions:
             k = self.model.body_index(body)
             return R0[k].T @ (contact.point - p0[k])
         e = check_restitution(max(ga.restitution, gb.restitution), f"shapes {ga.name}, {gb.name}")
-        return Contact(body_a, local(body_a), contact.normal, body_b, local(body_b), e,
-                       float(np.sqrt(ga.friction * gb.friction)))
+        mu = float(np.sqrt(ga.friction * gb.friction))
+        if body_a is None:  # a world shape listed first (MJCF floors): the moving body first, the normal towards it
+            return Contact(body_b, local(body_b), -np.asarray(contact.normal), None, contact.point, e, mu)
+        return Contact(body_a, local(body_a), contact.normal, body_b, local(body_b), e, mu)
 
     def _in_contact(self, pair):
         return pair in self.resting or pair in self.idle or pair in self.fired

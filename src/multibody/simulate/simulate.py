@@ -13,6 +13,7 @@ and restart (impacts), and a progress bar can follow the simulated time.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -381,6 +382,19 @@ def _check_method(model, method, dt, dynamics, collisions):
         if refused:
             raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
                              f"takes no {' or '.join(refused)}; use another method")
+    if method != "contact" and not collisions and dynamics is None:
+        _warn_ignored_shapes(model)
+
+
+def _warn_ignored_shapes(model):
+    """Warn that a run without contact ignores the model's contact shapes, when two of them (on different bodies,
+    or one on the world) could touch: a model file's floor and feet (MJCF geoms, URDF collisions) fall through."""
+    owners = {g.body for g in model.geometries}
+    if len(owners) > 1:
+        warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
+                      "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
+                      "impacts) or method='contact' with a step dt (time stepping) to simulate contact",
+                      stacklevel=4)
 
 
 def _collisions(model, settings):
