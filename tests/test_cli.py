@@ -138,3 +138,27 @@ def test_info_counts_the_elastic_coordinates_of_beams(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"degrees of freedom: 7 (nq = 7, {model.ne} elastic coordinates of flexible beams)" in out
     assert "└─ blade  [fixed 'blade_joint', 0 dof, 2 kg, flexible: 6 elastic coordinates]" in out
+
+
+BALL_OVER_FLOOR = """
+name: ball over floor
+bodies:
+  - {name: ball, parent: world, joint: {type: prismatic, axis: [0, 0, 1], name: z}, mass: 1.0,
+     inertia: [0.004, 0.004, 0.004]}
+geometries:
+  - {body: ball, shape: {type: sphere, radius: 0.1}, restitution: 0.5}
+  - {body: world, shape: {type: plane}, restitution: 0.5}
+initial: {q: {z: [0.5]}}
+"""
+
+
+def test_simulate_says_it_ignores_contact_shapes_and_takes_collisions(tmp_path, capsys):
+    path = tmp_path / "ball.yaml"
+    path.write_text(BALL_OVER_FLOOR)
+    out = tmp_path / "run.npz"
+    with pytest.warns(UserWarning, match="contact shapes, which this run ignores.*CLI --collisions"):
+        assert main(["simulate", str(path), "--t-end", "1", "--out", str(out), "--no-progress"]) == 0
+    assert mb.Trajectory.load(out).q[-1, 0] < 0.0  # fell through the floor
+    assert main(["simulate", str(path), "--t-end", "1", "--collisions", "--out", str(out), "--no-progress"]) == 0
+    bounced = mb.Trajectory.load(out)
+    assert bounced.q.min() > 0.1 - 1e-6 and len(bounced.impacts) >= 2

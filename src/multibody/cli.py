@@ -88,7 +88,8 @@ def _freedom(model, q0):
     return text + f"; {where})"
 
 
-def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None, dt=None):
+def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None, dt=None,
+                   collisions=False):
     from .io.files import read_model_file
     from .simulate import simulate
     setup = read_model_file(path)
@@ -98,6 +99,8 @@ def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=
         if value is not None:
             settings[key] = value
     settings.setdefault("t_end", 5.0)
+    if collisions:
+        settings["collisions"] = True
     return simulate(setup.model, setup.q0, setup.v0, progress=progress, **settings)
 
 
@@ -116,7 +119,7 @@ def _report(traj, out=None, plot=None, animate=None):
 def cmd_simulate(args):
     try:
         traj = _simulate_file(args.file, args.t_end, args.method, args.rtol, args.atol, args.samples,
-                              False if args.no_progress else None, args.dt)
+                              False if args.no_progress else None, args.dt, args.collisions)
     except SimulationInterrupted as stop:
         _save_partial(stop, args.out, "interrupted")
         raise
@@ -194,6 +197,9 @@ def build_parser():
     sim.add_argument("--method", help="adaptive: DOP853 (default), RK45, RK23, Radau, BDF, LSODA; fixed-step "
                      "(with --dt): RK4, Euler, contact")
     sim.add_argument("--dt", type=float, help="step of the fixed-step methods [s]")
+    sim.add_argument("--collisions", action="store_true",
+                     help="event-driven impacts and resting contact between the model's contact shapes (for "
+                          "contact by time stepping instead: --method contact --dt 0.001)")
     sim.add_argument("--rtol", type=float, help="relative tolerance")
     sim.add_argument("--atol", type=float, help="absolute tolerance")
     sim.add_argument("--samples", type=int, help="number of output samples")

@@ -393,7 +393,8 @@ def _warn_ignored_shapes(model):
     if len(owners) > 1:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
-                      "impacts) or method='contact' with a step dt (time stepping) to simulate contact",
+                      "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
+                      "contact --dt 0.001) to simulate contact",
                       stacklevel=4)
 
 
