@@ -1,5 +1,6 @@
 """Simulation: time integration, trajectories, force elements and analyses about the equations of motion."""
 from .analysis import inverse_dynamics, inverse_kinematics, linearize, natural_frequencies, static_equilibrium
+from .events import JointValue, PointHeight
 from .forces import JointFriction, JointSpring, Spring
 from .simulate import Event, simulate
 from .trajectory import Trajectory

@@ -33,14 +33,16 @@ import numpy as np
 from ..dynamics._batch import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
+from .events import builtin, event_rows
 from .forces import JointFriction, JointSpring
-from .steppers import (DOP853, DOPRI5, EULER, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4, STATUS,
-                       STEPS, STOP, T_REACHED, run, sample_rates)
+from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
+                       STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
     """Why the compiled loop cannot run this simulation ("" if it can): it takes a rigid tree without constraints, a
-    constant torque, joint springs and friction as the only force elements, no events, no custom dynamics."""
+    constant torque, joint springs and friction as the only force elements, only built-in events without an action
+    (:mod:`multibody.simulate.events`), no custom dynamics."""
     if getattr(model, "constraints", None):
         return "the model has constraints"
     if model.ne:
@@ -52,8 +54,11 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
         return "the torque is a callable"
     if f_ext is not None:
         return "body forces (f_ext) are given"
-    if events:
-        return "events are given"
+    for event in events:
+        if not builtin(event):
+            name = getattr(event, "name", None) or getattr(event, "__name__", "event")
+            return (f"event {name!r} has an action (a state reset)" if getattr(event, "action", None) is not None
+                    else f"event {name!r} is a Python callable, not a built-in event")
     if dynamics is not None:
         return "custom dynamics are given"
     if not atol > 0.0:
@@ -154,7 +159,7 @@ def _interruptible(call, stats):
 
 
 def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e-10, max_step=np.inf,
-                   first_step=None, dt=None, tau=None, t_start=None, max_steps=None):
+                   first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=()):
     """Integrate a tree's motion from (q0, v0) at ``t_start`` (default t_eval[0]) in compiled code.
 
     Parameters
@@ -165,28 +170,38 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
     tau : constant generalized forces (nv,); the model's JointSpring and JointFriction elements act too.
     max_steps : bound on the steps (accepted + rejected) the loop may take.
+    events : built-in events (:mod:`multibody.simulate.events`, bare or in :class:`multibody.Event` without an
+        action): their crossings are located on each step's dense output (for RK4 and Euler the cubic Hermite
+        interpolant) to 4 ulp of the time; a terminal one ends the run, after the output times before it.
 
     Returns
     -------
     (t (T,), q (T, nq), v (T, nv), info) with info the method, tolerances, ``nfev``, ``steps``, ``rejected``,
-    ``status`` ("ok"), ``t_reached``. A non-finite state, a step-size underflow or ``max_steps`` raise
-    :class:`~multibody.SimulationError` with ``time`` and the samples computed so far as ``trajectory``.
+    ``status`` ("ok", or "terminal event": then t_reached is its time and fewer samples may be returned),
+    ``t_reached``, ``events``: the crossings as (name, time [s]) in time order. A non-finite state, a step-size
+    underflow or ``max_steps`` raise :class:`~multibody.SimulationError` with ``time`` and the samples computed so
+    far as ``trajectory``.
     """
     cm, x0, t_start, t_eval, tau, rows, settings = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False)
+    reason = unsupported(model, events=events)
+    if reason:
+        raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
+    watched, names = event_rows(events, model)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
-    status, count = _interruptible(lambda: run((cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start,
-                                               t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
-                                               stats), stats)
+    status, count, log = _interruptible(lambda: run_with_events(
+        (cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max,
+        h_first, dt_, steps, x_out, stats, watched), stats)
     info = _info(method, rtol, atol, dt, stats, status)
+    info["events"] = [(names[int(k)], float(time)) for k, time in log]
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
                                     time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
-    if status != OK:
+    if status not in (OK, EVENT):
         raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s",
                               time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
     return t, q, v, info
@@ -247,11 +262,13 @@ def _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt, X_out, threads, meth
 
 def tree_trajectory(model, t, q, v, info, tau=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
-    applied generalized forces (constant torque and joint force elements) at each sample."""
+    applied generalized forces (constant torque and joint force elements) at each sample, and the events of
+    ``info`` (moved from it to ``Trajectory.events``)."""
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
     tau = np.zeros(cm.nv) if tau is None else np.ascontiguousarray(tau, dtype=float)
     X = np.concatenate([q, v], axis=1)
     a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
     sample_rates((cm.topology, cm.params, cm.gravity), tau, joint_force_array(model), X, cm.nq, a, taus)
-    return Trajectory(model, t, q, v, a, tau=taus, info=info)
+    info = dict(info)
+    return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

@@ -14,7 +14,7 @@ and restart (impacts), and a progress bar can follow the simulated time.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -27,6 +27,7 @@ from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
+from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
 from .forces import elements_force
 from .progress import Progress
@@ -48,7 +49,9 @@ class Event:
 
     ``direction`` > 0 (< 0) catches only rising (falling) crossings, 0 both. ``terminal`` stops the run.
     ``action(t, q, v) -> (q, v)``, if given, replaces the state at the event and the run continues
-    (impact laws, mode switches).
+    (impact laws, mode switches). ``function`` may be a built-in event (:class:`multibody.JointValue`,
+    :class:`multibody.PointHeight`), whose name it takes by default; without an action it stays in the compiled
+    loop.
     """
 
     function: Callable
@@ -58,16 +61,21 @@ class Event:
     action: Callable | None = None
 
     def __post_init__(self):
-        self.name = self.name or getattr(self.function, "__name__", "event")
+        builtin = isinstance(self.function, BuiltinEvent)
+        self.name = self.name or (self.function.name if builtin else getattr(self.function, "__name__", "event"))
 
 
-def _as_event(event):
-    if isinstance(event, Event):
-        return event
-    if not callable(event):
-        raise ValueError(f"simulate: events must be callables g(t, q, v) or multibody.Event, got {event!r}")
-    return Event(event, getattr(event, "name", None), bool(getattr(event, "terminal", False)),
-                 float(getattr(event, "direction", 0.0)), getattr(event, "action", None))
+def _as_event(event, model):
+    """``event`` (an Event or a callable with optional ``name``, ``terminal``, ``direction``, ``action``) as an
+    Event, a built-in event bound to ``model``."""
+    if not isinstance(event, Event):
+        if not callable(event):
+            raise ValueError(f"simulate: events must be callables g(t, q, v) or multibody.Event, got {event!r}")
+        event = Event(event, getattr(event, "name", None), bool(getattr(event, "terminal", False)),
+                      float(getattr(event, "direction", 0.0)), getattr(event, "action", None))
+    if isinstance(event.function, BuiltinEvent):
+        event = replace(event, function=event.function.bind(model))
+    return event
 
 
 class _UserCodeFailed(Exception):
@@ -200,8 +208,14 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
-        :class:`Event` objects; crossings are recorded in ``Trajectory.events`` (located on the fixed-step methods'
-        interpolant between steps: cubic Hermite, linear for "contact"). The model's joint limits
+        :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
+        fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
+        the trajectory at the last output time before it. The built-in events :class:`multibody.JointValue` (a
+        joint coordinate or velocity reaching a value) and :class:`multibody.PointHeight` (a point of a body
+        reaching a height, or a coordinate along any world axis) are such callables, bound to the model here;
+        when every event is built-in and has no ``action`` the run stays in the compiled loop, which locates the
+        crossings on each step's dense output as this Python loop does (a Python callable or an action, a state
+        reset, takes the Python loop). The model's joint limits
         (:class:`multibody.JointLimit` constraints) add one impact event per bound, named
         ``"limit <joint> lower"`` or ``"limit <joint> upper"`` (:mod:`multibody.constraints.limits`).
     dynamics : callable (t, q, v, τ) -> v̇ replacing the default forward dynamics (for generated symbolic
@@ -218,8 +232,9 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     constraint_tolerance : the initial state of a model with constraints must satisfy them to this (max|φ| and
         max|J v − b|; ValueError naming the worst constraint otherwise, see :func:`multibody.assemble`).
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
-    compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints, events,
-        collisions, f_ext, custom dynamics or callable torque; joint springs and friction allowed) in the compiled
+    compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints,
+        collisions, f_ext, custom dynamics, callable torque or events but built-in ones without an action, and for
+        several runs no events; joint springs and friction allowed) in the compiled
         loop of :mod:`multibody.simulate.compiled` — the same method, step control and output times, 5–15× faster
         — unless a progress bar is asked for (the compiled loop shows none and takes Ctrl-C at its next step).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
@@ -243,6 +258,7 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
         ``trajectory``; ``trajectory.info["interrupted"]`` is True.
     """
     nq, nv = model.nq, model.nv
+    events = list(events)
     q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
     v0 = np.zeros(nv) if v0 is None else as_state(v0, nv, "v0")
     if q0.ndim > 2 or v0.ndim > 2:
@@ -269,13 +285,16 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
         from . import compiled as loop
         torque = None if torque is None else as_state(torque, nv, "torque")
-        t, q, v, info = loop.integrate_tree(model, q0, v0, t_eval, method=_COMPILED[method], rtol=rtol, atol=atol,
-                                            max_step=max_step, dt=dt, tau=torque, t_start=t_start)
-        return loop.tree_trajectory(model, t, q, v, info, torque)
+        # with events, on to t_end past the last output time, as the Python loop steps
+        times = np.append(t_eval, t_end) if events and t_eval[-1] < t_end else t_eval
+        t, q, v, info = loop.integrate_tree(model, q0, v0, times, method=_COMPILED[method], rtol=rtol, atol=atol,
+                                            max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events)
+        count = min(len(t), len(t_eval))
+        return loop.tree_trajectory(model, t[:count], q[:count], v[:count], info, torque)
     tau = generalized_forces(model, torque, f_ext)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
-    events = [_as_event(e) for e in events]
+    events = [_as_event(e, model) for e in events]
     if impacts is not None:
         events, accel = [*impacts.events(), *events], impacts.dynamics
     elif joint_limits(model) and not getattr(dynamics, "handles_joint_limits", False):
@@ -409,10 +428,12 @@ def _collisions(model, settings):
                          f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
 
 
-def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol):
+def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
+                      batch=False):
     """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
-    no collisions, and nothing it refuses (:func:`multibody.simulate.compiled.unsupported`)."""
-    if not (compiled and method in _COMPILED and progress is not True and not collisions):
+    no collisions, no events for several runs at once (``batch``: the batched loop has none), and nothing it
+    refuses (:func:`multibody.simulate.compiled.unsupported`)."""
+    if not (compiled and method in _COMPILED and progress is not True and not collisions and not (batch and events)):
         return False
     from . import compiled as loop
     return not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
@@ -434,7 +455,7 @@ def _runs(model, Q0, V0, t_end, options):
     method, collisions = options["method"], options["collisions"] not in (False, None)
     _check_method(model, method, options["dt"], options["dynamics"], collisions)
     if not _in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
-                             options["f_ext"], options["events"], options["dynamics"], options["atol"]):
+                             options["f_ext"], options["events"], options["dynamics"], options["atol"], batch=True):
         runs, failures = [], {}
         for b in range(B):
             try:

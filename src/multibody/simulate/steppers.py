@@ -27,16 +27,17 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 ta
 
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba
-from ..dynamics._spatial_kernels import IQ, JTYPE
-from ..model.joints import FREE, SPHERICAL
+from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
+                           event_values, event_work, normalize_quaternions)
+from .events import ROW
 from .forces import add_joint_forces
 
-METHODS = {"DOPRI5": 0, "RK4": 1, "Euler": 2, "DOP853": 3}
-DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3
-# Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent.
-OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED, GO_ON = 0, 1, 2, 3, 4, -1
+METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
+# Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
+# terminal event.
+OK, NONFINITE, UNDERFLOW, MAX_STEPS, INTERRUPTED, EVENT, GO_ON = 0, 1, 2, 3, 4, 5, -1
 STATUS = {OK: "ok", NONFINITE: "non-finite state", UNDERFLOW: "step size underflow", MAX_STEPS: "max_steps reached",
-          INTERRUPTED: "interrupted"}
+          INTERRUPTED: "interrupted", EVENT: "terminal event"}
 # stats entries: function evaluations, accepted steps, rejected steps, time reached [s].
 NFEV, STEPS, REJECTED, T_REACHED, STOP = range(5)  # stats entries; STOP ≠ 0, set by another thread, ends a run
 
@@ -78,18 +79,6 @@ def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forc
         tau_work[k] = tau[k]
     add_joint_forces(joint_forces, q, v, tau_work)
     aba(topology, params, gravity, q, v, tau_work, no_forces, dx[nq:])
-
-
-@njit(cache=True)
-def normalize_quaternions(topology, x):
-    """Scale the quaternion of every spherical and free joint in x[:nq] to unit length."""
-    for i in range(topology.shape[0]):
-        jt = topology[i, JTYPE]
-        if jt == SPHERICAL or jt == FREE:
-            o = topology[i, IQ] + (3 if jt == FREE else 0)
-            norm = np.sqrt(x[o] ** 2 + x[o + 1] ** 2 + x[o + 2] ** 2 + x[o + 3] ** 2)
-            for k in range(4):
-                x[o + k] /= norm
 
 
 @njit(cache=True)
@@ -186,10 +175,12 @@ def first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_
 
 
 @njit(cache=True)
-def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
-    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]).
+def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
+    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]);
+    the built-in ``events`` (rows of :func:`multibody.simulate.events.event_rows`) watched after each step.
 
-    Returns (status, number of samples written). x is overwritten with the last accepted state.
+    Returns (status, number of samples written, event log (rows: event index, time [s])). x is overwritten with the
+    last accepted state (the state at a terminal event).
     """
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
@@ -200,17 +191,20 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     err = np.empty(nx)
     dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
     work = np.empty((2, nx))
+    event_space, g, g_new, log = event_work(topology, events, nx)
+    count = 0
     j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
                                  K[0], work, tau_work, no_forces, 5)
     if status != GO_ON:
-        return status, j
+        return status, j, log[:count]
+    event_values(topology, params, events, x, nq, event_space, g)
     T = t_eval.shape[0]
     t_end = t_eval[T - 1]
     err_old, rejected_last, nonfinite = 1e-4, False, False
     while True:
         status = stopped(stats, max_steps, h, t, nonfinite)
         if status != GO_ON:
-            return status, j
+            return status, j, log[:count]
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
@@ -233,7 +227,7 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             rejected_last = True
             stats[REJECTED] += 1
             continue
-        # accepted: dense output on [t, t + h], then advance
+        # accepted: dense output on [t, t + h]; the events' crossings on it; the outputs up to a terminal event
         for i in range(nx):
             diff = y[i] - x[i]
             spline = h * K[0, i] - diff
@@ -244,22 +238,22 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
                                + D7 * K[6, i])
         t_new = t_end if h == t_end - t else t + h
-        while j < T and t_eval[j] <= t_new:
-            s = (t_eval[j] - t) / h
-            s1 = 1.0 - s
-            for i in range(nx):
-                x_out[j, i] = dense[0, i] + s * (dense[1, i] + s1 * (dense[2, i] + s * (dense[3, i]
-                                                                                       + s1 * dense[4, i])))
-            normalize_quaternions(topology, x_out[j])
-            j += 1
+        t_stop, terminal = t_new, False
+        if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
+            t_stop, terminal, log, count = crossings(topology, params, events, DOPRI5, dense, x, t, h, t_new, nq,
+                                                     event_space, g, g_new, log, count)
+        g[:] = g_new
+        j = dense_outputs(topology, DOPRI5, dense, x, t, h, t_stop, t_eval, j, x_out)
+        stats[STEPS] += 1
+        if terminal:
+            return stopped_at_event(topology, DOPRI5, dense, x, t, h, t_stop, stats, j, log[:count])
         x[:] = y
         normalize_quaternions(topology, x)
         K[0] = K[6]
         t = t_new
-        stats[STEPS] += 1
         stats[T_REACHED] = t
         if j == T:
-            return OK, j
+            return OK, j, log[:count]
         err_old = max(e, 1e-4)
         h_new = min(h / fac, h_max)
         h = min(h_new, h) if rejected_last else h_new
@@ -267,10 +261,21 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
 
 
 @njit(cache=True)
-def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats):
+def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log):
+    """The end of a run at a terminal event at t_stop: x = its state on the step's dense output; (EVENT, j, log)."""
+    state = np.empty(x.shape[0])
+    dense_state(method, dense, x, (t_stop - t) / h, state)
+    normalize_quaternions(topology, state)
+    x[:] = state
+    stats[T_REACHED] = t_stop
+    return EVENT, j, log
+
+
+@njit(cache=True)
+def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
     """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
     0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
-    that holds an output time)."""
+    that holds an output time or an event's crossing)."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
     no_forces = np.zeros((0, 6))
@@ -279,17 +284,20 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     y = np.empty(nx)
     dense = np.empty((7, nx))
     work = np.empty((2, nx))
+    event_space, g, g_new, log = event_work(topology, events, nx)
+    count = 0
     j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
                                  K[0], work, tau_work, no_forces, 8)
     if status != GO_ON:
-        return status, j
+        return status, j, log[:count]
+    event_values(topology, params, events, x, nq, event_space, g)
     T = t_eval.shape[0]
     t_end = t_eval[T - 1]
     rejected_last, nonfinite = False, False
     while True:
         status = stopped(stats, max_steps, h, t, nonfinite)
         if status != GO_ON:
-            return status, j
+            return status, j, log[:count]
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
@@ -318,9 +326,12 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             rejected_last = True
             stats[REJECTED] += 1
             continue
+        # accepted: the events' crossings; the dense output if they or an output time need it
         t_new = t_end if h == t_end - t else t + h
-        if j < T and t_eval[j] <= t_new:
-            # dense output: 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
+        t_stop, terminal = t_new, False
+        crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
+        if crossing or (j < T and t_eval[j] <= t_new):
+            # 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
             for st in range(13, 16):
                 for i in range(nx):
                     acc = 0.0
@@ -339,33 +350,32 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
                     for k in range(16):
                         acc += D8[r, k] * K[k, i]
                     dense[3 + r, i] = h * acc
-            while j < T and t_eval[j] <= t_new:
-                s = (t_eval[j] - t) / h
-                for i in range(nx):
-                    acc = 0.0
-                    for r in range(6, -1, -1):  # Horner in s and 1 − s, alternating
-                        acc += dense[r, i]
-                        acc *= s if r % 2 == 0 else 1.0 - s
-                    x_out[j, i] = x[i] + acc
-                normalize_quaternions(topology, x_out[j])
-                j += 1
+            if crossing:
+                t_stop, terminal, log, count = crossings(topology, params, events, DOP853, dense, x, t, h, t_new, nq,
+                                                         event_space, g, g_new, log, count)
+            j = dense_outputs(topology, DOP853, dense, x, t, h, t_stop, t_eval, j, x_out)
+        g[:] = g_new
+        stats[STEPS] += 1
+        if terminal:
+            return stopped_at_event(topology, DOP853, dense, x, t, h, t_stop, stats, j, log[:count])
         x[:] = y
         normalize_quaternions(topology, x)
         K[0] = K[12]
         t = t_new
-        stats[STEPS] += 1
         stats[T_REACHED] = t
         if j == T:
-            return OK, j
+            return OK, j, log[:count]
         factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
         h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
         rejected_last = False
 
 
 @njit(cache=True)
-def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats):
+def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats, events):
     """Integrate ẋ from (t, x) through t_eval with RK4 or semi-implicit Euler: each interval between output
-    times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times."""
+    times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times.
+    The events' crossings are located on the cubic Hermite interpolant of each step (the rates at its end: one
+    more evaluation on a step with a crossing). Returns as :func:`dopri5`."""
     topology, params, gravity = arrays
     nx, nv = x.shape[0], tau.shape[0]
     nq = nx - nv
@@ -373,13 +383,17 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
     tau_work = np.empty(nv)
     K = np.empty((4, nx))
     y = np.empty(nx)
+    dense = np.empty((4, nx))  # Hermite data of the last step: x₀, x₁, h ẋ₀, h ẋ₁
+    event_space, g, g_new, log = event_work(topology, events, nx)
+    count = 0
+    event_values(topology, params, events, x, nq, event_space, g)
     for j in range(t_eval.shape[0]):
         span = t_eval[j] - t
-        count = int(np.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
-        for _ in range(count):
+        steps = int(np.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
+        for step in range(steps):
             if stats[STEPS] >= max_steps or stats[STOP] != 0.0:
-                return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j
-            h = span / count
+                return (INTERRUPTED if stats[STOP] != 0.0 else MAX_STEPS), j, log[:count]
+            h = span / steps
             # RK4: k1 … k4 at x, x + h/2 k1, x + h/2 k2, x + h k3 ;  x⁺ = x + h/6 (k1 + 2 k2 + 2 k3 + k4)
             # Euler: k1 at x
             for st in range(4 if method == RK4 else 1):
@@ -398,25 +412,54 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
                     y[i] = x[i] + h * K[0, i]
                 integrate(topology, x[:nq], y[nq:], h, y[:nq])
             if not finite(y):
-                return NONFINITE, j
-            x[:] = y
-            t += h
+                return NONFINITE, j, log[:count]
             stats[STEPS] += 1
+            t_new = t_eval[j] if step == steps - 1 else t + h
+            if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
+                # Hermite data on [t, t_new]: the states and h × their rates (ẋ₁ one more evaluation)
+                h_step = t_new - t
+                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
+                stats[NFEV] += 1
+                for i in range(nx):
+                    dense[0, i], dense[1, i] = x[i], y[i]
+                    dense[2, i], dense[3, i] = h_step * K[0, i], h_step * K[1, i]
+                t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h_step,
+                                                         t_new, nq, event_space, g, g_new, log, count)
+                if terminal:
+                    if t_stop == t_new and step == steps - 1:
+                        x_out[j] = y
+                        j += 1
+                    return stopped_at_event(topology, method, dense, x, t, h_step, t_stop, stats, j, log[:count])
+            g[:] = g_new
+            x[:] = y
+            t = t_new
             stats[T_REACHED] = t
         t = t_eval[j]
         x_out[j] = x
-    return OK, t_eval.shape[0]
+    return OK, t_eval.shape[0], log[:count]
+
+
+@njit(cache=True, nogil=True)
+def run_with_events(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
+                    x_out, stats, events):
+    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, ROW):
+    (status, samples written, event log (rows: event index, time [s]))."""
+    stats[T_REACHED] = t
+    if method == DOP853:
+        return dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
+                      events)
+    if method == DOPRI5:
+        return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
+                      events)
+    return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
 
 
 @njit(cache=True, nogil=True)
 def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
-    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853): (status, samples written)."""
-    stats[T_REACHED] = t
-    if method == DOP853:
-        return dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
-    if method == DOPRI5:
-        return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats)
-    return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats)
+    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) without events: (status, samples written)."""
+    status, count, _ = run_with_events(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first,
+                                       dt, max_steps, x_out, stats, np.zeros((0, ROW)))
+    return status, count
 
 
 @njit(cache=True)
