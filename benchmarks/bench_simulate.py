@@ -15,6 +15,9 @@ in the second table), found by secant
 iterations on log(error) vs log(step); its time is ``mj_step`` with ``nstep`` in one call (no output samples).
 Times are the best of ``--runs`` runs. Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
 
+With an event: the N = 7 chain with a non-terminal ``mb.JointValue`` event, ``mb.simulate`` compiled vs
+``compiled=False`` (both DOP853, the events located on the dense output).
+
 Batched rollouts: ``integrate_tree_batch`` of the N = 7 chain from ``--batch`` random initial states, 1 s each,
 fixed steps of 1 ms (RK4 and semi-implicit Euler), on 1 and 2 threads: chain-steps per second. The chain's
 revolute joints take the lockstep kernel (``multibody.simulate.lockstep``: 32 runs per vectorized ABA, the chunks
@@ -149,6 +152,26 @@ def print_table(rows):
               f"per evaluation {1e6 * r['today'] / r['today_nfev']:.1f} µs vs {1e6 * r['loop'] / r['nfev']:.2f} µs")
 
 
+def with_event(runs, n=7):
+    """10 s of the N-link chain with a non-terminal mb.JointValue event: mb.simulate in the compiled loop vs
+    compiled=False (both DOP853, interleaved rounds, best of each)."""
+    model = mb.Model.chain(n)
+    q0, v0 = hanging(n)
+    events = [mb.JointValue("link1", 0.0)]
+    fast = mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, events=events, progress=False)
+    best = {True: np.inf, False: np.inf}
+    for _ in range(runs):
+        for compiled in (True, False):
+            start = time.perf_counter()
+            traj = mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, events=events, progress=False,
+                               compiled=compiled)
+            best[compiled] = min(best[compiled], time.perf_counter() - start)
+    gap = np.abs(np.array([t for _, t in fast.events]) - [t for _, t in traj.events]).max()
+    print(f"\nN = {n} with a non-terminal JointValue event ({len(fast.events)} crossings in 10 s): mb.simulate "
+          f"{1e3 * best[True]:.1f} ms compiled vs {1e3 * best[False]:.0f} ms compiled=False: "
+          f"{best[False] / best[True]:.1f}×; event times agree to {gap:.0e} s")
+
+
 def throughput(batch, runs, n=7):
     model = mb.Model.chain(n)
     rng = np.random.default_rng(0)
@@ -180,6 +203,7 @@ def main():
     parser.add_argument("--batch", type=int, default=256)
     args = parser.parse_args()
     print_table(table_rows(args.sizes, args.runs))
+    with_event(args.runs)
     throughput(args.batch, args.runs)
 
 
