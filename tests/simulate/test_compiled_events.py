@@ -1,5 +1,7 @@
 """Built-in events (multibody.simulate.events) in the compiled loop: the same event times and samples as the Python
 loop, the analytic crossing times of a pendulum, errors that name what is wrong, and which path runs them."""
+import doctest
+
 import numpy as np
 import pytest
 from scipy.special import ellipk, ellipkinc
@@ -132,3 +134,9 @@ def test_the_compiled_loop_takes_builtin_events_and_says_why_not_others():
     for run, start in zip(runs, [q0, 0.5 * q0]):
         assert run.info["compiled"] and run.events
         assert run.events == mb.simulate(model, start, v0, t_end=1.5, events=[down]).events
+
+
+def test_the_docstring_examples_run():
+    from multibody.simulate import events
+    result = doctest.testmod(events, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 6 and result.failed == 0

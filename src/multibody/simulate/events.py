@@ -101,14 +101,16 @@ class JointValue(BuiltinEvent):
     """Joint coordinate ``axis`` of ``joint`` reaching ``value`` [rad or m]: g = q_joint[axis] − value; with
     ``velocity``, its velocity: g = v_joint[axis] − value [rad/s or m/s].
 
-    ``joint`` is a joint or child-body name; ``axis`` indexes the joint's own coordinates (0 for a revolute or
-    prismatic joint; e.g. 0 … 2 the translation of a free joint, whose q continues with its quaternion and whose v
-    is (linear, angular) as :func:`multibody.configuration_rate` reads it). Default name: "elbow = 0.5",
+    ``joint`` is a joint or child-body name; ``axis`` indexes the joint's own entries of q (or of v with
+    ``velocity``): 0 for a revolute or prismatic joint, 0 … nq − 1 (nv − 1) for the others, in the order
+    :meth:`multibody.Model.describe_q` (``describe_v``) names them. Default name: "elbow = 0.5",
     "elbow velocity = 0", "base[2] = 0.1".
 
     >>> import multibody as mb
-    >>> model = mb.Model.chain(2)
-    >>> trajectory = mb.simulate(model, [1.0, 0.0], t_end=2.0, events=[mb.JointValue("joint1", 0.0, direction=-1)])
+    >>> model = mb.Model.chain(2)  # released horizontal: link 2 swings down about y
+    >>> trajectory = mb.simulate(model, t_end=1.0, events=[mb.JointValue("link2", 1.0, direction=1)])
+    >>> trajectory.events
+    [('link2 = 1', 0.2054...)]
     """
 
     def __init__(self, joint: str, value: float = 0.0, *, axis: int = 0, velocity: bool = False,
@@ -153,10 +155,12 @@ class PointHeight(BuiltinEvent):
 
     >>> import multibody as mb
     >>> model = mb.Model.chain(2)
-    >>> touch = mb.PointHeight("link2", (0.3, 0, 0), height=-0.5, direction=-1, terminal=True)
-    >>> trajectory = mb.simulate(model, [0.0, 0.0], t_end=2.0, events=[touch])
+    >>> touch = mb.PointHeight("link2", (0.3, 0, 0), height=-0.25, direction=-1, terminal=True)
+    >>> trajectory = mb.simulate(model, t_end=1.0, events=[touch])
+    >>> trajectory.events, float(trajectory.t[-1])  # the samples end at the last output time before it
+    ([('link2 height = -0.25', 0.2037...)], 0.2)
 
-    Default name: "link2 height = -0.5" ("link2 x = …" along x, "link2 along (…) = …" along another direction).
+    Default name: "link2 height = -0.25" ("link2 x = …" along x, "link2 along (…) = …" along another direction).
     """
 
     def __init__(self, body: str, point: ArrayLike = (0.0, 0.0, 0.0), height: float = 0.0, *,
