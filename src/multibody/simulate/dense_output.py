@@ -66,9 +66,10 @@ def dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out):
 @njit(cache=True)
 def event_work(topology, events, nx):
     """The workspace of the events: body poses R0 (n, 3, 3), p0 (n, 3), a state (nx,); their values before and
-    after a step g, g_new (m,); the log (rows: event index, time [s]), grown as needed."""
+    after a step g, g_new (m,); the log (rows: event index, time [s]), grown as needed, and its rows used (0)."""
     n, m = topology.shape[0], events.shape[0]
-    return (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty(nx)), np.empty(m), np.empty(m), np.empty((8, 2))
+    rows_used = np.int64(0)  # (an int64, not the literal 0: the callees taking it compile once)
+    return (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty(nx)), np.empty(m), np.empty(m), np.empty((8, 2)), rows_used
 
 
 @njit(cache=True)
@@ -98,6 +99,8 @@ def crossed_any(topology, params, events, y, nq, work, g, g_new):
 
 @njit(cache=True)
 def crossed(direction, g, g_new):
+    """Whether an event watching ``direction`` crossed zero from g to g_new (a value reaching zero counts; one
+    leaving zero does not, as on the Python loop)."""
     return (g < 0.0 <= g_new and direction >= 0.0) or (g > 0.0 >= g_new and direction <= 0.0)
 
 
@@ -165,13 +168,19 @@ def crossings(topology, params, events, method, dense, x, t, h, t_new, nq, work,
                                   g_new[k])
             if events[k, TERMINAL] != 0.0 and (not terminal or roots[k] < t_stop):
                 t_stop, terminal = roots[k], True
-    for k in np.argsort(roots, kind="mergesort"):
-        if roots[k] > t_stop:
+    for _ in range(events.shape[0]):  # log the earliest root up to t_stop (the lower index on a tie), and again
+        first = -1
+        for k in range(events.shape[0]):
+            if roots[k] <= t_stop and (first < 0 or roots[k] < roots[first]):
+                first = k
+        if first < 0:
             break
         if count == log.shape[0]:
             grown = np.empty((2 * count, 2))
-            grown[:count] = log
+            for r in range(count):
+                grown[r, 0], grown[r, 1] = log[r, 0], log[r, 1]
             log = grown
-        log[count, 0], log[count, 1] = k, roots[k]
+        log[count, 0], log[count, 1] = first, roots[first]
         count += 1
+        roots[first] = np.inf
     return t_stop, terminal, log, count

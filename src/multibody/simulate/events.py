@@ -118,7 +118,8 @@ class JointValue(BuiltinEvent):
         owner = f"JointValue({joint!r})"
         if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or axis < 0:
             raise ValueError(f"{owner}: axis must be a joint coordinate index >= 0, got {axis!r}")
-        self.joint, self.value, self.axis, self.velocity = joint, _number(value, "value", owner), int(axis), bool(velocity)
+        self.joint, self.axis, self.velocity = joint, int(axis), bool(velocity)
+        self.value = _number(value, "value", owner)
         index = "" if axis == 0 else f"[{axis}]"
         super().__init__(name or f"{joint}{index}{' velocity' if velocity else ''} = {self.value:g}", direction,
                          terminal)

@@ -191,10 +191,10 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     err = np.empty(nx)
     dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
     work = np.empty((2, nx))
-    event_space, g, g_new, log = event_work(topology, events, nx)
-    count = 0
+    event_space, g, g_new, log, count = event_work(topology, events, nx)
+    method = np.int64(DOPRI5)  # (a variable, not a literal: the callees compile once for every method)
     j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
-                                 K[0], work, tau_work, no_forces, 5)
+                                 K[0], work, tau_work, no_forces, 5.0)
     if status != GO_ON:
         return status, j, log[:count]
     event_values(topology, params, events, x, nq, event_space, g)
@@ -240,13 +240,13 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         t_new = t_end if h == t_end - t else t + h
         t_stop, terminal = t_new, False
         if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
-            t_stop, terminal, log, count = crossings(topology, params, events, DOPRI5, dense, x, t, h, t_new, nq,
+            t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h, t_new, nq,
                                                      event_space, g, g_new, log, count)
         g[:] = g_new
-        j = dense_outputs(topology, DOPRI5, dense, x, t, h, t_stop, t_eval, j, x_out)
+        j = dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out)
         stats[STEPS] += 1
         if terminal:
-            return stopped_at_event(topology, DOPRI5, dense, x, t, h, t_stop, stats, j, log[:count])
+            return stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log[:count])
         x[:] = y
         normalize_quaternions(topology, x)
         K[0] = K[6]
@@ -284,10 +284,10 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     y = np.empty(nx)
     dense = np.empty((7, nx))
     work = np.empty((2, nx))
-    event_space, g, g_new, log = event_work(topology, events, nx)
-    count = 0
+    event_space, g, g_new, log, count = event_work(topology, events, nx)
+    method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
     j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
-                                 K[0], work, tau_work, no_forces, 8)
+                                 K[0], work, tau_work, no_forces, 8.0)
     if status != GO_ON:
         return status, j, log[:count]
     event_values(topology, params, events, x, nq, event_space, g)
@@ -351,13 +351,13 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
                         acc += D8[r, k] * K[k, i]
                     dense[3 + r, i] = h * acc
             if crossing:
-                t_stop, terminal, log, count = crossings(topology, params, events, DOP853, dense, x, t, h, t_new, nq,
+                t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h, t_new, nq,
                                                          event_space, g, g_new, log, count)
-            j = dense_outputs(topology, DOP853, dense, x, t, h, t_stop, t_eval, j, x_out)
+            j = dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out)
         g[:] = g_new
         stats[STEPS] += 1
         if terminal:
-            return stopped_at_event(topology, DOP853, dense, x, t, h, t_stop, stats, j, log[:count])
+            return stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log[:count])
         x[:] = y
         normalize_quaternions(topology, x)
         K[0] = K[12]
@@ -384,8 +384,7 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
     K = np.empty((4, nx))
     y = np.empty(nx)
     dense = np.empty((4, nx))  # Hermite data of the last step: x₀, x₁, h ẋ₀, h ẋ₁
-    event_space, g, g_new, log = event_work(topology, events, nx)
-    count = 0
+    event_space, g, g_new, log, count = event_work(topology, events, nx)
     event_values(topology, params, events, x, nq, event_space, g)
     for j in range(t_eval.shape[0]):
         span = t_eval[j] - t
