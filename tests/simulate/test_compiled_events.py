@@ -93,6 +93,9 @@ def test_builtin_events_are_plain_callables_with_one_value():
     assert joint(0.0, q0, v0) == q0[1] - 1.0 and speed(0.0, q0, v0) == v0[2] + 0.2
     np.testing.assert_allclose(point(0.0, q0, v0), (p + R @ [0.3, 0.1, 0.0]) @ [1, 0, 1] / np.sqrt(2) - 0.2,
                                rtol=0, atol=1e-14)
+    model.add_frame("tip", "link3", mb.Transform(translation=(0.3, 0.0, 0.0)))  # a frame names the same point
+    on_frame = mb.PointHeight("tip", (0.0, 0.1, 0.0), height=0.2, axis=(1.0, 0.0, 1.0)).bind(model)
+    assert on_frame(0.0, q0, v0) == point(0.0, q0, v0)
     # as a user's callable on the Python path (with an action), and wrapped in mb.Event (its settings count)
     bounce = mb.Event(mb.JointValue("link1", 0.35, direction=-1), action=lambda t, q, v: (q, -v))
     traj = mb.simulate(model, q0, np.zeros(3), t_end=1.0, events=[bounce])
@@ -116,6 +119,9 @@ def test_bad_events_are_refused_naming_the_problem():
             (lambda: mb.JointValue("link1", direction="up"), ValueError, "direction must be a number")]:
         with pytest.raises(error, match=match):
             mb.simulate(model, t_end=0.1, events=[make()])
+    model.add_frame("floor", "world")
+    with pytest.raises(ValueError, match="frame 'floor' is fixed in the world"):
+        mb.simulate(model, t_end=0.1, events=[mb.PointHeight("floor")])
     with pytest.raises(ValueError, match="not bound to a model"):
         mb.JointValue("link1")(0.0, np.zeros(2), np.zeros(2))
     with pytest.raises(ValueError, match="Python callable"):
