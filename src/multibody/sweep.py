@@ -17,9 +17,13 @@ exception's type and message; the other points are kept, and the table's ``attrs
 Local processes are started fresh ("spawn"), so they import the calling script again: a script must run its sweep
 under ``if __name__ == "__main__":`` (sweep checks this and says so), or pass ``processes=0``.
 
-A model sweep whose points differ only in their initial state ("initial." fields) runs as one batched
-:func:`multibody.simulate` in this process (all the runs together in the compiled loop where it takes the model),
-without processes.
+A model sweep whose points differ only in their initial state ("initial." fields) and in model parameters —
+masses, inertias, lengths (joint placements), spring and friction constants, anything that leaves the model's
+structure as it is (:func:`multibody.simulate.lockstep.structure_difference`) — under the same simulation settings
+runs as one batched :func:`multibody.simulate` of a model per point in this process, without processes: all the
+runs together in the compiled loop (:func:`multibody.simulate.compiled.integrate_tree_batch`, across threads).
+Sweeps of the initial state alone do so even where the compiled loop does not take the model (the runs then go
+one after the other); a sweep that varies the model does so only where it does, and else runs on processes.
 """
 from __future__ import annotations
 
@@ -96,16 +100,30 @@ class ModelRun:
         return self.summarize(simulate(setup.model, setup.q0, setup.v0, progress=False, **_settings(setup)))
 
     def batch(self, points):
-        """(result, error) of every point at once, when the points differ only in their initial state ("initial."
-        fields): one :func:`multibody.simulate` of all the initial states (the compiled loop's batched runs where
-        it takes the model)."""
+        """(result, error) of every point at once — one :func:`multibody.simulate` of each point's model and initial
+        state, all the runs together in the compiled loop where it takes them — or None if the points cannot run
+        so: a point's model file is invalid, the points differ in simulation settings or in model structure
+        (:func:`multibody.simulate.lockstep.structure_difference`), or they vary the model (fields other than
+        "initial." and "simulation.") and the compiled loop does not take it."""
         from .errors import SimulationError
         from .simulate import simulate
-        setups = [self.setup(point) for point in points]
-        first = setups[0]
+        from .simulate.lockstep import structure_difference
+        from .simulate.simulate import _in_compiled_loop
         try:
-            runs, failures = simulate(first.model, np.array([s.q0 for s in setups]), np.array([s.v0 for s in setups]),
-                                      progress=False, **_settings(first)), {}
+            setups = [self.setup(point) for point in points]
+        except Exception:  # the points run one by one, each failure recorded with its point
+            return None
+        first, settings = setups[0], _settings(setups[0])
+        if any(_settings(s) != settings or structure_difference(first.model, s.model) for s in setups[1:]):
+            return None
+        models_vary = any(not path.startswith(("initial.", "simulation.")) for point in points for path in point)
+        if models_vary and not _in_compiled_loop(first.model, settings.get("method", "DOP853"), True, False, False,
+                                                 None, None, (), None, settings.get("atol", 1e-10), batch=True):
+            return None
+        models = [s.model for s in setups] if models_vary else first.model
+        try:
+            runs, failures = simulate(models, np.array([s.q0 for s in setups]), np.array([s.v0 for s in setups]),
+                                      progress=False, **settings), {}
         except SimulationError as exc:
             runs, failures = exc.trajectories, exc.failures
         return [(None, f"SimulationError: {failures[b]}") if b in failures else _call(self.summarize, {"traj": traj})
@@ -176,12 +194,12 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
                               "or pass rows=True for a list of dicts") from exc
     function = _as_function(function_or_model, summary)
     points = _points(parameter_grid)
-    batched = client is None and _initial_states_only(function, points)  # one batched simulate, in this process
-    if not batched and client is None and (processes is None or int(processes) > 0) and len(points) > 1:
+    results = None
+    if client is None and isinstance(function, ModelRun) and len(points) > 1:
+        results = function.batch(points)  # one batched simulate in this process, or None
+    if results is None and client is None and (processes is None or int(processes) > 0) and len(points) > 1:
         _check_main_guard()
-    if batched:
-        results = function.batch(points)
-    else:
+    if results is None:
         results = [None] * len(points)
         with Progress(len(points), "sweep", progress) as bar:
             for done, (index, result) in enumerate(_run(function, points, client, processes), start=1):
@@ -199,12 +217,6 @@ def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Ma
     frame = pd.DataFrame(table)
     frame.attrs["failed"] = failed
     return frame
-
-
-def _initial_states_only(function, points):
-    """Whether a model sweep varies only initial states ("initial.q", "initial.v.<joint>", ...)."""
-    return (isinstance(function, ModelRun) and len(points) > 1
-            and all(path.startswith("initial.") for point in points for path in point))
 
 
 def _scalar(value):

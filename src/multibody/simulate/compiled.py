@@ -211,38 +211,58 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
                          first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None):
     """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
     runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
-    compiled loop releases the GIL.
+    compiled loop releases the GIL. ``model``: one Model for all runs, or a sequence of B Models, one per run, of
+    the same structure (:func:`multibody.simulate.lockstep.structure_difference`; ValueError naming the first
+    difference otherwise): runs with their own masses, inertias, joint placements, springs and friction.
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
     ``steps`` and ``rejected`` summed over the runs and ``status`` (B,) per run ("ok" or the reason it stopped)
     and ``samples`` (B,), the samples each run computed. Runs that stopped early hold NaN past their last
     sample; no error is raised (check ``info["status"]``).
     """
+    models = list(model) if isinstance(model, (list, tuple)) else None
+    if models is not None:
+        lockstep.check_same_structure(models, "integrate_tree_batch")
+        Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
+        if Q0.shape[0] not in (1, len(models)):
+            raise ValueError(f"integrate_tree_batch: {len(models)} models for {Q0.shape[0]} initial states")
+        Q0 = np.broadcast_to(Q0, (len(models),) + Q0.shape[1:])
+        for other in models[1:]:
+            reason = unsupported(other, torque=tau, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
+            if reason:
+                raise ValueError(f"integrate_tree_batch: model '{other.name}': {reason}; use multibody.simulate")
     cm, X0, t_start, t_eval, tau, rows, settings = _prepare(
-        model, Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, True)
+        model if models is None else models[0], Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
+        t_start, max_steps, True)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
     stats, status, count = np.zeros((B, 5)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
-    arrays, X0 = (cm.topology, cm.params, cm.gravity), np.ascontiguousarray(X0)
+    X0 = np.ascontiguousarray(X0)
+    # each run's params (n, NPARAMS) and joint springs and friction (m, 7), shared by all runs of one model
+    params = cm.params if models is None else np.array([(m._compiled or m.compile()).params for m in models])
+    forces = np.broadcast_to(rows, (B,) + rows.shape) if models is None else np.array(
+        [joint_force_array(m) for m in models]).reshape(B, -1, 7)
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
-    if code in (RK4, EULER) and max_steps is None and lockstep.applies(model):
-        return _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol, dt)
+    if code in (RK4, EULER) and max_steps is None and lockstep.applies(model if models is None else models[0]):
+        return _lockstep(cm, params, code, tau, forces, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol,
+                         dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
-        status[b], count[b] = run(arrays, code, tau[b], rows, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
-                                  h_max, h_first, dt_, steps, X_out[b], stats[b])
+        arrays = (cm.topology, params if models is None else params[b], cm.gravity)
+        status[b], count[b] = run(arrays, code, tau[b], rows if models is None else forces[b], X0[b].copy(), t_start,
+                                  t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 
-def _lockstep(cm, code, tau, rows, X0, t_start, t_eval, dt, X_out, threads, method, rtol, atol, dt_given):
+def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threads, method, rtol, atol, dt_given):
     """:func:`integrate_tree_batch` by :func:`multibody.simulate.lockstep.lockstep` (trees of revolute and
     prismatic joints, fixed steps): LANES runs at a time, one vectorized ABA per stage for all of them."""
     stats, counts = np.zeros(5), np.zeros(X0.shape[0], dtype=np.int64)  # stats[STOP]: Ctrl-C (_interruptible)
-    _interruptible(lambda: lockstep.lockstep(cm.topology, cm.params, cm.gravity, code == EULER, tau, rows, X0,
+    _interruptible(lambda: lockstep.lockstep(cm.topology, params, cm.gravity, code == EULER, tau, rows, X0,
                                              t_start, t_eval, dt, X_out, stats[STOP:], counts, threads), stats)
     spans = np.diff(np.r_[t_start, t_eval])
     steps_per_run = int(np.sum(np.where(spans > 0, np.ceil(spans / dt * (1.0 - 1e-12)), 0)))

@@ -1,6 +1,7 @@
 """Batched fixed-step rollouts in lockstep: ``LANES`` runs advance together, and every right-hand side is one
 evaluation of the articulated-body algorithm across them, vectorized over the runs
-(:func:`multibody.dynamics._batch.aba_chunk`, structure of arrays).
+(:func:`multibody.dynamics._batch.aba_lanes`, structure of arrays: the runs' states are kept lanes last
+throughout).
 
 For trees of revolute and prismatic joints, where q̇ = v, so that a stage state is q + c k_q, v + c k_v with
 no manifold to stay on. The schemes are those of :func:`multibody.simulate.compiled.fixed_step`, with the same
@@ -15,14 +16,52 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from ..dynamics._batch import LANES, aba_chunk, in_threads, thread_workspaces
-from ..dynamics._spatial_kernels import JTYPE
+from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
+from ..dynamics._spatial_kernels import JTYPE, PARENT
 from ..model.joints import PRISMATIC, REVOLUTE
 from .forces import add_joint_forces
 
 STAGE_OFFSET = (0.0, 0.5, 0.5, 1.0)  # RK4 stage k_s is taken at x + c_s h k_{s−1}
 STAGE_WEIGHT = (1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0)
+
+
+def structure_difference(model, other) -> str:
+    """How the structure of ``other`` differs from that of ``model`` ("" if it does not). Runs of one batch may
+    differ in their parameters only — masses, inertias, joint placements and axes, armatures, the constants of
+    their force elements — not in their structure: the same bodies in the same tree, joined by joints of the
+    same types, under the same gravity, with force elements of the same kinds on the same joints or bodies and
+    constraints of the same kinds."""
+    a, b = (m._compiled or m.compile() for m in (model, other))
+    if a.topology.shape != b.topology.shape or (a.nq, a.nv) != (b.nq, b.nv):
+        return (f"{a.topology.shape[0]} bodies, nq = {a.nq}, nv = {a.nv} against {b.topology.shape[0]} bodies, "
+                f"nq = {b.nq}, nv = {b.nv}")
+    for i, (joint, twin) in enumerate(zip(model.joints, other.joints)):
+        if a.topology[i, PARENT] != b.topology[i, PARENT] or a.topology[i, JTYPE] != b.topology[i, JTYPE]:
+            return (f"body {i} ({model.bodies[i].name}) hangs by a {type(joint).__name__} joint from body "
+                    f"{a.topology[i, PARENT]} against a {type(twin).__name__} joint from body {b.topology[i, PARENT]}")
+    if not np.array_equal(a.gravity, b.gravity):
+        return f"gravity {a.gravity.tolist()} against {b.gravity.tolist()} m/s²"
+    for what, items in (("force elements", lambda m: m.forces), ("constraints", lambda m: m.constraints)):
+        kinds = [[(type(e).__name__, getattr(e, "joint", None), getattr(e, "a", None), getattr(e, "b", None))
+                  for e in items(m)] for m in (model, other)]
+        if kinds[0] != kinds[1]:
+            return f"{what} {kinds[0]} against {kinds[1]} (kind, joint, bodies)"
+    return ""
+
+
+def check_same_structure(models, what="simulate"):
+    """ValueError naming the first of ``models`` (a sequence of Models, one per run) whose structure differs from
+    that of models[0] (:func:`structure_difference`), and how."""
+    if not models:
+        raise ValueError(f"{what}: no models given")
+    for k, model in enumerate(models[1:], 1):
+        difference = structure_difference(models[0], model)
+        if difference:
+            raise ValueError(f"{what}: the runs' models must differ only in parameters, but models[{k}] "
+                             f"('{model.name}') differs in structure from models[0] ('{models[0].name}'): "
+                             f"{difference}")
 
 
 def applies(model) -> bool:
@@ -33,25 +72,53 @@ def applies(model) -> bool:
 
 @njit(cache=True)
 def joint_torques(tau, joint_forces, q, v, b0, nb, out):
-    """out[b] = τ_{b0 + b} + Q(q_b, v_b): run b0 + b's torque (tau (B, n)) and the joint springs and friction
-    (:func:`multibody.simulate.forces.add_joint_forces`)."""
+    """out[:, b] = τ_{b0 + b} + Q(q[:, b], v[:, b]): run b0 + b's torque (tau (B, n)) and joint springs and
+    friction (joint_forces[b0 + b], :func:`multibody.simulate.forces.add_joint_forces`), lanes last."""
+    for k in range(tau.shape[1]):
+        for b in range(nb):
+            out[k, b] = tau[b0 + b, k]
+    if joint_forces.shape[1] > 0:
+        for b in range(nb):
+            add_joint_forces(joint_forces[b0 + b], q[:, b], v[:, b], out[:, b])
+
+
+def chunk_params(params, b0, nb, lanes):
+    """The params of runs b0 … b0 + nb − 1 for :func:`multibody.dynamics._batch.aba_lanes`: ``params`` itself when
+    the runs share them (n, NPARAMS), else run b0 + b's params (params (B, n, NPARAMS)) copied to lanes[:, :, b]
+    (lanes (n, NPARAMS, LANES)), which is returned."""
+    if params.ndim == 2:
+        return params
     for b in range(nb):
-        for k in range(tau.shape[1]):
-            out[b, k] = tau[b0 + b, k]
-        add_joint_forces(joint_forces, q[b], v[b], out[b])
+        lanes[:, :, b] = params[b0 + b]
+    return lanes
+
+
+@overload(chunk_params)
+def _chunk_params(params, b0, nb, lanes):
+    if params.ndim == 2:
+        return lambda params, b0, nb, lanes: params
+
+    def per_run(params, b0, nb, lanes):
+        for i in range(params.shape[1]):
+            for k in range(params.shape[2]):
+                for b in range(nb):
+                    lanes[i, k, b] = params[b0 + b, i, k]
+        return lanes
+    return per_run
 
 
 @njit(cache=True)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
-                  q, v, qs, vs, taus, qdd, dq, dv, no_forces,
-                  R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+                  q, v, qs, vs, taus, qdd, dq, dv, no_forces, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
-    q, v (LANES, n): the runs' state; qs, vs: a stage state; dq, dv: the weighted sum of the stages' rates.
-    Returns the number of output samples written (fewer when ``stop[0]`` is set by another thread)."""
-    n = q.shape[1]
-    for b in range(nb):
-        for i in range(n):
-            q[b, i], v[b, i] = X[b0 + b, i], X[b0 + b, n + i]
+    q, v (n, LANES): the runs' state, lanes last as :func:`multibody.dynamics._batch.aba_lanes` takes it; qs, vs:
+    a stage state; dq, dv: the weighted sum of the stages' rates. ``params``: shared (n, NPARAMS) or the lanes'
+    (n, NPARAMS, LANES). Returns the number of output samples written (fewer when ``stop[0]`` is set by another
+    thread)."""
+    n = q.shape[0]
+    for i in range(n):
+        for b in range(nb):
+            q[i, b], v[i, b] = X[b0 + b, i], X[b0 + b, n + i]
     for j in range(t_eval.shape[0]):
         if stop[0] != 0.0:
             return j
@@ -61,53 +128,55 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
             step = span / count
             if euler:
                 joint_torques(tau, joint_forces, q, v, b0, nb, taus)
-                aba_chunk(topology, params, gravity, q, v, taus, no_forces, qdd, 0, nb,
-                          R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
-                for b in range(nb):
-                    for i in range(n):
-                        v[b, i] += step * qdd[b, i]
-                        q[b, i] += step * v[b, i]
+                aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, qdd,
+                          R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                for i in range(n):
+                    for b in range(nb):
+                        v[i, b] += step * qdd[i, b]
+                        q[i, b] += step * v[i, b]
                 continue
             for s in range(4):
                 c = STAGE_OFFSET[s] * step
-                for b in range(nb):
-                    for i in range(n):  # stage state x + c k_{s−1}: its q̇ is its v (k_q), its v̇ the previous qdd
+                for i in range(n):  # stage state x + c k_{s−1}: its q̇ is its v (k_q), its v̇ the previous qdd
+                    for b in range(nb):
                         if s == 0:
-                            qs[b, i], vs[b, i] = q[b, i], v[b, i]
+                            qs[i, b], vs[i, b] = q[i, b], v[i, b]
                         else:
-                            qs[b, i], vs[b, i] = q[b, i] + c * vs[b, i], v[b, i] + c * qdd[b, i]
+                            qs[i, b], vs[i, b] = q[i, b] + c * vs[i, b], v[i, b] + c * qdd[i, b]
                 joint_torques(tau, joint_forces, qs, vs, b0, nb, taus)
-                aba_chunk(topology, params, gravity, qs, vs, taus, no_forces, qdd, 0, nb,
-                          R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                aba_lanes(topology, params, gravity, qs, vs, taus, no_forces, 0, nb, qdd,
+                          R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
                 w = STAGE_WEIGHT[s] * step
-                for b in range(nb):
-                    for i in range(n):
-                        dq[b, i] = (0.0 if s == 0 else dq[b, i]) + w * vs[b, i]
-                        dv[b, i] = (0.0 if s == 0 else dv[b, i]) + w * qdd[b, i]
-            for b in range(nb):
                 for i in range(n):
-                    q[b, i] += dq[b, i]
-                    v[b, i] += dv[b, i]
-        t = t_eval[j]
-        for b in range(nb):
+                    for b in range(nb):
+                        dq[i, b] = (0.0 if s == 0 else dq[i, b]) + w * vs[i, b]
+                        dv[i, b] = (0.0 if s == 0 else dv[i, b]) + w * qdd[i, b]
             for i in range(n):
-                X_out[b0 + b, j, i], X_out[b0 + b, j, n + i] = q[b, i], v[b, i]
+                for b in range(nb):
+                    q[i, b] += dq[i, b]
+                    v[i, b] += dv[i, b]
+        t = t_eval[j]
+        for i in range(n):
+            for b in range(nb):
+                X_out[b0 + b, j, i], X_out[b0 + b, j, n + i] = q[i, b], v[i, b]
     return t_eval.shape[0]
 
 
 @njit(cache=True, nogil=True)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
-                   first, stride, state, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+                   first, stride, state, lanes, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
     """The runs of chunks first, first + stride, … of LANES runs (one thread's share, in its own arrays: ``state``
-    (8, LANES, n) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk` and the ABA's work arrays).
-    counts[b]: the samples written for run b. Releases the GIL."""
+    (8, n, LANES) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk`, ``lanes`` for the per-run params
+    of a chunk (:func:`chunk_params`) and the ABA's work arrays). counts[b]: the samples written for run b.
+    Releases the GIL."""
     B, L = X.shape[0], LANES
     no_forces = np.zeros((1, 0, 6))
     for b0 in range(first * L, B, stride * L):
         nb = min(L, B - b0)
-        written = advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out,
-                                stop, state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7],
-                                no_forces, R, p, qd, u, out, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+        written = advance_chunk(topology, chunk_params(params, b0, nb, lanes), gravity, euler, tau, joint_forces, X,
+                                b0, nb, t, t_eval, dt, X_out, stop, state[0], state[1], state[2], state[3],
+                                state[4], state[5], state[6], state[7], no_forces,
+                                R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
         for b in range(nb):
             counts[b0 + b] = written
 
@@ -115,10 +184,12 @@ def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_
 def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts, threads):
     """Every run of X (B, 2n) by RK4 (or semi-implicit Euler if ``euler``) through t_eval, LANES runs at a time, the
     chunks dealt out round robin to ``threads`` Python threads (as :func:`multibody.dynamics._batch.aba_batch`
-    does); counts[b]: the samples written for run b."""
+    does); counts[b]: the samples written for run b. ``params``: the runs' shared params (n, NPARAMS), or
+    each run's (B, n, NPARAMS); joint_forces (B, m, 7): each run's joint springs and friction."""
     B, n = X.shape[0], tau.shape[1]
     T = max(1, min(threads, (B + LANES - 1) // LANES))
-    work, state = thread_workspaces(T, topology.shape[0], n), np.empty((T, 8, LANES, n))
+    work, state = thread_workspaces(T, topology.shape[0], n, n), np.empty((T, 8, n, LANES))
+    lanes = np.empty((T,) + (params.shape[1:] if params.ndim == 3 else (0, 0)) + (LANES,))
 
     in_threads(lambda k: lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out,
-                                        stop, counts, k, T, state[k], *work[k]), T, T)
+                                        stop, counts, k, T, state[k], lanes[k], *work[k][4:]), T, T)

@@ -34,7 +34,7 @@ from .progress import Progress
 from .trajectory import Trajectory, constraint_residuals
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from ..model import Model
 
@@ -171,9 +171,9 @@ def _normalizer(model):
     return normalized
 
 
-def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
-             t_start: float = 0.0, method: str = "DOP853", dt: float | None = None, rtol: float = 1e-8,
-             atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
+def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: ArrayLike | None = None,
+             t_end: float = 1.0, *, t_start: float = 0.0, method: str = "DOP853", dt: float | None = None,
+             rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
              samples: int | None = None,
              torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
@@ -187,11 +187,19 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     Parameters
     ----------
     q0 : (nq,) initial configuration (default ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
-        Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), and
-        ``torque`` (B, nv) for a torque per run; the result is then a list of B trajectories. Trees the compiled
-        loop takes run there all together (:func:`multibody.simulate.compiled.integrate_tree_batch`: across
-        numba's threads, and for RK4 and Euler on revolute and prismatic joints 32 runs per vectorized ABA,
-        :mod:`multibody.simulate.lockstep`); other models run one after the other.
+        Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), ``torque``
+        (B, nv) for a torque per run, and ``model`` a sequence of B models for a model per run; the result is
+        then a list of B trajectories. Trees the compiled loop takes run there all together
+        (:func:`multibody.simulate.compiled.integrate_tree_batch`: across numba's threads, and for RK4 and Euler on
+        revolute and prismatic joints 32 runs per vectorized ABA, :mod:`multibody.simulate.lockstep`); other
+        models run one after the other.
+    model : the model, or a sequence of B models of the same structure, one per run, which differ only in their
+        parameters — masses, inertias, joint placements (lengths) and axes, armatures, the constants of their
+        force elements — and not in their bodies, tree, joint types, gravity or kinds of force elements and
+        constraints (ValueError naming the first model that does and how,
+        :func:`multibody.simulate.lockstep.structure_difference`); e.g. a mass sweep,
+        ``mb.simulate([chain(mass=m) for m in masses], q0, method="RK4", dt=1e-3)``. q0 defaults to the first
+        model's neutral configuration.
     method : adaptive, error-controlled by ``rtol``, ``atol`` and ``max_step`` [s] (scipy's solvers): "DOP853"
         (default), "RK45", "RK23", "Radau", "BDF" or "LSODA"; or fixed-step, with the step ``dt`` [s]: "RK4"
         (classical Runge–Kutta), "Euler" (semi-implicit: v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺) or "contact"
@@ -257,6 +265,11 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
         on Ctrl-C (KeyboardInterrupt): a KeyboardInterrupt subclass with the same ``time`` and partial
         ``trajectory``; ``trajectory.info["interrupted"]`` is True.
     """
+    models = list(model) if isinstance(model, (list, tuple)) else None
+    if models is not None:
+        from .lockstep import check_same_structure
+        check_same_structure(models)
+        model = models[0]
     nq, nv = model.nq, model.nv
     events = list(events)
     q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
@@ -264,8 +277,8 @@ def simulate(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = N
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"simulate: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
-    if q0.ndim == 2 or v0.ndim == 2:
-        return _runs(model, q0, v0, t_end, dict(
+    if q0.ndim == 2 or v0.ndim == 2 or models is not None:
+        return _runs(models or model, q0, v0, t_end, dict(
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
             samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
             stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
@@ -440,14 +453,19 @@ def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_e
 
 
 def _runs(model, Q0, V0, t_end, options):
-    """The trajectories of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single state)
-    and, optionally, a torque per run (B, nv): all together in the compiled loop when it takes the model and the
-    options, else one after the other. Failed runs raise one SimulationError after all ran, with ``trajectories``:
-    every run's trajectory (partial for the failed ones), and ``failures``: {run: reason}; Ctrl-C,
-    SimulationInterrupted with the same."""
-    if Q0.ndim == 2 and V0.ndim == 2 and Q0.shape[0] != V0.shape[0]:
-        raise ValueError(f"simulate: q0 and v0 give {Q0.shape[0]} and {V0.shape[0]} runs")
-    B = Q0.shape[0] if Q0.ndim == 2 else V0.shape[0]
+    """The trajectories of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single state),
+    of ``model`` or of model[b] for a list of B models of the same structure, and, optionally, a torque per run
+    (B, nv): all together in the compiled loop when it takes the models and the options, else one after the other.
+    Failed runs raise one SimulationError after all ran, with ``trajectories``: every run's trajectory (partial
+    for the failed ones), and ``failures``: {run: reason}; Ctrl-C, SimulationInterrupted with the same."""
+    models = model if isinstance(model, list) else None
+    model = model[0] if models else model
+    counts = {name: x.shape[0] for name, x in (("q0", Q0), ("v0", V0)) if x.ndim == 2}
+    if models:
+        counts["models"] = len(models)
+    if len(set(counts.values())) > 1:
+        raise ValueError(f"simulate: {' and '.join(counts)} give {' and '.join(map(str, counts.values()))} runs")
+    B = next(iter(counts.values()))
     Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
     torque = options.pop("torque")
     if torque is not None and not callable(torque):
@@ -459,7 +477,7 @@ def _runs(model, Q0, V0, t_end, options):
         runs, failures = [], {}
         for b in range(B):
             try:
-                runs.append(simulate(model, Q0[b], V0[b], t_end, **options,
+                runs.append(simulate(models[b] if models else model, Q0[b], V0[b], t_end, **options,
                                      torque=torque if torque is None or callable(torque) else torque[b]))
             except SimulationError as exc:
                 runs.append(exc.trajectory)
@@ -469,12 +487,14 @@ def _runs(model, Q0, V0, t_end, options):
     t_eval = _output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
                            options["dt"])
     t, Q, V, info = loop.integrate_tree_batch(
-        model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
+        models or model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
         max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])
     tau = np.zeros((B, model.nv)) if torque is None else torque
-    runs = [loop.tree_trajectory(model, t[:info["samples"][b]], Q[b, :info["samples"][b]], V[b, :info["samples"][b]],
-                                 {**info, "status": info["status"][b], "samples": int(info["samples"][b]),
-                                  "t_reached": float(info["t_reached"][b])}, tau[b]) for b in range(B)]
+    runs = [loop.tree_trajectory(models[b] if models else model, t[:info["samples"][b]], Q[b, :info["samples"][b]],
+                                 V[b, :info["samples"][b]], {**info, "status": info["status"][b],
+                                                             "samples": int(info["samples"][b]),
+                                                             "t_reached": float(info["t_reached"][b])}, tau[b])
+            for b in range(B)]
     failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B) if info["status"][b] != "ok"}
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
