@@ -122,8 +122,8 @@ def test_batched_calls_equal_single_calls(seed, n):
 
 
 def test_every_input_kind_gives_the_single_state_result():
-    """The single-state fast path takes C-contiguous float64 vectors only; lists, float32 and integer arrays,
-    strided and read-only views and wrong sizes go through the general path, with the same numbers."""
+    """The single-state fast path takes float64 vectors only; lists, float32, integer and byte-swapped arrays,
+    strided and read-only views, batches and wrong sizes go through the general path, with the same numbers."""
     rng = np.random.default_rng(3)
     model = random_model(rng, 5)
     q, v, a = random_state(rng, model)
@@ -139,6 +139,20 @@ def test_every_input_kind_gives_the_single_state_result():
     np.testing.assert_array_equal(mb.aba(model, strided, list(v), tau.astype(np.float32)), mb.aba(
         model, q, v, tau.astype(np.float32).astype(np.float64)))
     np.testing.assert_array_equal(mb.rnea(model, q, np.zeros(model.nv, dtype=int), a), mb.rnea(model, q, 0 * v, a))
+    # The fast path calls the compiled code past numba's type checks (_core.__getattr__), so it tests dtype, ndim
+    # and strides itself: an integer array must not be read as float64 bits, nor a byte-swapped one as native, nor
+    # an (nq, nq) batch as one vector, nor a strided view as contiguous
+    whole = np.arange(model.nq) % 3 - 1
+    for kind in (whole.astype(np.int64), whole.astype(">f8"), whole.astype(np.float32)):
+        np.testing.assert_array_equal(mb.crba(model, kind), mb.crba(model, whole.astype(np.float64)))
+        np.testing.assert_array_equal(mb.rnea(model, q, kind[:model.nv], a), mb.rnea(model, q, 1.0 * kind[:model.nv], a))
+        np.testing.assert_array_equal(mb.aba(model, q, v, kind[:model.nv]), mb.aba(model, q, v, 1.0 * kind[:model.nv]))
+    batch = np.tile(q, (model.nq, 1))
+    np.testing.assert_array_equal(mb.crba(model, batch), np.tile(M, (model.nq, 1, 1)))
+    np.testing.assert_array_equal(mb.rnea(model, batch, v, a), np.tile(tau, (model.nq, 1)))
+    np.testing.assert_array_equal(mb.aba(model, batch, v, tau), np.tile(qdd, (model.nq, 1)))
+    np.testing.assert_array_equal(mb.rnea(model, q, np.repeat(v, 3)[::3], a), tau)
+    np.testing.assert_array_equal(mb.aba(model, q, v, np.repeat(tau, 2)[::2]), qdd)
     with pytest.raises(ValueError, match=rf"v: expected shape \({model.nv},\)"):
         mb.rnea(model, q, v[:-1], a)
     with pytest.raises(ValueError, match=rf"q: expected shape \({model.nq},\)"):

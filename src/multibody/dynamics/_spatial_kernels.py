@@ -310,6 +310,96 @@ def inertia_to_parent(R, p, i, I, s, out, d):
 
 
 @inline
+def rotated_to_world(R0, i, x, y, z):
+    """R0[i] (x, y, z): a 3-vector of body-i axes in world axes, as a 3-tuple."""
+    return (R0[i, 0, 0] * x + R0[i, 0, 1] * y + R0[i, 0, 2] * z, R0[i, 1, 0] * x + R0[i, 1, 1] * y + R0[i, 1, 2] * z,
+            R0[i, 2, 0] * x + R0[i, 2, 1] * y + R0[i, 2, 2] * z)
+
+
+@inline
+def subspace_column_in_world_axes(params, i, k, R0):
+    """Column k of body i's motion subspace in world axes about the body origin, [R0 S_ω; R0 S_v], as a 6-tuple."""
+    w = rotated_to_world(R0, i, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
+    v = rotated_to_world(R0, i, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+    return w[0], w[1], w[2], v[0], v[1], v[2]
+
+
+@inline
+def subspace_column_in_world(params, i, k, R0, p0):
+    """Column k of body i's motion subspace in world axes about the world origin, as a 6-tuple:
+    s = [R0 S_ω; R0 S_v + p0 × R0 S_ω] (the motion S_k of body-i coordinates, RBDA eq. 2.24 with X = X0_i⁻¹)."""
+    s = subspace_column_in_world_axes(params, i, k, R0)
+    return (s[0], s[1], s[2], s[3] + p0[i, 1] * s[2] - p0[i, 2] * s[1], s[4] + p0[i, 2] * s[0] - p0[i, 0] * s[2],
+            s[5] + p0[i, 0] * s[1] - p0[i, 1] * s[0])
+
+
+# Symmetric 6 × 6 matrices [[A, B], [Bᵀ, C]] (the articulated-body inertias) stored as 21 entries: A and C as
+# (xx, yy, zz, xy, xz, yz), B row major.
+SYM_A, SYM_B, SYM_C, NSYM = 0, 6, 15, 21
+
+
+@inline
+def symmetric_times(S, i, m):
+    """S[i] m = [A ω + B v; Bᵀ ω + C v] for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion vector
+    m = [ω; v] (6-tuple), as a 6-tuple."""
+    w0, w1, w2, v0, v1, v2 = m
+    return (S[i, 0] * w0 + S[i, 3] * w1 + S[i, 4] * w2 + S[i, 6] * v0 + S[i, 7] * v1 + S[i, 8] * v2,
+            S[i, 3] * w0 + S[i, 1] * w1 + S[i, 5] * w2 + S[i, 9] * v0 + S[i, 10] * v1 + S[i, 11] * v2,
+            S[i, 4] * w0 + S[i, 5] * w1 + S[i, 2] * w2 + S[i, 12] * v0 + S[i, 13] * v1 + S[i, 14] * v2,
+            S[i, 6] * w0 + S[i, 9] * w1 + S[i, 12] * w2 + S[i, 15] * v0 + S[i, 18] * v1 + S[i, 19] * v2,
+            S[i, 7] * w0 + S[i, 10] * w1 + S[i, 13] * w2 + S[i, 18] * v0 + S[i, 16] * v1 + S[i, 20] * v2,
+            S[i, 8] * w0 + S[i, 11] * w1 + S[i, 14] * w2 + S[i, 19] * v0 + S[i, 20] * v1 + S[i, 17] * v2)
+
+
+@inline
+def symmetric_subtract(S, i, x, y):
+    """S[i] −= x yᵀ in 21-entry storage, for 6-tuples x, y whose product (or the sum of such products over
+    several calls) is symmetric: only the stored entries are computed."""
+    S[i, 0] -= x[0] * y[0]
+    S[i, 1] -= x[1] * y[1]
+    S[i, 2] -= x[2] * y[2]
+    S[i, 3] -= x[0] * y[1]
+    S[i, 4] -= x[0] * y[2]
+    S[i, 5] -= x[1] * y[2]
+    for r in range(3):
+        for c in range(3):
+            S[i, 6 + 3 * r + c] -= x[r] * y[3 + c]
+    S[i, 15] -= x[3] * y[3]
+    S[i, 16] -= x[4] * y[4]
+    S[i, 17] -= x[5] * y[5]
+    S[i, 18] -= x[3] * y[4]
+    S[i, 19] -= x[3] * y[5]
+    S[i, 20] -= x[4] * y[5]
+
+
+@inline
+def symmetric_add_shifted(S, i, dx, dy, dz, out, k):
+    """out[k] += X_dᵀ S[i] X_d for a symmetric 6×6 matrix in 21-entry storage and X_d the translation of the
+    reference point by d = (dx, dy, dz), axes unchanged (a force or inertia about the point d moved to the origin):
+    with S = [[A, B], [Bᵀ, C]], C'' = C,  B'' = B + [d]× C,  A'' = A + [d]× Bᵀ − B'' [d]×  (RBDA eq. 2.66, R = 1)."""
+    A00, A11, A22, A01, A02, A12 = S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5]
+    B00, B01, B02, B10, B11, B12, B20, B21, B22 = (S[i, 6], S[i, 7], S[i, 8], S[i, 9], S[i, 10], S[i, 11], S[i, 12],
+                                                   S[i, 13], S[i, 14])
+    C00, C11, C22, C01, C02, C12 = S[i, 15], S[i, 16], S[i, 17], S[i, 18], S[i, 19], S[i, 20]
+    # B'' = B + [d]× C  (column c of [d]× C is d × C[:, c])
+    E00, E01, E02 = B00 + dy * C02 - dz * C01, B01 + dy * C12 - dz * C11, B02 + dy * C22 - dz * C12
+    E10, E11, E12 = B10 + dz * C00 - dx * C02, B11 + dz * C01 - dx * C12, B12 + dz * C02 - dx * C22
+    E20, E21, E22 = B20 + dx * C01 - dy * C00, B21 + dx * C11 - dy * C01, B22 + dx * C12 - dy * C02
+    # A'' = A + [d]× Bᵀ − B'' [d]×  (entry (r, c): (d × B[c, :])_r − (B''[r, :] × d)_c; the upper triangle)
+    out[k, 0] += A00 + (dy * B02 - dz * B01) - (E01 * dz - E02 * dy)
+    out[k, 1] += A11 + (dz * B10 - dx * B12) - (E12 * dx - E10 * dz)
+    out[k, 2] += A22 + (dx * B21 - dy * B20) - (E20 * dy - E21 * dx)
+    out[k, 3] += A01 + (dy * B12 - dz * B11) - (E02 * dx - E00 * dz)
+    out[k, 4] += A02 + (dy * B22 - dz * B21) - (E00 * dy - E01 * dx)
+    out[k, 5] += A12 + (dz * B20 - dx * B22) - (E10 * dy - E11 * dx)
+    out[k, 6], out[k, 7], out[k, 8] = out[k, 6] + E00, out[k, 7] + E01, out[k, 8] + E02
+    out[k, 9], out[k, 10], out[k, 11] = out[k, 9] + E10, out[k, 10] + E11, out[k, 11] + E12
+    out[k, 12], out[k, 13], out[k, 14] = out[k, 12] + E20, out[k, 13] + E21, out[k, 14] + E22
+    for r in range(6):
+        out[k, 15 + r] += S[i, 15 + r]
+
+
+@inline
 def joint_pose(jtype, params, i, q, iq):
     """Pose of the child body in the joint frame (RBDA Table 4.1): R_J (child axes → joint axes) as a row-major
     9-tuple and the origin p_J as a 3-tuple."""

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from . import _batch, _core
+from ._core import FLOAT64, OK
 from ._inputs import as_state, batch_of, check_quaternions, external_forces, raise_nonfinite
 
 if TYPE_CHECKING:
@@ -64,19 +65,21 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     τ : (..., nv) generalized forces.
     """
     cm = model._compiled or model.compile()
+    # One state given as float64 vectors and no forces: the fast path, past numba's type dispatch (so the dtype and
+    # ndim tests here, see _core.__getattr__); anything else, or a model with flexible beams (its q is longer than
+    # its rigid tree's: the kernel finds WRONG_SIZE), takes the general path below. Written out here and in aba and
+    # crba rather than shared: a helper's Python call would add ~0.1 µs to the ~1.5 µs this path takes.
+    try:
+        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1
+    except AttributeError:  # not arrays
+        fast = False
+    if fast:
+        tau = np.empty(cm.nv)
+        if _core.rnea_one_entry(cm.packed, q, v, a, tau) == OK:
+            return tau
     if cm.flexible:
         return _beams().rnea(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a"),
                              external_forces(model, f_ext))
-    # One state given as float64 vectors: the fast path (anything else: TypeError, below). Written out here and in
-    # aba rather than shared: a helper's Python call would add ~0.1 µs to the ~3 µs this path takes. Batches skip it
-    # (ndim ≠ 1): numba's TypeError for a signature that does not match costs ~120 µs.
-    if f_ext is None and getattr(q, "ndim", 1) == 1:
-        tau = np.empty(cm.nv)
-        try:
-            if _core.rnea_one(cm.packed, q, v, a, tau) == _core.OK:
-                return tau
-        except TypeError:
-            pass
     q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
     forces = external_forces(model, f_ext)
     batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
@@ -96,16 +99,20 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
     """
     cm = model._compiled or model.compile()
+    try:  # one state as float64 vectors: the fast path (see rnea)
+        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1
+    except AttributeError:
+        fast = False
+    if fast:
+        qdd = np.empty(cm.nv)
+        try:
+            if _core.aba_one_entry(cm.packed, q, v, tau, qdd) == OK:
+                return qdd
+        except ZeroDivisionError:  # a singular M (cm.singular, below)
+            pass
     if cm.flexible:
         return _beams().aba(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau"),
                             external_forces(model, f_ext))
-    if f_ext is None and getattr(q, "ndim", 1) == 1:  # one state as float64 vectors: the fast path (see rnea)
-        qdd = np.empty(cm.nv)
-        try:
-            if _core.aba_one(cm.packed, q, v, tau, qdd) == _core.OK:
-                return qdd
-        except (TypeError, ZeroDivisionError):  # not float64 vectors; or a singular M (cm.singular, below)
-            pass
     if cm.singular:
         raise ModelError(cm.singular)
     forces = external_forces(model, f_ext)
@@ -130,15 +137,16 @@ def crba(model: Model, q: ArrayLike) -> np.ndarray:
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
+    try:  # one state as a float64 vector: the fast path (see rnea)
+        fast = q.dtype is FLOAT64 and q.ndim == 1
+    except AttributeError:
+        fast = False
+    if fast:
+        M = np.empty((cm.nv, cm.nv))
+        if _core.crba_one_entry(cm.packed, q, M) == OK:
+            return M
     if cm.flexible:
         return _beams().crba(model, as_state(q, cm.nq, "q"))
-    if getattr(q, "ndim", 1) == 1:  # one state given as a float64 vector: the fast path (see rnea)
-        M = np.empty((cm.nv, cm.nv))
-        try:
-            if _core.crba_one(cm.packed, q, M) == _core.OK:
-                return M
-        except TypeError:
-            pass
     q = as_state(q, cm.nq, "q")
     batch, (qb,) = batch_of((q, "q"))
     M = np.empty((qb.shape[0], cm.nv, cm.nv))
