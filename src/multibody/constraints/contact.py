@@ -18,6 +18,14 @@ target velocities) gives the Stewart–Trinkle time step of :mod:`.integrate`.
 
 A small diagonal ``regularization`` (relative to the mean diagonal, default 1e-10) makes redundant contact sets
 (four box corners on a plane) well posed; it perturbs the forces by that relative amount.
+
+Robustness (a robot's feet on the floor): Lemke's method runs with pivot tolerance 1e-9, then 1e-7 (the redundant
+rows of several feet, each with its pyramid, can end the first on a false secondary ray), and a solution counts only
+if it satisfies the LCP to 1e-6 of its right-hand side. If neither does (or the problem has no solution: kinetic
+friction at a sliding contact can make the normal response negative, Painlevé's paradox), the contact forces come
+from :func:`~multibody.constraints.lcp.projected_gauss_seidel` on the same contacts with a Coulomb disc, every
+contact treated as sticking (friction opposes its tangential acceleration or velocity, bounded by μ λ_n) and a
+constraint force mixing of 1e-6: an approximation, said once by an :class:`ApproximateContactWarning`.
 """
 from __future__ import annotations
 
@@ -27,11 +35,19 @@ import warnings
 
 import numpy as np
 
-from ..errors import SimulationError
 from ._kinematics import cross
 from .geometry import collide, has_contact_model
-from .lcp import LCPError, lemke
+from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
 from .types import _perpendicular_pair
+
+
+class ApproximateContactWarning(UserWarning):
+    """The contact forces come from the projected Gauss–Seidel fallback of :func:`solve_contacts`, not the LCP."""
+
+
+PIVOT_TOLERANCES = (1e-9, 1e-7)  # Lemke's pivot tolerances, tried in turn
+ACCEPTED_ERROR = 1e-6  # a Lemke solution must satisfy the LCP to this, relative to max(1, max|rhs|)
+FALLBACK_CFM = 1e-6  # constraint force mixing of the Gauss–Seidel fallback, relative to the mean diagonal
 
 
 class Contact(NamedTuple):
@@ -185,11 +201,9 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     lcp = np.block([[A, np.vstack([np.zeros((nc, ns)), E])],
                     [np.hstack([Mu, -E.T]), np.zeros((ns, ns))]])
     rhs = np.concatenate([rows_nd @ a_eq - np.concatenate([gamma_n, gamma_d]), np.zeros(ns)])
-    try:
-        z = lemke(lcp, rhs)
-    except LCPError as exc:
-        raise SimulationError(f"contact problem has no solution ({exc}); contacts: "
-                              f"{[_label(c) for c in contacts]}") from None
+    z = _lemke_solution(lcp, rhs)
+    if z is None:
+        return _relaxed_contacts(K, a_eq, contacts, rows, gamma_n, gamma_t)
     lam_n, beta = z[:nc], z[nc:nc + edges * ns]
     Q = forces_nd @ z[:nc + edges * ns]
     forces, status = [], []
@@ -206,11 +220,38 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     return ContactSolution(a_eq + K @ Q, Q, forces, status)
 
 
-def _label(contact):
-    """(A, B) names of a contact between shapes; (limit, side) for a joint-limit row (geometry None)."""
-    if contact.geometry is None:
-        return (repr(contact.a), contact.b)
-    return (contact.a.name, contact.b.name)
+def _lemke_solution(lcp, rhs):
+    """z of LCP(lcp, rhs) by Lemke's method at each of :data:`PIVOT_TOLERANCES` until one satisfies it to
+    :data:`ACCEPTED_ERROR`; None if none does."""
+    for tol in PIVOT_TOLERANCES:
+        try:
+            z = lemke(lcp, rhs, tol=tol)
+        except LCPError:
+            continue
+        if complementarity_error(lcp, rhs, z) <= ACCEPTED_ERROR * max(1.0, np.abs(rhs).max()):
+            return z
+    return None
+
+
+def _relaxed_contacts(K, a_eq, contacts, rows, gamma_n, gamma_t):
+    """The :class:`ContactSolution` of projected Gauss–Seidel (the fallback of :func:`solve_contacts`): rows
+    W = (N_i; T_i) per contact, relative response W K Wᵀ f + W a_eq − (γ_n,i; γ_t,i), every contact sticking
+    within its Coulomb disc, constraint force mixing :data:`FALLBACK_CFM`. Warns (once) that it is approximate."""
+    warnings.warn("contact forces approximate: Lemke's method found no solution of the contact LCP (round-off on "
+                  "redundant contacts, or Painlevé's paradox of sliding friction); projected Gauss–Seidel used "
+                  f"instead, every contact sticking within its Coulomb disc, constraint force mixing {FALLBACK_CFM:g}",
+                  ApproximateContactWarning, stacklevel=2)
+    W = np.vstack([np.vstack([r.N, r.T]) for r in rows])  # (3 nc, nv)
+    b = W @ a_eq - np.column_stack([gamma_n, gamma_t]).ravel()
+    f = projected_gauss_seidel(W @ K @ W.T, b, np.array([c.friction for c in contacts]), cfm=FALLBACK_CFM)
+    forces, status = [], []
+    for (lam_n, *lam_t), r, c in zip(f.reshape(-1, 3), rows, contacts):
+        lam_t = np.array(lam_t)
+        forces.append(lam_n if c.geometry is None else lam_n * c.geometry.normal + lam_t @ r.tangents)
+        slipping = np.linalg.norm(lam_t) >= (1 - 1e-6) * c.friction * lam_n
+        status.append("separate" if lam_n <= 0 else "slip" if slipping else "stick")
+    Q = W.T @ f
+    return ContactSolution(a_eq + K @ Q, Q, forces, status)
 
 
 def _at_cone_edge(z, nc, ns, edges, owner, i, tol=1e-9):

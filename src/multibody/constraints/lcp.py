@@ -6,6 +6,13 @@ w − M z − d z₀ = q, starts from the almost-complementary basis where z₀ 
 each leaving variable in until z₀ leaves. The ratio test is lexicographic (on the rows of the basis inverse) so
 degenerate problems do not cycle. It solves every LCP whose matrix is copositive-plus, which includes the
 positive semidefinite contact problems and, in practice, the frictional ones.
+
+Round-off can still end it on a false secondary ray when many rows are redundant (a foot's eight friction-pyramid
+edges, four box corners on one face: 36 rows of rank 12 for four feet), and a sliding contact's kinetic friction
+can leave the problem without any solution (Painlevé's paradox). :func:`projected_gauss_seidel` is the fallback of
+:func:`multibody.constraints.contact.solve_contacts` then: the relaxation that ODE's QuickStep, Bullet and PhysX
+use (Erleben 2007, *Velocity-based shock propagation for multibody dynamics animation*, ACM TOG 26(2)), which always
+returns a force.
 """
 from __future__ import annotations
 
@@ -67,3 +74,48 @@ def _lexicographic_ratio(T, entering, basis, artificial, n, tol):
         if candidates.size == 1:
             break
     return int(candidates[0])
+
+
+def complementarity_error(M, q, z):
+    """max(−min w, |zᵀ w|) of z ≥ 0 with w = M z + q: zero for a solution of LCP(M, q)."""
+    w = M @ z + q
+    return max(-w.min(initial=0.0), abs(z @ w))
+
+
+def projected_gauss_seidel(A, b, mu, cfm=1e-6, sweeps=300, tol=1e-10):
+    """Forces f (3k,) of k contacts in blocks (λ_n, λ_t1, λ_t2) with relative acceleration (or velocity) A f + b:
+    the normal part ≥ 0 ⟂ λ_n ≥ 0, the tangential part as small as the Coulomb disc |λ_t| ≤ μ λ_n lets it be.
+
+    Projected Gauss–Seidel (Erleben 2007; ODE's QuickStep, Bullet): per contact, its normal row solved with the
+    other forces fixed and clamped to λ_n ≥ 0, then its two tangential rows solved together and projected onto the
+    disc of radius μ λ_n, sweep after sweep until no force changes by more than ``tol`` relative to the largest.
+    ``cfm`` adds cfm · mean(diag A) to the diagonal (constraint force mixing, as ODE's CFM and MuJoCo's
+    regularization): a compliance that makes redundant rows well posed at the price of a relative force error of
+    that order; physically, the contact gives way by cfm · mean(diag A) [m/s² or m/s] per newton. A contact whose
+    normal row cannot move (diagonal below 1e-12 of the largest: two shapes their joints cannot part) takes no force.
+    ``mu`` (k,): friction of each block (0: a normal row only). Returns f; with ``sweeps`` exhausted, the last
+    iterate.
+    """
+    k = len(mu)
+    diagonal = np.abs(np.diag(A))
+    movable = [i for i in range(k) if diagonal[3 * i] > 1e-12 * diagonal.max(initial=0.0)]
+    A = A + cfm * max(np.mean(diagonal), 1e-300) * np.eye(3 * k)
+    f = np.zeros(3 * k)
+    tangential = {i: np.linalg.inv(A[3 * i + 1:3 * i + 3, 3 * i + 1:3 * i + 3]) for i in movable if mu[i] > 0}
+    for _ in range(sweeps):
+        change = 0.0
+        for i in movable:
+            n, t = 3 * i, slice(3 * i + 1, 3 * i + 3)
+            old = f[n:n + 3].copy()
+            # Signorini: λ_n ← max(0, λ_n − (A f + b)_n / A_nn)
+            f[n] = max(f[n] - (A[n] @ f + b[n]) / A[n, n], 0.0)
+            if i in tangential:
+                # Coulomb: λ_t ← λ_t − A_tt⁻¹ (A f + b)_t, then onto the disc |λ_t| ≤ μ λ_n
+                f[t] -= tangential[i] @ (A[t] @ f + b[t])
+                norm = np.linalg.norm(f[t])
+                if norm > mu[i] * f[n]:
+                    f[t] *= mu[i] * f[n] / norm
+            change = max(change, np.abs(f[n:n + 3] - old).max())
+        if change <= tol * max(np.abs(f).max(), 1e-300):
+            break
+    return f
