@@ -86,7 +86,8 @@ def _pose(model, snapshot, geometry):
 
 def contact_pairs(model):
     """The pairs (i, j), i < j, of the model's geometries that can touch: on different bodies, not on a body and its
-    parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), and of
+    parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), not
+    excluded by either (``Geometry.exclude``, a robot's SRDF: :func:`multibody.io.srdf.disable_collisions`), and of
     shape types :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left
     out with a warning naming them. Found once per compiled model (kept in ``CompiledModel.derived``)."""
     derived = (model._compiled or model.compile()).derived
@@ -103,6 +104,8 @@ def _pairs_that_can_touch(model):
         for j in range(i + 1, len(geometries)):
             a, b = body[i], body[j]
             if a == b or (a >= 0 and b >= 0 and (model.parents[a] == b or model.parents[b] == a)):
+                continue
+            if geometries[j].name in geometries[i].exclude or geometries[i].name in geometries[j].exclude:
                 continue
             if has_contact_model(type(geometries[i].shape), type(geometries[j].shape)):
                 pairs.append((i, j))

@@ -18,6 +18,7 @@ docs/files.md; :data:`SHAPE_TYPES` maps a shape's ``type`` key back to its class
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -125,7 +126,9 @@ SHAPE_TYPES = {cls.kind: cls for cls in (Sphere, Box, Capsule, Plane)}
 
 class Geometry:
     """A shape attached to a body ("world" for fixed scenery) at ``placement`` in the body frame, with its Coulomb
-    ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]."""
+    ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]. ``exclude``: the names of the
+    geometries it never touches (a robot's disabled self-collision pairs, :func:`multibody.io.srdf.disable_collisions`;
+    not kept in model files, whose saving says so)."""
 
     def __init__(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
                  placement: Transform | None = None, name: str | None = None) -> None:
@@ -142,9 +145,15 @@ class Geometry:
             raise ModelError(f"geometry on '{body}': restitution must be in [0, 1], got {restitution}")
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
+        self.exclude: set[str] = set()
 
     def to_dict(self) -> dict[str, Any]:
-        """The dictionary form: the arguments of ``Model.add_geometry`` with the shape's own form."""
+        """The dictionary form: the arguments of ``Model.add_geometry`` with the shape's own form (``exclude`` is
+        left out, with a warning)."""
+        if self.exclude:
+            warnings.warn(f"geometry {self.name!r}: its disabled contact pairs ({len(self.exclude)}, from an SRDF "
+                          "file) are not saved in the model file: read the SRDF again after loading it",
+                          stacklevel=2)
         return {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
                 "restitution": self.restitution, "placement": placement_to_dict(self.placement), "name": self.name}
 

@@ -154,15 +154,15 @@ def _bodies(urdf, raw, check):
     return bodies
 
 
-def _read(path_or_xml):
-    """(source label, root element) of a file path or an XML string."""
+def _read(path_or_xml, kind="URDF"):
+    """(source label, root element) of a file path or an XML string (``kind``: "URDF" or "SRDF", for messages)."""
     text = str(path_or_xml)
     if text.lstrip().startswith("<"):
-        source, xml = "<urdf string>", text
+        source, xml = f"<{kind.lower()} string>", text
     else:
         source = text
         if not Path(text).is_file():
-            raise ModelError(f"{source}: no such URDF file")
+            raise ModelError(f"{source}: no such {kind} file")
         xml = Path(text).read_text()
     try:
         return source, ET.fromstring(xml)
@@ -173,10 +173,14 @@ def _read(path_or_xml):
 
 
 def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
-                    check_inertia="semidefinite", collisions=False) -> Model:
+                    check_inertia="semidefinite", collisions=False, srdf=None) -> Model:
     """A :class:`Model` from a URDF file path or an XML string (see the module docstring for the reading);
     ``collisions=True`` also reads the links' ``<collision>`` primitives as contact shapes
-    (:func:`_collision_shapes`)."""
+    (:func:`_collision_shapes`), and ``srdf`` (an SRDF file path or XML string, with ``collisions=True``) the
+    link pairs whose shapes never touch (:func:`multibody.io.srdf.disable_collisions`)."""
+    if srdf is not None and not collisions:
+        raise ModelError(f"{path_or_xml if len(str(path_or_xml)) < 200 else '<urdf string>'}: srdf= disables "
+                         "collision pairs: it needs collisions=True")
     source, robot = _read(path_or_xml)
     urdf = _Urdf(source)
     if check_inertia not in INERTIA_CHECKS:
@@ -223,6 +227,9 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
     model = _build(urdf, robot, plans, attached, inertials, gravity, children)
     if collisions:
         _collision_shapes(urdf, links, attached, model)
+    if srdf is not None:
+        from .srdf import disable_collisions
+        disable_collisions(model, srdf)
     return model
 
 
