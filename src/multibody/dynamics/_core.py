@@ -197,7 +197,7 @@ def translated(m, dx, dy, dz):
 
 @inline
 def articulate(params, i, nvj, iv, tau, s, IA, PA, C, U, u, D, Dinv):
-    """Pass 2 of the ABA at body i (RBDA Table 7.1), world coordinates (:func:`aba`): from its articulated
+    """Pass 2 of the ABA at body i (RBDA Table 7.1), in world axes (:func:`aba`): from its articulated
     inertia I^A and bias force p^A, the quantities of its joint, U = I^A s, D⁻¹ (D = sᵀ U) and u = τ − sᵀ p^A, and
     in place of I^A and p^A what it hands to its parent, I^a and p^a. D: a (6, 6) work array."""
     # U = I^A s ;  D = sᵀ U + diag(armature) ;  u = τ − sᵀ p^A
@@ -274,9 +274,10 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     Worked in world axes about each body's own origin (Pinocchio's "local world-aligned" frames): the transform
     X_i from parent to body coordinates is then the translation by d_i = p0_i − p0_λ alone, which makes the
     articulated-inertia congruence X_iᵀ I^a X_i, the costliest step in body axes, a third as much work; each body's
-    rigid inertia and motion subspace are rotated to world axes once per call instead. (All in world coordinates
-    about the world origin would drop the translation too, but loses digits: a body's own inertia is then the small
-    difference of terms ~ m |p0|², measured 1e4 times the round-off on a fast-spinning link of a 2 m chain.) The
+    rigid inertia and motion subspace are rotated to world axes once per call instead. (Working about the world
+    origin would drop the translation too, as fast, but loses digits: a body's own inertia is then the small
+    difference of terms ~ m |p0|². On the 5000 rad/s spinning last link of a 2 m chain its accelerations were 2e-7
+    off the body-axes ABA's, these 3e-9, and Pinocchio's 3e-11.) The
     velocity-product acceleration keeps its form c_i = v_i ×m s_i q̇_i. Articulated inertias are symmetric and
     stored as 21 entries (:func:`symmetric_times`).
 
