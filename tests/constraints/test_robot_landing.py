@@ -1,0 +1,204 @@
+"""Real quadrupeds of example-robot-data (their URDF collision primitives and SRDF disabled pairs) dropped on a floor
+land and stand: the contact time stepper's LCP on several feet (redundant rows) never fails, the feet do not sink,
+the energy only decreases after the impacts. And the contact solver's fallback on degenerate problems."""
+from pathlib import Path
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.constraints import contact as contact_module
+from multibody.constraints.contact import ApproximateContactWarning, contact_pairs
+from multibody.constraints.lcp import LCPError, lemke, projected_gauss_seidel
+from multibody.io.srdf import disable_collisions
+
+pin = pytest.importorskip("pinocchio")
+ROBOTS = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+QUADRUPEDS = {"go1": ("go1_description/urdf/go1.urdf", "go1_description/srdf/go1.srdf"),
+              "anymal": ("anymal_b_simple_description/robots/anymal.urdf",
+                         "anymal_b_simple_description/srdf/anymal.srdf")}
+G = 9.81
+STIFFNESS, DAMPING = 150.0, 4.0  # [N·m/rad], [N·m·s/rad]: the legs' joint spring-dampers about the standing pose
+
+
+def _standing(model, srdf):
+    """The SRDF's "standing" group state: {joint: angle [rad]} of the leg joints."""
+    state = next(s for s in ET.parse(srdf).getroot().iter("group_state") if s.get("name") == "standing")
+    return {j.get("name"): float(j.get("value")) for j in state.iter("joint") if j.get("name") != "root_joint"}
+
+
+def _quadruped(name):
+    """(model with a floor and leg spring-dampers holding the standing pose, q0 with the lowest shape 5 cm above
+    the floor)."""
+    urdf, srdf = (ROBOTS / p for p in QUADRUPEDS[name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the files' cylinders read as capsules, meshes skipped, box–box pairs
+        model = mb.Model.from_urdf(urdf, floating_base=True, collisions=True)
+        disable_collisions(model, srdf)
+        model.add_geometry("world", mb.Plane(), friction=0.8, name="floor")
+        contact_pairs(model)
+    q0 = model.neutral()
+    for joint, angle in _standing(model, srdf).items():
+        q0[model.q_slice(joint)] = angle
+        model.add_force(mb.JointSpring(joint, STIFFNESS, rest=angle, damping=DAMPING))
+    q0[2] += 0.05 - min(_floor_gaps(model, q0))
+    return model, q0
+
+
+def _floor_gaps(model, q):
+    """Signed distances [m] of the robot's shapes to the floor at q."""
+    snapshot = mb.constraints._kinematics.Snapshot(model, q, np.zeros(model.nv))
+    return [c.geometry.distance for c in contact_module.detect(model, snapshot, np.inf)
+            if "floor" in (c.a.name, c.b.name)]
+
+
+GO1_SLOW = ("Go1 landing in its standing pose gathers ~170 contacts within a step's reach 0.1 s in (n = 1730 LCP "
+            "unknowns): Lemke's method then takes minutes per step; its passive drop (straight legs) runs, see the report")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["anymal", pytest.param("go1", marks=pytest.mark.skip(reason=GO1_SLOW))])
+def test_quadruped_dropped_on_the_floor_lands_and_stands(name):
+    """Dropped from 5 cm in its standing pose, legs held by spring-dampers: it lands on its feet and comes to rest
+    within 1.5 s (base height still to 0.2 mm, speeds below 5 cm/s), no shape sinks more than 2 mm into the floor,
+    the total energy (kinetic, gravity, springs) never grows after touchdown (to 1e-6 of m g × 5 cm), and the
+    contact LCP is solved exactly throughout (no approximate-contact warning)."""
+    model, q0 = _quadruped(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximateContactWarning)
+        traj = mb.simulate(model, q0, np.zeros(model.nv), 2.0, method="contact", dt=2e-3)
+    assert np.all(np.isfinite(traj.q)) and np.all(np.isfinite(traj.v))
+    rest = traj.t >= 1.5
+    assert np.ptp(traj.q[rest, 2]) < 2e-4
+    assert np.abs(traj.v[rest]).max() < 5e-2
+    gaps = [min(_floor_gaps(model, q)) for q in traj.q]
+    assert min(gaps) > -2e-3
+    energy = traj.energy()
+    touchdown = next(k for k, gap in enumerate(gaps) if gap <= 1e-3)
+    assert np.diff(energy[touchdown:]).max() <= 1e-6 * model.total_mass() * G * 0.05
+    assert energy[-1] < energy[touchdown]
+
+
+def _box_on_floor(mass=2.0, half=(0.2, 0.1, 0.05)):
+    model = mb.Model("box", gravity=(0, 0, -G))
+    model.add(mb.Body("box", mass=mass, inertia=np.diag([0.01, 0.03, 0.04])), joint=mb.Free())
+    model.add_geometry("box", mb.Box(half), friction=0.5)
+    model.add_geometry("world", mb.Plane(), friction=0.5)
+    return model, np.array([0, 0, half[2], 1, 0, 0, 0.0])
+
+
+def test_fallback_carries_a_box_resting_on_its_four_corners(monkeypatch):
+    """Four coplanar corners (4 normal rows of rank 3, 32 pyramid rows of rank 8): with Lemke's method made to
+    fail, projected Gauss–Seidel carries the box and says so. The corner forces of a rigid box are not unique;
+    their resultant is: m g up through the centre (no moment), each corner pushing, within its Coulomb disc, and
+    the box stays at rest."""
+    def no_solution(*args, **kwargs):
+        raise LCPError("forced")
+    monkeypatch.setattr(contact_module, "lemke", no_solution)
+    model, q = _box_on_floor()
+    with pytest.warns(ApproximateContactWarning, match="projected Gauss–Seidel"):
+        res = mb.constraint_forces(model, q, np.zeros(6))
+    forces = np.array([c["force"] for c in res.contacts])
+    points = np.array([c["point"] for c in res.contacts])
+    assert len(forces) == 4 and forces[:, 2].min() > 0
+    assert np.all(np.hypot(forces[:, 0], forces[:, 1]) <= 0.5 * forces[:, 2] * (1 + 1e-9))
+    np.testing.assert_allclose(forces.sum(axis=0), [0, 0, 2.0 * G], rtol=0, atol=1e-4)
+    np.testing.assert_allclose(np.cross(points - q[:3], forces).sum(axis=0), 0, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(res.a, 0, rtol=0, atol=1e-4)
+
+
+def test_redundant_contacts_are_solved_exactly_without_the_fallback():
+    """The same box by Lemke's method (no warning): the weight is carried, m g in sum, the box at rest."""
+    model, q = _box_on_floor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximateContactWarning)
+        res = mb.constraint_forces(model, q, np.zeros(6))
+    np.testing.assert_allclose(sum(c["force"] for c in res.contacts), [0, 0, 2.0 * G], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(res.a, 0, rtol=0, atol=1e-7)
+
+
+def _painleve_rod(mu, theta=np.radians(60), mass=1.0, half_length=0.5):
+    """A rod at θ to the floor on its lower end, sliding towards its foot (kinetic friction then presses the end into
+    the floor: Painlevé's paradox when μ > (1 + 3 cos²θ) / (3 sin θ cos θ), 1.35 at 60°)."""
+    model = mb.Model("painleve", gravity=(0, 0, -G))
+    inertia = mass * half_length ** 2 / 3
+    model.add(mb.Body("rod", mass=mass, inertia=np.diag([inertia, inertia, 1e-4])), joint=mb.Free())
+    model.add_geometry("rod", mb.Capsule(1e-3, half_length), friction=mu)
+    model.add_geometry("world", mb.Plane(), friction=mu)
+    R = mb.rotation_about((1, 0, 0), np.pi / 2 - theta)  # rod axis z → (0, −cos θ, sin θ)
+    q = np.array([*(R @ [0, 0, half_length] + [0, 0, 1e-3]), *mb.rotation_to_quat(R)])
+    return model, q, R
+
+
+@pytest.mark.parametrize("sliding, paradox", [(1.0, True), (-1.0, False)])
+def test_painleve_paradox_falls_back_with_a_warning(sliding, paradox):
+    """μ = 2 > 1.35: sliding one way, kinetic friction makes the end's normal acceleration fall as the normal force
+    grows and the acceleration-level LCP has no solution; projected Gauss–Seidel then gives a force (said by the
+    warning) that pushes (λ_n > 0) within the Coulomb disc. Sliding the other way is solved exactly, at the cone's
+    edge."""
+    model, q, R = _painleve_rod(2.0)
+    v = np.zeros(6)
+    v[3:] = R.T @ [0, sliding, 0]  # body-axes velocity of the origin: the rod slides along world y
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = mb.constraint_forces(model, q, v)
+    assert any(issubclass(w.category, ApproximateContactWarning) for w in caught) == paradox
+    (contact,) = res.contacts
+    f = contact["force"]
+    assert np.all(np.isfinite(res.a)) and f[2] > 0 and np.hypot(f[0], f[1]) <= 2.0 * f[2] * (1 + 1e-9)
+    assert paradox or contact["status"] == "slip" and np.hypot(f[0], f[1]) == pytest.approx(2.0 * f[2], rel=1e-9)
+
+
+def test_projected_gauss_seidel_matches_lemke_on_a_frictionless_problem():
+    """Frictionless blocks (μ = 0: no tangential force) on a positive definite A: the relaxation converges to the
+    unique solution of the LCP of the normal rows (to its constraint force mixing)."""
+    rng = np.random.default_rng(4)
+    J = rng.normal(size=(9, 12))
+    A, b = J @ J.T, rng.normal(size=9)
+    f = projected_gauss_seidel(A, b, np.zeros(3), cfm=1e-12, sweeps=5000, tol=1e-14)
+    normal = [0, 3, 6]
+    np.testing.assert_allclose(f[normal], lemke(A[np.ix_(normal, normal)], b[normal]), rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(np.delete(f, normal), 0.0)
+
+
+def test_srdf_disables_the_pairs_pinocchio_removes():
+    """Go1's SRDF (658 <disable_collisions>): every shape pair we test is one Pinocchio's removeCollisionPairs keeps,
+    and every pair it keeps that we do not test is one we leave out for another reason (shapes of one body or of a
+    body and its parent, box–box without a contact model, meshes we skip)."""
+    urdf, srdf = (ROBOTS / p for p in QUADRUPEDS["go1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = mb.Model.from_urdf(urdf, floating_base=True, collisions=True)
+        assert disable_collisions(model, srdf) > 0
+        ours = {frozenset((model.geometries[i].name, model.geometries[j].name)) for i, j in contact_pairs(model)}
+    reference = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
+    geometry = pin.buildGeomFromUrdf(reference, str(urdf), pin.GeometryType.COLLISION)
+    geometry.addAllCollisionPairs()
+    pin.removeCollisionPairs(reference, geometry, str(srdf))
+    names = [g.name for g in geometry.geometryObjects]
+    kept = {frozenset((names[p.first], names[p.second])) for p in geometry.collisionPairs}
+    assert ours and ours <= kept
+    shapes = {g.name: g for g in model.geometries}
+    for pair in kept - ours:
+        a, b = (shapes.get(name) for name in sorted(pair))
+        if a is None or b is None:
+            continue  # a mesh
+        ia, ib = (model.locate(g.body)[0] for g in (a, b))
+        assert ia == ib or model.parents[ia] == ib or model.parents[ib] == ia or (
+            isinstance(a.shape, mb.Box) and isinstance(b.shape, mb.Box)), pair
+
+
+def test_srdf_errors_and_unknown_links_are_said():
+    model = mb.Model.chain(2)
+    model.add_geometry("link1", mb.Sphere(0.1), name="link1_0")
+    model.add_geometry("link2", mb.Sphere(0.1), name="link2_0")
+    with pytest.warns(UserWarning, match="names links model 'chain2' does not have \\(ignored\\): ghost"):
+        count = disable_collisions(model, '<robot><disable_collisions link1="link1" link2="link2"/>'
+                                          '<disable_collisions link1="ghost" link2="link2"/></robot>')
+    assert count == 1 and model.geometries[0].exclude == {"link2_0"}
+    with pytest.raises(mb.ModelError, match="no such SRDF file"):
+        disable_collisions(model, "missing.srdf")
+    with pytest.warns(UserWarning, match="not saved in the model file"):
+        model.geometries[0].to_dict()
