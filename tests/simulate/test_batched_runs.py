@@ -42,9 +42,10 @@ def test_each_run_of_a_model_per_run_batch_is_its_single_model_run(method):
         one = mb.simulate(models[b], Q0[b], V0[b], t_end=0.25, method=method, dt=1e-3, torque=torque[b],
                           progress=False)
         assert runs[b].model is models[b]
-        np.testing.assert_allclose(runs[b].q, one.q, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(runs[b].v, one.v, rtol=0, atol=1e-11)
-        np.testing.assert_allclose(runs[b].tau, one.tau, rtol=0, atol=1e-11)
+        # to round-off of the largest entry: the lanes' ABA (body axes) and the single-state one (world axes) are
+        # different forms of the algorithm, and the velocities reach ~1500 rad/s
+        for lanes, single in ((runs[b].q, one.q), (runs[b].v, one.v), (runs[b].tau, one.tau)):
+            np.testing.assert_allclose(lanes, single, rtol=0, atol=1e-12 * max(1.0, np.abs(single).max()))
 
 
 def test_a_model_per_run_on_the_adaptive_compiled_loop_and_on_threads():
