@@ -14,8 +14,9 @@ out: LLVM vectorizes a loop only when it can rule out overlap between what it wr
 the arguments' many rows it gives up ("too many memory checks"), while a stack array overlaps nothing. Measured
 1.7× the states per second of the same steps writing their arguments directly.
 
-Each algorithm mirrors the scalar kernel of the same name in :mod:`multibody.dynamics._core` (same passes, same
-equations; some steps group their products differently, so the two agree to round-off). The compiled-model layout is the
+The lanes' ABA is RBDA Table 7.1 in body coordinates (the form :mod:`multibody.dynamics._core` used before it moved
+to world axes at each body origin, which saves the rotation of the articulated inertias); the two forms agree to
+round-off, not bit for bit. The compiled-model layout is the
 one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
 row major, first nv columns used). The rare cases — poses of joints other than revolute and prismatic, the
 inverse of multi-dof joint blocks D — go lane by lane through the scalar kernels' own functions.

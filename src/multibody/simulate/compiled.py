@@ -1,24 +1,9 @@
 """Compiled time integration of a tree: the whole step loop in numba, no Python per step.
 
-For the models ``multibody.simulate`` handles without Python callables — a tree (no constraints) under gravity,
-with a constant joint torque vector and the joint force elements (:class:`~multibody.JointSpring`,
-:class:`~multibody.JointFriction`) — the state x = (q, v) is integrated by
-
-- ``"DOPRI5"``: the adaptive Dormand–Prince 5(4) pair (Hairer, Nørsett, Wanner, *Solving ODEs I*, II.5), PI
-  step-size control and the 4th-order continuous extension for the output times;
-- ``"DOP853"``: the adaptive Dormand–Prince 8(5,3) method (Hairer's DOP853, as scipy runs it: same tableau,
-  error norm and step rules) with its 7th-order dense output: fewer, costlier steps, the better choice at tight
-  tolerances (it is ``multibody.simulate``'s default);
-- ``"RK4"``: the classical fixed-step Runge–Kutta method;
-- ``"Euler"``: fixed-step semi-implicit Euler, v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (MuJoCo's "Euler"; first
-  order, symplectic only when the mass matrix is constant, so the energy of a chain drifts at O(h)).
-
-q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints), v̇ = ABA(q, v, τ(q, v)) with
-τ = τ_const − k (q − q₀) − c q̇ − F_c tanh(q̇ / v_s) on one-dof joints. Quaternions are renormalized after each
-step (and at each output). A non-finite state or a step-size underflow stops the loop; the samples computed so
-far are kept (:class:`~multibody.SimulationError` carries them as a trajectory).
-
-The step loops are in :mod:`multibody.simulate.steppers`; this module is their Python side:
+For the models ``multibody.simulate`` handles without Python callables (a tree under gravity, a constant joint
+torque, joint springs and friction, built-in events): the methods (DOPRI5, DOP853, RK4, semi-implicit Euler) and
+the equations they integrate are described in :mod:`multibody.simulate.steppers`, which holds the step loops; this
+module is their Python side:
 :func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over threads
 (the compiled loop releases the GIL; no numba parallel region, whose compilation would double the time).
 """
