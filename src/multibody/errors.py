@@ -74,3 +74,25 @@ class SimulationInterrupted(KeyboardInterrupt):
         super().__init__(message)
         self.time = time
         self.trajectory = trajectory
+
+
+def checked_number(value: object, field: str, *, positive: bool = False, nonnegative: bool = False,
+                   interval: tuple[float, float] | None = None, finite: bool = True) -> float:
+    """float(value), or a ModelError naming ``field`` and the value: when it is not a number, is NaN, is infinite
+    (with ``finite``, and always with a sign or an interval), is not > 0 (``positive``) or ≥ 0 (``nonnegative``), or
+    lies outside the closed ``interval``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{field} must be a number, got {value!r}") from None
+    if interval is not None:
+        requirement, ok = f"in [{interval[0]:g}, {interval[1]:g}]", interval[0] <= x <= interval[1]
+    elif positive or nonnegative:
+        requirement = "finite and positive" if positive else "finite and non-negative"
+        ok = x < float("inf") and (x > 0.0 if positive else x >= 0.0)
+    else:
+        requirement = "a finite number" if finite else "a number, not NaN"
+        ok = abs(x) < float("inf") if finite else x == x
+    if not ok:
+        raise ModelError(f"{field} must be {requirement}, got {value!r}")
+    return x

@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .constraints.geometry import _positive
-from .constraints.types import _number
 from .dynamics.kinematics import body_pose, body_velocity, jacobian
-from .errors import ModelError
+from .errors import ModelError, checked_number
 from .model import Body, Revolute
 from .spatial import Transform, _as_vector3
 
@@ -62,9 +60,9 @@ class Gyrostat:
         if norm < 1e-12:
             raise ModelError(f"gyrostat on '{carrier}': axis must be non-zero, got {axis.tolist()}")
         self.axis = tuple(float(x) for x in axis / norm)
-        self.polar_inertia = _positive(polar_inertia, f"gyrostat on '{carrier}': polar_inertia")
+        self.polar_inertia = checked_number(polar_inertia, f"gyrostat on '{carrier}': polar_inertia", positive=True)
         if spin is not None:
-            self.spin = _number(spin, f"gyrostat on '{carrier}': spin")
+            self.spin = checked_number(spin, f"gyrostat on '{carrier}': spin")
 
     def __repr__(self) -> str:
         spin = "" if self.spin is None else f", spin={self.spin!r}"

@@ -197,7 +197,7 @@ def test_bad_joint_limits_name_the_joint_and_the_value():
         model.add_constraint(mb.JointLimit("bob0_joint"))
     with pytest.raises(mb.ModelError, match=r"unknown joint 'knee'"):
         model.add_constraint(mb.JointLimit("knee", lower=0.0))
-    with pytest.raises(mb.ModelError, match=r"on joint 'bob0_joint': lower must be a finite number, got nan"):
+    with pytest.raises(mb.ModelError, match=r"on joint 'bob0_joint': lower must be a number, not NaN, got nan"):
         mb.JointLimit("bob0_joint", lower=np.nan)
     with pytest.raises(mb.ModelError, match=r"on joint 'bob0_joint': upper must be a number, got 'high'"):
         mb.JointLimit("bob0_joint", upper="high")

@@ -388,7 +388,7 @@ def test_a_model_file_describes_beams_and_round_trips_exactly(tmp_path):
 
 @pytest.mark.parametrize("text, broken, message", [
     ("mass_per_length: 1.2", "mass_per_length: -1.2",
-     r"bodies\[1\]\.beam: beam 'blade': Beam: mass_per_length must be finite and > 0"),
+     r"bodies\[1\]\.beam: beam 'blade': Beam: mass_per_length must be finite and positive"),
     ("elements: 4", "elements: 0", r"bodies\[1\]\.beam: beam 'blade': discretize: elements must be a positive integer"),
     ("components: uv", "components: uv, spin: 3", r"bodies\[1\]\.beam\.spin: unknown field"),
     ("EIv: 1.4e+4", "EIv: stiff", r"bodies\[1\]\.beam\.EIv: expected a number, got 'stiff'"),

@@ -111,7 +111,7 @@ def test_bad_events_are_refused_naming_the_problem():
             (lambda: mb.JointValue("knee", 0.0), mb.ModelError, "no joint 'knee'.*link1_joint, link2_joint"),
             (lambda: mb.JointValue("link1", 0.0, axis=1), ValueError, "axis 1 is out of range.*1 coordinates"),
             (lambda: mb.JointValue("link1", 0.0, axis=-1), ValueError, "axis must be"),
-            (lambda: mb.JointValue("link1", np.nan), ValueError, "value must be finite"),
+            (lambda: mb.JointValue("link1", np.nan), ValueError, "value must be a finite number"),
             (lambda: mb.PointHeight("foot"), mb.ModelError, "PointHeight.*unknown body or frame 'foot'"),
             (lambda: mb.PointHeight("link1", axis="w"), ValueError, "axis must be 'x', 'y', 'z'"),
             (lambda: mb.PointHeight("link1", axis=(0, 0, 0)), ValueError, "nonzero world direction"),

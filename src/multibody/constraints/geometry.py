@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 from ..spatial import Transform, _as_vector3
 
 if TYPE_CHECKING:
@@ -46,23 +46,13 @@ def placement_to_dict(transform):
     return {"xyz": transform.translation.tolist(), "rotation": transform.rotation.tolist()}
 
 
-def _positive(value, field):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{field} must be a number, got {value!r}") from None
-    if not np.isfinite(x) or x <= 0:
-        raise ModelError(f"{field} must be finite and positive, got {value!r}")
-    return x
-
-
 class Sphere(Shape):
     """A sphere of ``radius`` [m] centred at the origin of its frame."""
 
     kind = "sphere"
 
     def __init__(self, radius: float) -> None:
-        self.radius = _positive(radius, "Sphere radius")
+        self.radius = checked_number(radius, "Sphere radius", positive=True)
         self.bounding_radius = self.radius
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,7 +69,7 @@ class Box(Shape):
 
     def __init__(self, half_extents: ArrayLike) -> None:
         h = _as_vector3(half_extents, "Box half_extents")
-        self.half_extents = np.array([_positive(x, "Box half_extents") for x in h])
+        self.half_extents = np.array([checked_number(x, "Box half_extents", positive=True) for x in h])
         self.bounding_radius = float(np.linalg.norm(self.half_extents))
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,8 +91,8 @@ class Capsule(Shape):
     kind = "capsule"
 
     def __init__(self, radius: float, half_length: float) -> None:
-        self.radius = _positive(radius, "Capsule radius")
-        self.half_length = _positive(half_length, "Capsule half_length")
+        self.radius = checked_number(radius, "Capsule radius", positive=True)
+        self.half_length = checked_number(half_length, "Capsule half_length", positive=True)
         self.bounding_radius = self.radius + self.half_length
 
     def to_dict(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 import numpy as np
 
 from ..dynamics import integrate
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
 from .geometry import placement_to_dict
@@ -440,17 +440,6 @@ class Nonholonomic(Constraint):
         return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
 
 
-def _number(value, field, finite=True):
-    """float(value); ModelError naming ``field`` and the value if it is not a number (or not finite)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{field} must be a number, got {value!r}") from None
-    if np.isnan(x) or (finite and not np.isfinite(x)):
-        raise ModelError(f"{field} must be a finite number, got {value!r}")
-    return x
-
-
 class Mimic(Constraint):
     """Mimic joint (URDF ``<mimic>``): q_joint = multiplier · q_master + offset, both one-dof joints (a gear
     train, a parallel gripper's second finger). One holonomic row with a constant Jacobian:
@@ -469,8 +458,8 @@ class Mimic(Constraint):
         super().__init__((), name)
         self.joint, self.master = joint, master
         label = f"Mimic joint {joint!r}"
-        self.multiplier = _number(multiplier, f"{label}: multiplier")
-        self.offset = _number(offset, f"{label}: offset")
+        self.multiplier = checked_number(multiplier, f"{label}: multiplier")
+        self.offset = checked_number(offset, f"{label}: offset")
         if joint == master:
             raise ModelError(f"{label}: a joint cannot mimic itself")
 
@@ -525,9 +514,9 @@ class JointLimit(Constraint):
         super().__init__((), name)
         self.joint = joint
         label = f"JointLimit on joint {joint!r}"
-        self.lower = None if lower is None else _number(lower, f"{label}: lower", finite=False)
-        self.upper = None if upper is None else _number(upper, f"{label}: upper", finite=False)
-        e = _number(restitution, f"{label}: restitution")
+        self.lower = None if lower is None else checked_number(lower, f"{label}: lower", finite=False)
+        self.upper = None if upper is None else checked_number(upper, f"{label}: upper", finite=False)
+        e = checked_number(restitution, f"{label}: restitution")
         if not 0.0 <= e <= 1.0:
             raise ModelError(f"{label}: restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}")
         self.restitution = e

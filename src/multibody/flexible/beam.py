@@ -34,7 +34,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 
 # Gauss–Legendre rule on [0, 1]: 4 points integrate the consistent mass (degree 6) exactly.
 _XI, _WEIGHT = np.polynomial.legendre.leggauss(4)
@@ -81,14 +81,7 @@ class Beam:
 
 def _beam_number(field, value, positive):
     """float(value), finite and > 0 (``positive``) or ≥ 0; ModelError naming the field otherwise."""
-    bound = "> 0" if positive else "≥ 0"
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"Beam: {field} must be a number {bound}, got {value!r}") from exc
-    if not np.isfinite(number) or number < 0 or (positive and number == 0):
-        raise ModelError(f"Beam: {field} must be finite and {bound}, got {value!r}")
-    return number
+    return checked_number(value, f"Beam: {field}", positive=positive, nonnegative=not positive)
 
 
 class DiscretizedBeam:

@@ -45,7 +45,7 @@ from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
 from ..constraints.types import _perpendicular_pair
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, checked_number
 from .impulse import as_impulse_list, generalized_impulse, impulse_response_matrix
 
 if TYPE_CHECKING:
@@ -59,23 +59,12 @@ METHODS = ("simultaneous", "sequential")
 
 def check_restitution(e, owner):
     """e as a float in [0, 1]; ModelError naming ``owner`` otherwise."""
-    try:
-        e = float(e)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: restitution must be a number in [0, 1], got {e!r}") from None
-    if not 0.0 <= e <= 1.0:
-        raise ModelError(f"{owner}: restitution must be in [0, 1] (0 plastic, 1 elastic), got {e!r}")
-    return e
+    return checked_number(e, f"{owner}: restitution", interval=(0.0, 1.0))
 
 
 def check_friction(mu, owner):
-    try:
-        mu = float(mu)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: friction coefficient must be a number ≥ 0, got {mu!r}") from None
-    if not (np.isfinite(mu) and mu >= 0.0):
-        raise ModelError(f"{owner}: friction coefficient must be finite and ≥ 0, got {mu!r}")
-    return mu
+    """mu as a float ≥ 0; ModelError naming ``owner`` otherwise."""
+    return checked_number(mu, f"{owner}: friction coefficient", nonnegative=True)
 
 
 @dataclass(frozen=True)

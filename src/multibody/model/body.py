@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 from ..spatial import _as_vector3, is_symbolic, real_array, skew
 from .part import ModelPart
 
@@ -80,12 +80,7 @@ class Body(ModelPart):
 
 
 def _check_mass(name, mass):
-    try:
-        m = float(mass)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from exc
-    if not np.isfinite(m) or m < 0.0:
-        raise ModelError(f"body '{name}': mass must be finite and non-negative, got {mass!r}")
+    m = checked_number(mass, f"body '{name}': mass", nonnegative=True)
     if m > LARGEST:
         raise ModelError(f"body '{name}': mass must be below {LARGEST:g} kg (the dynamics would overflow), got {mass!r}")
     return m

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 from ..spatial import _as_vector3, unit
 from .part import ModelPart
 
@@ -59,14 +59,7 @@ class JointLimits:
 
     def __post_init__(self) -> None:
         for field in ("lower", "upper", "effort", "velocity"):
-            value = getattr(self, field)
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise ModelError(f"joint limits: {field} must be a number, got {value!r}") from None
-            if np.isnan(value):
-                raise ModelError(f"joint limits: {field} must not be NaN")
-            object.__setattr__(self, field, value)
+            object.__setattr__(self, field, checked_number(getattr(self, field), f"joint limits: {field}", finite=False))
         if self.lower > self.upper:
             raise ModelError(f"joint limits: lower {self.lower:g} exceeds upper {self.upper:g}")
         if self.effort < 0 or self.velocity < 0:

@@ -19,7 +19,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from ..dynamics._spatial_kernels import world_poses
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -50,16 +50,6 @@ def event_value(topology, params, row, q, v, R0, p0):
     return g
 
 
-def _number(value, what, owner):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not np.isfinite(value):
-        raise ValueError(f"{owner}: {what} must be finite, got {value!r}")
-    return value
-
-
 class BuiltinEvent:
     """What the built-in events share: ``name``, ``direction`` (> 0 rising crossings only, < 0 falling only,
     0 both), ``terminal`` (stop the run), no ``action``; binding to a model and the value g(t, q, v)."""
@@ -68,7 +58,7 @@ class BuiltinEvent:
 
     def __init__(self, name, direction, terminal):
         self.name = name
-        self.direction = _number(direction, "direction", type(self).__name__)
+        self.direction = checked_number(direction, f"{type(self).__name__}: direction")
         self.terminal = bool(terminal)
         self.row = None  # (ROW,) once bound to a model
         self._model = None
@@ -119,7 +109,7 @@ class JointValue(BuiltinEvent):
         if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or axis < 0:
             raise ValueError(f"{owner}: axis must be a joint coordinate index >= 0, got {axis!r}")
         self.joint, self.axis, self.velocity = joint, int(axis), bool(velocity)
-        self.value = _number(value, "value", owner)
+        self.value = checked_number(value, f"{owner}: value")
         index = "" if axis == 0 else f"[{axis}]"
         super().__init__(name or f"{joint}{index}{' velocity' if velocity else ''} = {self.value:g}", direction,
                          terminal)
@@ -183,7 +173,7 @@ class PointHeight(BuiltinEvent):
                                  f"got {axis!r}")
             direction_vector = direction_vector / length
             label = f"along ({', '.join(f'{c:g}' for c in direction_vector)})"
-        self.body, self.point, self.height, self.axis = body, point, _number(height, "height", owner), direction_vector
+        self.body, self.point, self.height, self.axis = body, point, checked_number(height, f"{owner}: height"), direction_vector
         super().__init__(name or f"{body} {label} = {self.height:g}", direction, terminal)
 
     def _target(self, model):

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics import body_pose, jacobian
-from ..errors import ModelError
+from ..errors import ModelError, checked_number
 from ..gyrostat import Gyrostat
 from ..spatial import _as_vector3
 
@@ -23,16 +23,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ..model import Model
-
-
-def _nonnegative(value, field):
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(f"{field} must be a number, got {value!r}") from exc
-    if not np.isfinite(x) or x < 0.0:
-        raise ModelError(f"{field} must be finite and non-negative, got {value!r}")
-    return x
 
 
 class Spring:
@@ -54,9 +44,9 @@ class Spring:
         self.point_a = _as_vector3(point_a, "spring point_a")
         self.point_b = _as_vector3(point_b, "spring point_b")
         self.name = name or f"spring {a}-{b}"
-        self.stiffness = _nonnegative(stiffness, f"{self.name}: stiffness")
-        self.rest_length = _nonnegative(rest_length, f"{self.name}: rest_length")
-        self.damping = _nonnegative(damping, f"{self.name}: damping")
+        self.stiffness = checked_number(stiffness, f"{self.name}: stiffness", nonnegative=True)
+        self.rest_length = checked_number(rest_length, f"{self.name}: rest_length", nonnegative=True)
+        self.damping = checked_number(damping, f"{self.name}: damping", nonnegative=True)
 
     def check(self, model: Model) -> None:
         """Raise ModelError if a body name is unknown to ``model``."""
@@ -114,12 +104,9 @@ class JointSpring:
                  name: str | None = None) -> None:
         self.joint = joint
         self.name = name or f"joint spring {joint}"
-        self.stiffness = _nonnegative(stiffness, f"{self.name}: stiffness")
-        self.damping = _nonnegative(damping, f"{self.name}: damping")
-        try:
-            self.rest = float(rest)
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"{self.name}: rest must be a number, got {rest!r}") from exc
+        self.stiffness = checked_number(stiffness, f"{self.name}: stiffness", nonnegative=True)
+        self.damping = checked_number(damping, f"{self.name}: damping", nonnegative=True)
+        self.rest = checked_number(rest, f"{self.name}: rest")
 
     def check(self, model: Model) -> None:
         """Raise ModelError unless ``joint`` names a revolute or prismatic joint of ``model``."""
@@ -168,8 +155,8 @@ class JointFriction:
     def __init__(self, joint: str, friction: float, velocity_scale: float = 1e-3, name: str | None = None) -> None:
         self.joint = joint
         self.name = name or f"joint friction {joint}"
-        self.friction = _nonnegative(friction, f"{self.name}: friction")
-        scale = _nonnegative(velocity_scale, f"{self.name}: velocity_scale")
+        self.friction = checked_number(friction, f"{self.name}: friction", nonnegative=True)
+        scale = checked_number(velocity_scale, f"{self.name}: velocity_scale", nonnegative=True)
         if scale == 0.0:
             raise ModelError(f"{self.name}: velocity_scale must be positive (the smoothing speed), got "
                              f"{velocity_scale!r}")
