@@ -1,6 +1,7 @@
 """Exceptions raised by multibody."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -89,10 +90,10 @@ def checked_number(value: object, field: str, *, positive: bool = False, nonnega
         requirement, ok = f"in [{interval[0]:g}, {interval[1]:g}]", interval[0] <= x <= interval[1]
     elif positive or nonnegative:
         requirement = "finite and positive" if positive else "finite and non-negative"
-        ok = x < float("inf") and (x > 0.0 if positive else x >= 0.0)
+        ok = math.isfinite(x) and (x > 0.0 if positive else x >= 0.0)
     else:
         requirement = "a finite number" if finite else "a number, not NaN"
-        ok = abs(x) < float("inf") if finite else x == x
+        ok = math.isfinite(x) if finite else not math.isnan(x)
     if not ok:
         raise ModelError(f"{field} must be {requirement}, got {value!r}")
     return x

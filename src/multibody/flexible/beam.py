@@ -75,13 +75,9 @@ class Beam:
         if self.EIw is None:
             object.__setattr__(self, "EIw", self.EIv)
         for field in ("length", "mass_per_length", "EA", "EIv", "EIw", "root", "polar_inertia"):
-            object.__setattr__(self, field, _beam_number(field, getattr(self, field),
-                                                         positive=field not in ("root", "polar_inertia")))
-
-
-def _beam_number(field, value, positive):
-    """float(value), finite and > 0 (``positive``) or ≥ 0; ModelError naming the field otherwise."""
-    return checked_number(value, f"Beam: {field}", positive=positive, nonnegative=not positive)
+            positive = field not in ("root", "polar_inertia")  # (root and polar inertia may be zero)
+            object.__setattr__(self, field, checked_number(getattr(self, field), f"Beam: {field}", positive=positive,
+                                                           nonnegative=not positive))
 
 
 class DiscretizedBeam:
