@@ -90,7 +90,19 @@ def contact_pairs(model):
     parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), not
     excluded by either (``Geometry.exclude``, a robot's SRDF: :func:`multibody.io.srdf.disable_collisions`), and of
     shape types :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left
-    out with a warning naming them. Found once per compiled model (kept in ``CompiledModel.derived``)."""
+    out with a warning naming them (once per compiled model, when a contact simulation first asks)."""
+    pairs, unsupported = pairs_and_unsupported(model)
+    if unsupported:
+        warnings.warn(f"model '{model.name}': no contact model for {len(unsupported)} pairs of shapes, which never "
+                      f"touch: {', '.join(unsupported[:10])}{' …' if len(unsupported) > 10 else ''}", stacklevel=3)
+        unsupported.clear()
+    return pairs
+
+
+def pairs_and_unsupported(model):
+    """(pairs that can touch as in :func:`contact_pairs`, the names of the pairs left out for want of a contact
+    model, not yet warned about), without a warning. Found once per compiled model (kept in
+    ``CompiledModel.derived``)."""
     derived = (model._compiled or model.compile()).derived
     if "contact_pairs" not in derived:
         derived["contact_pairs"] = _pairs_that_can_touch(model)
@@ -113,10 +125,7 @@ def _pairs_that_can_touch(model):
             else:
                 kinds = f"{type(geometries[i].shape).__name__}–{type(geometries[j].shape).__name__}"
                 unsupported.append(f"{geometries[i].name}–{geometries[j].name} ({kinds})")
-    if unsupported:
-        warnings.warn(f"model '{model.name}': no contact model for {len(unsupported)} pairs of shapes, which never "
-                      f"touch: {', '.join(unsupported[:10])}{' …' if len(unsupported) > 10 else ''}", stacklevel=4)
-    return pairs
+    return pairs, unsupported
 
 
 def detect(model, snapshot, margin=0.0):

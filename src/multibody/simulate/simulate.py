@@ -419,10 +419,11 @@ def _check_method(model, method, dt, dynamics, collisions):
 
 
 def _warn_ignored_shapes(model):
-    """Warn that a run without contact ignores the model's contact shapes, when two of them (on different bodies,
-    or one on the world) could touch: a model file's floor and feet (MJCF geoms, URDF collisions) fall through."""
-    owners = {g.body for g in model.geometries}
-    if len(owners) > 1:
+    """Warn that a run without contact ignores the model's contact shapes, when two of them could touch
+    (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
+    collisions) fall through."""
+    from ..constraints.contact import pairs_and_unsupported
+    if model.geometries and pairs_and_unsupported(model)[0]:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
