@@ -149,10 +149,17 @@ def configuration_rate(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
     if q.ndim > 1 or v.ndim > 1:
         return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1)
     qdot = np.empty(cm.nq)
+    configuration_rate_into(model, q, v, qdot)
+    return qdot
+
+
+def configuration_rate_into(model: Model, q: np.ndarray, v: np.ndarray, qdot: np.ndarray) -> None:
+    """qdot[:] = q̇ of one state (float64 vectors of the model's nq and nv, unchecked): the inner loop of
+    :func:`configuration_rate`, for callers that check their inputs once (simulate's right-hand side)."""
+    cm = model._compiled or model.compile()
     _configuration.configuration_rate(cm.topology, q, v, qdot)
     if cm.flexible:  # ė = the elastic rates, last in q and v
         qdot[cm.nq - model.ne:] = v[cm.nv - model.ne:]
-    return qdot
 
 
 def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.ndarray:

@@ -23,7 +23,8 @@ from scipy import integrate, optimize
 
 from ..constraints.limits import LimitStops, joint_limits
 from ..constraints.types import equality_constraints
-from ..dynamics import aba, configuration_rate, generalized_gravity, rnea
+from ..dynamics import aba, generalized_gravity, rnea
+from ..dynamics.kinematics import configuration_rate_into
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
@@ -135,9 +136,11 @@ def generalized_forces(model, torque=None, f_ext=None):
     torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
     zero = np.zeros(nv)
+    zero.flags.writeable = False
+    elements = bool(getattr(model, "forces", ()))
 
     def tau(t, q, v):
-        total = elements_force(model, q, v)
+        total = elements_force(model, q, v) if elements else zero
         if torque is not None:
             total = total + torque(t, q, v)
         if f_ext is not None:
@@ -319,7 +322,10 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     def rhs(t, x):
         # q̇ = ½ q ⊗ ω on the solver's quaternions (the compiled loop's vector field); forces on unit ones
         q, v = normalized(x[:nq]), x[nq:]
-        return np.concatenate([configuration_rate(model, x[:nq], v), accel(t, q, v, tau(t, q, v))])
+        x_dot = np.empty(nq + nv)
+        configuration_rate_into(model, x[:nq], v, x_dot[:nq])
+        x_dot[nq:] = accel(t, q, v, tau(t, q, v))
+        return x_dot
 
     record = None
     if method in FIXED_STEP:
