@@ -11,12 +11,14 @@ Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA)
 import numpy as np
 from numba import njit, prange
 
-from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, IQ, IV, NQJ, NSYM, NVJ, PARENT, SYM_A,
-                               SYM_B, SYM_C, all_finite, body_velocities, cross_force, cross_motion, force_to_parent,
-                               inertia_times, inline, local_poses, motion_to_child, rigid_inertia_times, rotated,
-                               rotated_to_world, row6, subspace_column_in_world, subspace_column_in_world_axes,
-                               subspace_times, symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked,
-                               work, world_poses)
+from ..model.joints import REVOLUTE
+from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZCENTRAL, F_ZCOM, F_ZPTREE, F_ZRTREE, IQ,
+                               IV, JTYPE, NQJ, NSYM, NVJ, PARENT, SYM_A, SYM_B, SYM_C, all_finite, body_velocities,
+                               cross_force, cross_motion, force_to_parent, inertia_times, inline, joint_pose,
+                               local_poses, motion_to_child, rigid_inertia_times, rotated, rotated_to_world,
+                               rotation_product, row6, subspace_column_in_world_axes, subspace_times,
+                               symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked, work,
+                               world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3
@@ -73,57 +75,107 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
 
 
 @inline
-def inertia_about_world_origin(params, i, R0, p0, Y, k):
+def cross(a, b):
+    """a × b for 3-tuples."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@inline
+def rotation_times(R, x, y, z):
+    """R (x, y, z) for a rotation R given as a row-major 9-tuple, as a 3-tuple."""
+    return R[0] * x + R[1] * y + R[2] * z, R[3] * x + R[4] * y + R[5] * z, R[6] * x + R[7] * y + R[8] * z
+
+
+@inline
+def axis_frame_pose(topology, params, i, q, R0, p0):
+    """World pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) from its parent's (row −1: the
+    world): R0_i = R0_λ T R_J, p0_i = p0_λ + R0_λ (t + T p_J), with (T, t) the placement between the two axis
+    frames and (R_J, p_J) the joint pose (:func:`joint_pose`), for a revolute joint R_z(θ) and 0. Returns R0_i
+    (row-major 9-tuple), p0_i (3-tuple) and the third column of R0_λ T: a revolute joint's axis in world axes."""
+    lam, jtype, iq = topology[i, PARENT], topology[i, JTYPE], topology[i, IQ]
+    P = (R0[lam, 0, 0], R0[lam, 0, 1], R0[lam, 0, 2], R0[lam, 1, 0], R0[lam, 1, 1], R0[lam, 1, 2], R0[lam, 2, 0],
+         R0[lam, 2, 1], R0[lam, 2, 2])
+    T = (params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
+         params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
+         params[i, F_ZRTREE + 8])
+    B = rotation_product(P, T)
+    t0, t1, t2 = params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2]
+    if jtype == REVOLUTE:  # B R_z(θ): columns (c b_x + s b_y, c b_y − s b_x, b_z)
+        sn, cs = np.sin(q[iq]), np.cos(q[iq])
+        R = (cs * B[0] + sn * B[1], cs * B[1] - sn * B[0], B[2], cs * B[3] + sn * B[4], cs * B[4] - sn * B[3], B[5],
+             cs * B[6] + sn * B[7], cs * B[7] - sn * B[6], B[8])
+    else:
+        RJ, pJ = joint_pose(jtype, params, i, q, iq)
+        R = rotation_product(B, RJ)
+        t0, t1, t2 = (t0 + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2], t1 + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
+                      t2 + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
+    p = (p0[lam, 0] + P[0] * t0 + P[1] * t1 + P[2] * t2, p0[lam, 1] + P[3] * t0 + P[4] * t1 + P[5] * t2,
+         p0[lam, 2] + P[6] * t0 + P[7] * t1 + P[8] * t2)
+    return R, p, (B[2], B[5], B[8])
+
+
+@inline
+def inertia_about_world_origin(params, i, R, p, Y, k):
     """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
-    first moment h = m c (c the mass center), rotational inertia I = R0 Ī R0ᵀ + m [c]×ᵀ[c]× stored as
-    (Ixx, Iyy, Izz, Ixy, Ixz, Iyz); Ī = I_O − m [c_b]×ᵀ[c_b]× is the central inertia, from the rotational inertia
-    I_O about the body origin and the mass center c_b in body coordinates (parallel axes, RBDA eq. 2.63)."""
+    first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
+    (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which
+    Ī (the central inertia) and the mass center are stored (:func:`~._spatial_kernels.axis_frames`)."""
     m = params[i, F_MASS]
-    cb0, cb1, cb2 = params[i, F_COM], params[i, F_COM + 1], params[i, F_COM + 2]
-    # central inertia in body axes: Ī = I_O − m (|c_b|² 1 − c_b c_bᵀ)
-    cc = cb0 * cb0 + cb1 * cb1 + cb2 * cb2
-    b01 = params[i, F_INERTIA + 1] + m * cb0 * cb1
-    b02 = params[i, F_INERTIA + 2] + m * cb0 * cb2
-    b12 = params[i, F_INERTIA + 8] + m * cb1 * cb2
-    central = (params[i, F_INERTIA] - m * (cc - cb0 * cb0), b01, b02,
-               b01, params[i, F_INERTIA + 7] - m * (cc - cb1 * cb1), b12,
-               b02, b12, params[i, F_INERTIA + 14] - m * (cc - cb2 * cb2))
-    Ri = (R0[i, 0, 0], R0[i, 0, 1], R0[i, 0, 2], R0[i, 1, 0], R0[i, 1, 1], R0[i, 1, 2], R0[i, 2, 0], R0[i, 2, 1],
-          R0[i, 2, 2])
-    I = rotated(central, Ri)
-    # c = p0 + R0 c_b
-    c0 = p0[i, 0] + Ri[0] * cb0 + Ri[1] * cb1 + Ri[2] * cb2
-    c1 = p0[i, 1] + Ri[3] * cb0 + Ri[4] * cb1 + Ri[5] * cb2
-    c2 = p0[i, 2] + Ri[6] * cb0 + Ri[7] * cb1 + Ri[8] * cb2
+    I = rotated((params[i, F_ZCENTRAL], params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 4],
+                 params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 1], params[i, F_ZCENTRAL + 5],
+                 params[i, F_ZCENTRAL + 4], params[i, F_ZCENTRAL + 5], params[i, F_ZCENTRAL + 2]), R)
+    # c = p + R c_b
+    cb0, cb1, cb2 = params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2]
+    c0 = p[0] + R[0] * cb0 + R[1] * cb1 + R[2] * cb2
+    c1 = p[1] + R[3] * cb0 + R[4] * cb1 + R[5] * cb2
+    c2 = p[2] + R[6] * cb0 + R[7] * cb1 + R[8] * cb2
     cc = c0 * c0 + c1 * c1 + c2 * c2
     Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3] = m, m * c0, m * c1, m * c2
     Y[k, 4], Y[k, 5], Y[k, 6] = I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1), I[8] + m * (cc - c2 * c2)
     Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def crba(topology, params, q, M):
     """Composite-rigid-body algorithm: the joint-space inertia matrix M(q) (nv × nv) (RBDA Table 6.2).
 
     Worked in world coordinates (as Pinocchio does), so that neither the composite inertias nor the ancestor
     walk need transforms: Y^c_λ += Y^c_i (each kept about the world origin as (m, h, I), see
     :func:`inertia_about_world_origin`), F = Y^c_i s_i, and M_ji = s_jᵀ F for j = i and every ancestor, with s
-    the motion-subspace columns in world coordinates.
+    the motion-subspace columns in world coordinates. Body poses are those of the axis frames
+    (:func:`axis_frame_pose`: a revolute joint's rotation and world axis cost least there); products may be
+    fused (FMA, ``contract``). Returns True if every entry of M is finite (each checked where it is computed).
     """
-    n = topology.shape[0]
-    R0 = work((n, 3, 3))
-    p0 = work((n, 3))
+    n, nv = topology.shape[0], M.shape[0]
+    R0 = work((n + 1, 3, 3))       # world rotations of the axis frames; row −1: the world
+    p0 = work((n + 1, 3))
     Y = work((n, 10))              # composite inertias (m, h, I), world axes, about the world origin
-    s = work((M.shape[0], 6))      # s[iv + k]: column k of body i's motion subspace, world coordinates
-    F = work((6, 6))               # F[k] = Y^c_i s[iv + k]
-    world_poses(topology, params, q, R0, p0)
+    s = work((nv, 6))              # s[iv + k]: column k of body i's motion subspace, world coordinates
+    for r in range(3):
+        p0[-1, r] = 0.0
+        for c in range(3):
+            R0[-1, r, c] = 1.0 if r == c else 0.0
     for i in range(n):
-        inertia_about_world_origin(params, i, R0, p0, Y, i)
+        R, p, axis = axis_frame_pose(topology, params, i, q, R0, p0)
+        for r in range(3):
+            p0[i, r] = p[r]
+            for c in range(3):
+                R0[i, r, c] = R[3 * r + c]
+        inertia_about_world_origin(params, i, R, p, Y, i)
+        # s = [ω; p0 × ω + v], with [ω; v] = R0 S (for a revolute joint, ω its world axis and v = 0)
+        iv = topology[i, IV]
+        if topology[i, JTYPE] == REVOLUTE:
+            s[iv, 0], s[iv, 1], s[iv, 2] = axis
+            s[iv, 3], s[iv, 4], s[iv, 5] = cross(p, axis)
+            continue
         for k in range(topology[i, NVJ]):
-            sk = subspace_column_in_world(params, i, k, R0, p0)
-            for r in range(6):
-                s[topology[i, IV] + k, r] = sk[r]
+            w = rotation_times(R, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
+            v = rotation_times(R, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+            pw = cross(p, w)
+            s[iv + k, 0], s[iv + k, 1], s[iv + k, 2] = w
+            s[iv + k, 3], s[iv + k, 4], s[iv + k, 5] = v[0] + pw[0], v[1] + pw[1], v[2] + pw[2]
     M[:, :] = 0.0
+    finite = True
     for i in range(n - 1, -1, -1):
         lam = topology[i, PARENT]
         if lam >= 0:  # Y^c_λ += Y^c_i
@@ -131,24 +183,23 @@ def crba(topology, params, q, M):
                 Y[lam, r] += Y[i, r]
         nvi, ivi = topology[i, NVJ], topology[i, IV]
         for k in range(nvi):
-            F[k, 0], F[k, 1], F[k, 2], F[k, 3], F[k, 4], F[k, 5] = rigid_inertia_times(
-                Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9],
-                s[ivi + k, 0], s[ivi + k, 1], s[ivi + k, 2], s[ivi + k, 3], s[ivi + k, 4], s[ivi + k, 5])
-        # M_ji = s_jᵀ F for j = i and every ancestor of i
-        j = i
-        while j >= 0:
-            ivj = topology[j, IV]
-            for k in range(nvi):
+            # F = Y^c_i s_i ;  M_ji = s_jᵀ F for j = i and every ancestor of i
+            F = rigid_inertia_times(Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8],
+                                    Y[i, 9], s[ivi + k, 0], s[ivi + k, 1], s[ivi + k, 2], s[ivi + k, 3],
+                                    s[ivi + k, 4], s[ivi + k, 5])
+            j = i
+            while j >= 0:
+                ivj = topology[j, IV]
                 for m in range(topology[j, NVJ]):
-                    acc = 0.0
-                    for r in range(6):
-                        acc += s[ivj + m, r] * F[k, r]
-                    M[ivj + m, ivi + k] = acc
-                    M[ivi + k, ivj + m] = acc
-            j = topology[j, PARENT]
-        for k in range(nvi):  # M_ii += diag(armature_i)
+                    Mji = dot6(row6(s, ivj + m), F)
+                    M[ivj + m, ivi + k] = Mji
+                    M[ivi + k, ivj + m] = Mji
+                    finite &= np.abs(Mji) < np.inf
+                j = topology[j, PARENT]
+            # M_ii += armature_i
             M[ivi + k, ivi + k] += params[i, F_ARMATURE + k]
-    return all_finite(M)
+            finite &= np.abs(M[ivi + k, ivi + k]) < np.inf
+    return finite
 
 
 @njit(cache=True)

@@ -38,7 +38,8 @@ class CompiledModel:
     """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
 
     topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
-    params : (n, 97) float64 — placement, axis, spatial inertia, motion subspace, mass, com, armature.
+    params : (n, 118) float64 — placement, axis, spatial inertia, motion subspace, mass, com, armature, and
+        the same in axis frames (see ``_spatial_kernels``).
     gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
     packed : float64 — the three above in one buffer (they are views of it), for the single-state entry points
         of the core: each array argument of a compiled call costs ~0.1 µs to pass (see ``_spatial_kernels``).
@@ -400,6 +401,7 @@ class Model:
             params[i, core.F_MASS] = body.mass
             params[i, core.F_COM:core.F_COM + 3] = body.com
             params[i, core.F_ARMATURE:core.F_ARMATURE + joint.nv] = joint.armature
+        core.axis_frames(topology, params)
         gravity[:] = self.gravity
         # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
         compiled = CompiledModel(packed, topology, params, gravity, iq + self.ne, iv + self.ne)
