@@ -16,8 +16,12 @@ The index −1 stands for the world (fixed, zero velocity and acceleration).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from ..dynamics import body_poses, jacobian
+from ..dynamics import jacobian
+from ..dynamics._inputs import as_state, raise_nonfinite
+from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
+from ..errors import ModelError
 
 
 def cross(a, b):
@@ -26,33 +30,25 @@ def cross(a, b):
 
 
 class Snapshot:
-    """World-frame kinematics of every body at one state (q, v).
+    """World-frame kinematics of every body at one state (q, v), computed in one compiled pass
+    (:func:`world_motion`).
 
     Attributes: ``R0`` (n, 3, 3) body → world rotations, ``p0`` (n, 3) body origins [m]; ``w``, ``dp`` (n, 3)
     angular velocity and origin velocity; ``dw``, ``ddp`` (n, 3) their bias accelerations (v̇ = 0); world axes.
     """
 
     def __init__(self, model, q, v):
-        self.model, self.nv = model, model.nv
-        self.q = np.asarray(q, dtype=np.float64)
-        self.v = np.asarray(v, dtype=np.float64)
-        self.R0, self.p0 = body_poses(model, self.q)
-        n = model.nbodies
-        self.w, self.dp, self.dw, self.ddp = (np.zeros((n, 3)) for _ in range(4))
-        zero = np.zeros(3)
-        for i, (joint, parent) in enumerate(zip(model.joints, model.parents)):
-            S = joint.motion_subspace() @ self.v[model.v_slice(joint.name)]
-            wJ, uJ = self.R0[i] @ S[:3], self.R0[i] @ S[3:]
-            if parent < 0:
-                w_l, dp_l, dw_l, ddp_l, r = zero, zero, zero, zero, self.p0[i]
-            else:
-                w_l, dp_l, dw_l, ddp_l = self.w[parent], self.dp[parent], self.dw[parent], self.ddp[parent]
-                r = self.p0[i] - self.p0[parent]
-            self.w[i] = w_l + wJ
-            self.dw[i] = dw_l + cross(self.w[i], wJ)
-            self.dp[i] = dp_l + cross(w_l, r) + uJ
-            self.ddp[i] = (ddp_l + cross(dw_l, r) + cross(w_l, cross(w_l, r) + uJ)
-                           + cross(self.w[i], uJ))
+        cm = model._compiled or model.compile()
+        if cm.flexible:  # its kernel follows rigid bodies: a beam's tip moves with its elastic coordinates
+            raise ModelError(f"model '{model.name}': constraints, contact and impacts are not supported on models "
+                             "with flexible beams")
+        self.model, self.nv = model, cm.nv
+        self.q, self.v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
+        n = cm.topology.shape[0]
+        self.R0, self.p0, motion = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3))
+        if not world_motion(cm.topology, cm.params, self.q, self.v, self.R0, self.p0, motion):
+            raise_nonfinite(model, "the kinematic snapshot", q=self.q, v=self.v)
+        self.w, self.dp, self.dw, self.ddp = motion
 
     def rotation(self, body):
         """Body axes → world axes (identity for the world, index −1)."""
@@ -81,3 +77,27 @@ class Snapshot:
         if body < 0:
             return np.zeros((6, self.nv))
         return jacobian(self.model, self.q, self.model.bodies[body].name, r)
+
+
+@njit(cache=True)
+def world_motion(topology, params, q, v, R0, p0, motion):
+    """Body poses R0, p0 and motion = (ω, ṗ, α⁰, p̈⁰) (4, n, 3), world axes, by the recursion of the module
+    docstring; False if a result is not finite."""
+    world_poses(topology, params, q, R0, p0)
+    w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
+    for i in range(topology.shape[0]):
+        lam = topology[i, PARENT]
+        S = subspace_times(params, i, topology[i, NVJ], v, topology[i, IV])   # S_i v_i, body axes
+        wJ = np.array(rotated_to_world(R0, i, S[0], S[1], S[2]))
+        uJ = np.array(rotated_to_world(R0, i, S[3], S[4], S[5]))
+        if lam < 0:
+            w_l, dp_l, dw_l, ddp_l, r = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), p0[i].copy()
+        else:
+            w_l, dp_l, dw_l, ddp_l, r = w[lam], dp[lam], dw[lam], ddp[lam], p0[i] - p0[lam]
+        # ω_i = ω_λ + ω_J,  α_i = α_λ + ω_i × ω_J
+        w[i] = w_l + wJ
+        dw[i] = dw_l + np.cross(w[i], wJ)
+        # ṗ_i = ṗ_λ + ω_λ × r + u_J,  p̈_i = p̈_λ + α_λ × r + ω_λ × (ω_λ × r + u_J) + ω_i × u_J
+        dp[i] = dp_l + np.cross(w_l, r) + uJ
+        ddp[i] = ddp_l + np.cross(dw_l, r) + np.cross(w_l, np.cross(w_l, r) + uJ) + np.cross(w[i], uJ)
+    return np.isfinite(motion).all() and np.isfinite(p0).all()
