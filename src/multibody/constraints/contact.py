@@ -76,13 +76,27 @@ class ContactRows(NamedTuple):
     bias_t: np.ndarray
 
 
-def _pose(model, snapshot, geometry):
-    """(index, R, p): the geometry frame's world pose and its body index (−1 for the world)."""
-    if geometry.body == "world":
-        return -1, geometry.placement.rotation, geometry.placement.translation
-    index, origin, rotation = model.locate(geometry.body, geometry.placement.translation)
-    R = snapshot.rotation(index) @ rotation @ geometry.placement.rotation
-    return index, R, snapshot.point(index, origin)
+def _poses(model, snapshot):
+    """[(index, R, p)] of every geometry: its frame's world pose and its body index (−1 for the world)."""
+    return [(index, R, p) if index < 0 else (index, snapshot.R0[index] @ R,
+                                              snapshot.p0[index] + snapshot.R0[index] @ p)
+            for index, R, p in geometry_frames(model)]
+
+
+def geometry_frames(model):
+    """[(index, R, p)] of every geometry: its body index (−1 for the world) and its frame's pose in that body's
+    axes (rotation, origin). Found once per compiled model (kept in ``CompiledModel.derived``)."""
+    derived = (model._compiled or model.compile()).derived
+    if "geometry_frames" not in derived:
+        frames = []
+        for g in model.geometries:
+            if g.body == "world":
+                frames.append((-1, g.placement.rotation, g.placement.translation))
+            else:
+                index, origin, rotation = model.locate(g.body, g.placement.translation)
+                frames.append((index, rotation @ g.placement.rotation, origin))
+        derived["geometry_frames"] = frames
+    return derived["geometry_frames"]
 
 
 def contact_pairs(model):
@@ -132,13 +146,18 @@ def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape
     test."""
-    posed = [_pose(model, snapshot, g) for g in model.geometries]
+    if not contact_pairs(model):
+        return []
+    posed = _poses(model, snapshot)
+    pairs = np.array(contact_pairs(model))
+    first, second = pairs.T
+    centers = np.array([p for _, _, p in posed])
+    radii = np.array([g.shape.bounding_radius for g in model.geometries])
+    apart = np.linalg.norm(centers[first] - centers[second], axis=1) - radii[first] - radii[second]
     contacts = []
-    for i, j in contact_pairs(model):
+    for i, j in pairs[apart <= margin].tolist():
         ga, gb = model.geometries[i], model.geometries[j]
         (ia, Ra, pa), (ib, Rb, pb) = posed[i], posed[j]
-        if np.linalg.norm(pa - pb) > ga.shape.bounding_radius + gb.shape.bounding_radius + margin:
-            continue
         mu = np.sqrt(ga.friction * gb.friction)
         e = max(ga.restitution, gb.restitution)
         contacts += [Contact(ga, gb, ia, ib, c, mu, e)

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from ..dynamics import aba, crba, integrate
 from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
-from .contact import contact_rows, detect, solve_contacts
+from .contact import contact_rows, detect, geometry_frames, solve_contacts
 from .gauss import GaussSolver
 from .types import stack
 
@@ -46,8 +46,7 @@ def project(model, q, v):
 def _speed_bound(model, s):
     """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
     speeds = [0.0]
-    for g in model.geometries:
-        i, origin, _ = (-1, None, None) if g.body == "world" else model.locate(g.body, g.placement.translation)
+    for g, (i, _, origin) in zip(model.geometries, geometry_frames(model)):
         if i >= 0:
             reach = np.linalg.norm(origin) + min(g.shape.bounding_radius, 1e3)
             speeds.append(np.linalg.norm(s.dp[i]) + np.linalg.norm(s.w[i]) * reach)
