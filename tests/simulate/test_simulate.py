@@ -254,3 +254,23 @@ def test_shapes_that_never_touch_give_no_warning_until_contact_is_simulated():
         for _ in range(2):
             mb.simulate(boxes, [0.1, 0.0, 0.0], t_end=0.01, method="contact", dt=1e-3, progress=False)
     assert sum("no contact model" in str(w.message) for w in caught) == 1
+
+
+def test_a_run_past_limits_it_does_not_enforce_says_so():
+    """Limits stored with a joint (Joint.limits, a file's <limit>) are stops only once enforced
+    (enforce_joint_limits); a run that takes the joint past them without that warns, naming the joint."""
+    model = mb.Model("hub")
+    model.add(mb.Body("hub", mass=1.0, inertia=np.eye(3) * 0.1),
+              joint=mb.Revolute([0, 0, 1], name="spin", limits=mb.JointLimits(lower=-0.5, upper=0.5)))
+    for options in ({}, {"compiled": False}, {"method": "RK4", "dt": 1e-3}):
+        with pytest.warns(UserWarning, match=r"'hub': 1 joints went past.*'spin' reached 1 \(limits \[-0.5, 0.5\]\)"
+                                              r".*enforce_joint_limits"):
+            mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False, **options)
+    with pytest.warns(UserWarning, match="'spin' reached -1"):
+        mb.simulate(model, [0.0], [[0.1], [-1.0]], t_end=1.0, method="RK4", dt=1e-3, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mb.simulate(model, [0.0], [0.4], t_end=1.0, progress=False)  # within the limits
+        model.enforce_joint_limits()
+        stopped = mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False)
+    assert stopped.q[:, 0].max() < 0.5 + 1e-8

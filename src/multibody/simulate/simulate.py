@@ -306,7 +306,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         t, q, v, info = loop.integrate_tree(model, q0, v0, times, method=_COMPILED[method], rtol=rtol, atol=atol,
                                             max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events)
         count = min(len(t), len(t_eval))
-        return loop.tree_trajectory(model, t[:count], q[:count], v[:count], info, torque)
+        return _warn_beyond_limits(model, loop.tree_trajectory(model, t[:count], q[:count], v[:count], info, torque))
     tau = generalized_forces(model, torque, f_ext)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
@@ -392,7 +392,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
             if stop or t >= t_end:
                 break
     try:
-        return finish(ts, xs, log, info)
+        return _warn_beyond_limits(model, finish(ts, xs, log, info))
     except KeyboardInterrupt as exc:  # while evaluating τ and v̇ at the samples: the states are all there
         info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted after reaching t = {t:.6g} s",
@@ -422,6 +422,30 @@ def _check_method(model, method, dt, dynamics, collisions):
                              f"takes no {' or '.join(refused)}; use another method")
     if method != "contact" and not collisions and dynamics is None:
         _warn_ignored_shapes(model)
+
+
+def _warn_beyond_limits(model, trajectory, *more):
+    """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
+    the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
+    (the model has no :class:`multibody.JointLimit` on it: :meth:`multibody.Model.enforce_joint_limits`)."""
+    enforced = {c.joint for c in joint_limits(model)}
+    past = []
+    for joint in model.joints:
+        limits = joint.limits
+        if limits is None or joint.name in enforced:
+            continue
+        k = model.q_slice(joint.name).start
+        low = min(float(run.q[:, k].min(initial=np.inf)) for run in (trajectory, *more))
+        high = max(float(run.q[:, k].max(initial=-np.inf)) for run in (trajectory, *more))
+        if low < limits.lower or high > limits.upper:
+            past.append(f"'{joint.name}' reached {low if low < limits.lower else high:.4g} "
+                        f"(limits [{limits.lower:.4g}, {limits.upper:.4g}])")
+    if past:
+        warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
+                      f"which this run does not enforce: {', '.join(past[:5])}{' …' if len(past) > 5 else ''}; "
+                      "model.enforce_joint_limits() makes them stops (or load the file with joint_limits=True)",
+                      stacklevel=3)
+    return trajectory
 
 
 def _warn_ignored_shapes(model):
@@ -503,6 +527,7 @@ def _runs(model, Q0, V0, t_end, options):
                                                              "t_reached": float(info["t_reached"][b])}, tau[b])
             for b in range(B)]
     failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B) if info["status"][b] != "ok"}
+    _warn_beyond_limits(model, *runs)
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
 
