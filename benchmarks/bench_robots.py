@@ -5,6 +5,10 @@ Pinocchio's own parser — and batched forward dynamics on Talos, in one run.
 
 Per-call times are the best of interleaved rounds (see bench_dynamics.py); ratio = multibody / Pinocchio (below 1:
 multibody faster). Both read the same file: multibody welds fixed joints into their parent bodies, as Pinocchio does.
+Both are timed at the same states (joints matched by name): the cost of sin and cos depends on the angle (glibc's
+sincos takes ~14 ns below 0.8 rad, ~25 ns near π), so states drawn apart would not time the same work.
+pin.crba returns a new array holding the whole symmetric M (not only the upper triangle it computes in C++), as
+mb.crba does.
 """
 from __future__ import annotations
 
@@ -40,17 +44,33 @@ def load(path, floating):
     return model, reference
 
 
+def in_pinocchio_order(model, reference, q, v):
+    """The states (q, v) of ``model`` (arrays (..., nq), (..., nv)) as Pinocchio's: joints matched by name, a free
+    joint's quaternion (w, x, y, z) -> (x, y, z, w) and its velocity [ω; v] -> [v; ω]. Joints of one coordinate
+    and free joints only (those of the robots here)."""
+    qp, vp = np.empty(q.shape[:-1] + (reference.nq,)), np.empty(v.shape[:-1] + (reference.nv,))
+    for jid in range(1, reference.njoints):
+        joint, name = reference.joints[jid], reference.names[jid]
+        qj, vj = q[..., model.q_slice(name)], v[..., model.v_slice(name)]
+        if joint.nq == 7:
+            qj, vj = np.concatenate([qj[..., :3], qj[..., 4:], qj[..., 3:4]], -1), np.roll(vj, 3, -1)
+        elif joint.nq != 1 or joint.nv != 1:
+            raise NotImplementedError(f"joint '{name}' ({joint.shortname()}): no mapping here")
+        qp[..., joint.idx_q:joint.idx_q + joint.nq], vp[..., joint.idx_v:joint.idx_v + joint.nv] = qj, vj
+    return qp, vp
+
+
 def per_call(model, reference, rng):
-    """µs per call of the three algorithms, multibody and Pinocchio interleaved."""
+    """µs per call of the three algorithms, multibody and Pinocchio interleaved, at the same state."""
     import pinocchio as pin
     data = reference.createData()
     q, (v, a) = model.random_configuration(rng), rng.normal(size=(2, model.nv))
-    qp = pin.randomConfiguration(reference, -np.ones(reference.nq), np.ones(reference.nq))
-    tau = mb.rnea(model, q, v, a)
+    (qp, vp), (_, ap) = in_pinocchio_order(model, reference, q, v), in_pinocchio_order(model, reference, q, a)
+    tau, taup = mb.rnea(model, q, v, a), pin.rnea(reference, data, qp, vp, ap)
     functions = {
-        ("rnea", "mb"): lambda: mb.rnea(model, q, v, a), ("rnea", "pin"): lambda: pin.rnea(reference, data, qp, v, a),
+        ("rnea", "mb"): lambda: mb.rnea(model, q, v, a), ("rnea", "pin"): lambda: pin.rnea(reference, data, qp, vp, ap),
         ("crba", "mb"): lambda: mb.crba(model, q), ("crba", "pin"): lambda: pin.crba(reference, data, qp),
-        ("aba", "mb"): lambda: mb.aba(model, q, v, tau), ("aba", "pin"): lambda: pin.aba(reference, data, qp, v, tau),
+        ("aba", "mb"): lambda: mb.aba(model, q, v, tau), ("aba", "pin"): lambda: pin.aba(reference, data, qp, vp, taup),
     }
     return interleaved_best(functions)
 
@@ -62,8 +82,7 @@ def batched(model, reference, count, rng):
     data = reference.createData()
     Q = np.stack([model.random_configuration(rng) for _ in range(count)])
     V, T = rng.normal(size=(2, count, model.nv))
-    QP = np.stack([pin.randomConfiguration(reference, -np.ones(reference.nq), np.ones(reference.nq))
-                   for _ in range(count)])
+    (QP, VP), (_, TP) = in_pinocchio_order(model, reference, Q, V), in_pinocchio_order(model, reference, Q, T)
     mb.aba(model, Q[:64], V[:64], T[:64])
     rates = {}
     for threads in (1, numba.config.NUMBA_NUM_THREADS):
@@ -71,7 +90,7 @@ def batched(model, reference, count, rng):
         best = min(_timed(lambda: mb.aba(model, Q, V, T)) for _ in range(5))
         rates[f"multibody batched, {threads} thread{'s' if threads > 1 else ''}"] = count / best
     rates["pinocchio.aba, Python loop"] = count / min(
-        _timed(lambda: [pin.aba(reference, data, QP[k], V[k], T[k]) for k in range(count)]) for _ in range(3))
+        _timed(lambda: [pin.aba(reference, data, QP[k], VP[k], TP[k]) for k in range(count)]) for _ in range(3))
     return rates
 
 
