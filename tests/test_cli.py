@@ -82,19 +82,23 @@ def test_info_reports_the_mobility_of_a_closed_loop(capsys):
 
 @pytest.mark.parametrize("when", ["integration", "samples"])  # or while τ and v̇ at the samples are evaluated
 def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, monkeypatch, when):
-    # four_bar: a constrained model, integrated by the Python loop that evaluates the force elements
+    # four_bar: a constrained model, integrated by the Python loop that evaluates its forward dynamics
     module = sys.modules["multibody.simulate.simulate"]
-    original, calls = module.elements_force, [0]
+    original, calls = module.default_dynamics, [0]
 
-    def interrupted(*args):  # Ctrl-C after some work: raised from the force evaluation as a signal would be
-        calls[0] += 1
-        frame, finishing = sys._getframe(1), False
-        while frame is not None:
-            finishing, frame = finishing or frame.f_code.co_name == "finish", frame.f_back
-        if calls[0] > 300 and finishing == (when == "samples"):
-            raise KeyboardInterrupt
-        return original(*args)
-    monkeypatch.setattr(module, "elements_force", interrupted)
+    def interrupted_dynamics(model, stabilization=None):
+        accel = original(model, stabilization)
+
+        def interrupted(*args):  # Ctrl-C after some work: raised from the dynamics as a signal would be
+            calls[0] += 1
+            frame, finishing = sys._getframe(1), False
+            while frame is not None:
+                finishing, frame = finishing or frame.f_code.co_name == "finish", frame.f_back
+            if calls[0] > 300 and finishing == (when == "samples"):
+                raise KeyboardInterrupt
+            return accel(*args)
+        return interrupted
+    monkeypatch.setattr(module, "default_dynamics", interrupted_dynamics)
     out = tmp_path / "run.npz"
     assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 130
     err = capsys.readouterr().err
@@ -102,21 +106,25 @@ def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, m
     assert err.rstrip().endswith("multibody: interrupted")
     traj = mb.Trajectory.load(out)
     assert traj.info["interrupted"] and 0 < traj.t[-1] <= 5.0 and len(traj) > 5
-    monkeypatch.setattr(module, "elements_force", original)
+    monkeypatch.setattr(module, "default_dynamics", original)
     full = mb.simulate(traj.model, traj.q[0], traj.v[0], t_end=5.0)
     np.testing.assert_array_equal(traj.q, full.q[:len(traj)])  # the same samples as an uninterrupted run
 
 
 def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, monkeypatch):
     module = sys.modules["multibody.simulate.simulate"]
-    original, calls = module.elements_force, [0]
+    original, calls = module.default_dynamics, [0]
 
-    def failing(*args):
-        calls[0] += 1
-        if calls[0] > 300:
-            raise np.linalg.LinAlgError("broken")
-        return original(*args)
-    monkeypatch.setattr(module, "elements_force", failing)
+    def failing_dynamics(model, stabilization=None):
+        accel = original(model, stabilization)
+
+        def failing(*args):
+            calls[0] += 1
+            if calls[0] > 300:
+                raise np.linalg.LinAlgError("broken")
+            return accel(*args)
+        return failing
+    monkeypatch.setattr(module, "default_dynamics", failing_dynamics)
     out = tmp_path / "run.npz"
     assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
