@@ -12,30 +12,32 @@ import numpy as np
 from numba import njit, prange
 
 from ..model.joints import REVOLUTE
-from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZCENTRAL, F_ZCOM, F_ZPTREE, F_ZRTREE, IQ,
-                               IV, JTYPE, NQJ, NSYM, NVJ, PARENT, SYM_A, SYM_B, SYM_C, all_finite, body_velocities,
-                               cross_force, cross_motion, force_to_parent, inertia_times, inline, joint_pose,
-                               local_poses, motion_to_child, rigid_inertia_times, rotated, rotated_to_world,
-                               rotation_product, row6, subspace_column_in_world_axes, subspace_times,
-                               symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked, work,
-                               world_poses)
+from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZAXES, F_ZCENTRAL, F_ZCOM, F_ZINERTIA,
+                               F_ZPTREE, F_ZRTREE, IQ, IV, JTYPE, NQJ, NSYM, NVJ, PARENT, SYM_A, SYM_B, SYM_C,
+                               all_finite, body_velocities, cross_force, cross_motion, force_to_parent,
+                               inertia_times, inline, joint_pose, local_poses, motion_to_child, rigid_inertia_times,
+                               rotated, rotated_to_world, rotation_product, row6, subspace_column_in_world_axes,
+                               subspace_times, symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked,
+                               work, world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     """Recursive Newton–Euler inverse dynamics, τ = M(q) a + c(q, v) − Σ Jᵀ f_ext (RBDA Table 5.1), M including
     the joint armature (τ_k += armature_k a_k).
 
     Gravity enters as the fictitious base acceleration a_0 = [0; −g]. f_ext (n × 6, or 0 × 6 for none):
-    external spatial force on each body, body axes, about the body origin. Writes tau (nv).
+    external spatial force on each body, body axes, about the body origin. Writes tau (nv). Worked in the bodies'
+    axis frames (:func:`~._spatial_kernels.axis_frames`), where a revolute joint's motion subspace is e_z
+    (v_J = q̇ e_z, τ = f_z) and its rotation R_z(θ); products may be fused (FMA, ``contract``).
+    Returns True if every entry of tau is finite.
     """
     n = topology.shape[0]
-    R = work((n, 3, 3))
+    R = work((n, 3, 3))   # pose of each axis frame in its parent's
     p = work((n, 3))
-    local_poses(topology, params, q, R, p)
     V = work((n + 1, 6))  # row −1: the world
     A = work((n + 1, 6))
     F = work((n + 1, 6))  # (row −1 collects the forces on the world, unused)
@@ -44,34 +46,62 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     A[-1, 3:] = -gravity
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
+        Ri, pi = axis_frame_placement(topology, params, i, q)
+        for r in range(3):
+            p[i, r] = pi[r]
+            for c in range(3):
+                R[i, r, c] = Ri[3 * r + c]
+        # S q̇ and S q̈
+        if topology[i, JTYPE] == REVOLUTE:
+            vJ, aJ = (0.0, 0.0, v[iv], 0.0, 0.0, 0.0), (0.0, 0.0, a[iv], 0.0, 0.0, 0.0)
+        else:
+            vJ, aJ = subspace_times(params, i, nvj, v, iv), subspace_times(params, i, nvj, a, iv)
         # v_i = X_i v_λ + S q̇
-        vJ = subspace_times(params, i, nvj, v, iv)
         motion_to_child(R, p, i, V, lam, V, i)
         for r in range(6):
             V[i, r] += vJ[r]
         vi = row6(V, i)
         # a_i = X_i a_λ + S q̈ + v_i ×m S q̇
         motion_to_child(R, p, i, A, lam, A, i)
-        aJ, c = subspace_times(params, i, nvj, a, iv), cross_motion(vi, vJ)
+        c = cross_motion(vi, vJ)
         for r in range(6):
             A[i, r] += aJ[r] + c[r]
-        # f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i
-        Ia, b = inertia_times(params, i, row6(A, i)), cross_force(vi, inertia_times(params, i, vi))
+        # f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i  (f_ext,i turned from body to axis-frame axes)
+        Ia, b = axis_inertia_times(params, i, row6(A, i)), cross_force(vi, axis_inertia_times(params, i, vi))
         for r in range(6):
             F[i, r] = Ia[r] + b[r]
         if f_ext.shape[0] > 0:
-            for r in range(6):
-                F[i, r] -= f_ext[i, r]
+            Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
+                 params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
+                 params[i, F_ZAXES + 8])
+            for r in range(3):
+                F[i, r] -= Q[r] * f_ext[i, 0] + Q[3 + r] * f_ext[i, 1] + Q[6 + r] * f_ext[i, 2]
+                F[i, 3 + r] -= Q[r] * f_ext[i, 3] + Q[3 + r] * f_ext[i, 4] + Q[6 + r] * f_ext[i, 5]
+    finite = True
     for i in range(n - 1, -1, -1):
         # τ_i = S_iᵀ f_i + armature_i q̈_i ;  f_λ += X_iᵀ f_i
         nvj, iv = topology[i, NVJ], topology[i, IV]
         for c in range(nvj):
-            acc = params[i, F_ARMATURE + c] * a[iv + c]
-            for r in range(6):
-                acc += params[i, F_S + 6 * r + c] * F[i, r]
+            if topology[i, JTYPE] == REVOLUTE:  # S = e_z
+                acc = F[i, 2] + params[i, F_ARMATURE] * a[iv]
+            else:
+                acc = params[i, F_ARMATURE + c] * a[iv + c]
+                for r in range(6):
+                    acc += params[i, F_S + 6 * r + c] * F[i, r]
             tau[iv + c] = acc
+            finite &= np.abs(acc) < np.inf
         force_to_parent(R, p, i, row6(F, i), F, topology[i, PARENT])
-    return all_finite(tau)
+    return finite
+
+
+@inline
+def axis_inertia_times(params, i, m):
+    """I_i m for body i's spatial inertia (about its origin, axis-frame axes) and a motion vector m (6-tuple)."""
+    mass = params[i, F_MASS]
+    return rigid_inertia_times(mass, mass * params[i, F_ZCOM], mass * params[i, F_ZCOM + 1],
+                               mass * params[i, F_ZCOM + 2], params[i, F_ZINERTIA], params[i, F_ZINERTIA + 1],
+                               params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
+                               params[i, F_ZINERTIA + 5], m[0], m[1], m[2], m[3], m[4], m[5])
 
 
 @inline
@@ -87,31 +117,34 @@ def rotation_times(R, x, y, z):
 
 
 @inline
-def axis_frame_pose(topology, params, i, q, R0, p0):
-    """World pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) from its parent's (row −1: the
-    world): R0_i = R0_λ T R_J, p0_i = p0_λ + R0_λ (t + T p_J), with (T, t) the placement between the two axis
-    frames and (R_J, p_J) the joint pose (:func:`joint_pose`), for a revolute joint R_z(θ) and 0. Returns R0_i
-    (row-major 9-tuple), p0_i (3-tuple) and the third column of R0_λ T: a revolute joint's axis in world axes."""
-    lam, jtype, iq = topology[i, PARENT], topology[i, JTYPE], topology[i, IQ]
-    P = (R0[lam, 0, 0], R0[lam, 0, 1], R0[lam, 0, 2], R0[lam, 1, 0], R0[lam, 1, 1], R0[lam, 1, 2], R0[lam, 2, 0],
-         R0[lam, 2, 1], R0[lam, 2, 2])
+def axis_frame_placement(topology, params, i, q):
+    """Pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) in its parent's: R_i = T R_J,
+    p_i = t + T p_J, with (T, t) the placement between the two axis frames and (R_J, p_J) the joint pose
+    (:func:`joint_pose`), for a revolute joint R_z(θ) and 0. Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
+    jtype, iq = topology[i, JTYPE], topology[i, IQ]
     T = (params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
          params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
          params[i, F_ZRTREE + 8])
-    B = rotation_product(P, T)
-    t0, t1, t2 = params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2]
-    if jtype == REVOLUTE:  # B R_z(θ): columns (c b_x + s b_y, c b_y − s b_x, b_z)
+    t = (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2])
+    if jtype == REVOLUTE:  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
         sn, cs = np.sin(q[iq]), np.cos(q[iq])
-        R = (cs * B[0] + sn * B[1], cs * B[1] - sn * B[0], B[2], cs * B[3] + sn * B[4], cs * B[4] - sn * B[3], B[5],
-             cs * B[6] + sn * B[7], cs * B[7] - sn * B[6], B[8])
-    else:
-        RJ, pJ = joint_pose(jtype, params, i, q, iq)
-        R = rotation_product(B, RJ)
-        t0, t1, t2 = (t0 + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2], t1 + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
-                      t2 + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
-    p = (p0[lam, 0] + P[0] * t0 + P[1] * t1 + P[2] * t2, p0[lam, 1] + P[3] * t0 + P[4] * t1 + P[5] * t2,
-         p0[lam, 2] + P[6] * t0 + P[7] * t1 + P[8] * t2)
-    return R, p, (B[2], B[5], B[8])
+        return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
+                cs * T[6] + sn * T[7], cs * T[7] - sn * T[6], T[8]), t
+    RJ, pJ = joint_pose(jtype, params, i, q, iq)
+    TpJ = rotation_times(T, pJ[0], pJ[1], pJ[2])
+    return rotation_product(T, RJ), (t[0] + TpJ[0], t[1] + TpJ[1], t[2] + TpJ[2])
+
+
+@inline
+def axis_frame_pose(topology, params, i, q, R0, p0):
+    """World pose of body i's axis frame from its parent's (row −1: the world), R0_i = R0_λ R_i and
+    p0_i = p0_λ + R0_λ p_i (:func:`axis_frame_placement`), as a row-major 9-tuple and a 3-tuple."""
+    lam = topology[i, PARENT]
+    P = (R0[lam, 0, 0], R0[lam, 0, 1], R0[lam, 0, 2], R0[lam, 1, 0], R0[lam, 1, 1], R0[lam, 1, 2], R0[lam, 2, 0],
+         R0[lam, 2, 1], R0[lam, 2, 2])
+    R, p = axis_frame_placement(topology, params, i, q)
+    Pp = rotation_times(P, p[0], p[1], p[2])
+    return rotation_product(P, R), (p0[lam, 0] + Pp[0], p0[lam, 1] + Pp[1], p0[lam, 2] + Pp[2])
 
 
 @inline
@@ -156,15 +189,16 @@ def crba(topology, params, q, M):
         for c in range(3):
             R0[-1, r, c] = 1.0 if r == c else 0.0
     for i in range(n):
-        R, p, axis = axis_frame_pose(topology, params, i, q, R0, p0)
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0)
         for r in range(3):
             p0[i, r] = p[r]
             for c in range(3):
                 R0[i, r, c] = R[3 * r + c]
         inertia_about_world_origin(params, i, R, p, Y, i)
-        # s = [ω; p0 × ω + v], with [ω; v] = R0 S (for a revolute joint, ω its world axis and v = 0)
+        # s = [ω; p0 × ω + v], with [ω; v] = R0 S (for a revolute joint, ω = R0 e_z and v = 0)
         iv = topology[i, IV]
         if topology[i, JTYPE] == REVOLUTE:
+            axis = (R[2], R[5], R[8])
             s[iv, 0], s[iv, 1], s[iv, 2] = axis
             s[iv, 3], s[iv, 4], s[iv, 5] = cross(p, axis)
             continue

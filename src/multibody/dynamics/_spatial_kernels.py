@@ -5,12 +5,13 @@ Layout of the compiled model (one row per body, parent before child):
 ``topology`` (int64, n × 6): parent index (−1 = world), joint type code, first index in q, first index
 in v, joint nq, joint nv.
 
-``params`` (float64, n × 118): joint placement rotation ``R_parent_joint`` (9, row major), placement
+``params`` (float64, n × 133): joint placement rotation ``R_parent_joint`` (9, row major), placement
 translation (3), joint axis in joint axes (3), spatial inertia about the body origin in body axes (36, row
 major), motion subspace S in body axes (6 × 6 row major, first nv columns used), mass (1), mass center (3),
 joint armature (6, first nv used: rotor inertia reflected to each joint velocity, added to the diagonal of M);
 then the same body in axis frames (:func:`axis_frames`): placement rotation (9) and translation (3), central
-inertia (6) and mass center (3).
+inertia (6), mass center (3), rotational inertia about the body origin (6), and the axis frame's axes in body
+axes (9).
 
 ``gravity`` (float64, 3): gravitational acceleration in world axes.
 
@@ -35,7 +36,7 @@ from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHER
 
 PARENT, JTYPE, IQ, IV, NQJ, NVJ = range(6)
 F_RTREE, F_PTREE, F_AXIS, F_INERTIA, F_S, F_MASS, F_COM, F_ARMATURE = 0, 9, 12, 15, 51, 87, 88, 91
-F_ZRTREE, F_ZPTREE, F_ZCENTRAL, F_ZCOM, NPARAMS = 97, 106, 109, 115, 118
+F_ZRTREE, F_ZPTREE, F_ZCENTRAL, F_ZCOM, F_ZINERTIA, F_ZAXES, NPARAMS = 97, 106, 109, 115, 118, 124, 133
 
 P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")
@@ -76,7 +77,8 @@ def axis_frames(topology, params):
     and a 3 × 3 product's 27) and its world axis is the third column of the frame's world rotation. Stored per
     body: the placement in its parent's axis frame, Q_λᵀ R_tree Q and Q_λᵀ p_tree (F_ZRTREE, F_ZPTREE); the
     central inertia Qᵀ Ī Q as (xx, yy, zz, xy, xz, yz), Ī = I_O − m [c]×ᵀ[c]× from the rotational inertia I_O
-    about the body origin (parallel axes, RBDA eq. 2.63) (F_ZCENTRAL); the mass center Qᵀ c (F_ZCOM)."""
+    about the body origin (parallel axes, RBDA eq. 2.63) (F_ZCENTRAL); the mass center Qᵀ c (F_ZCOM); Qᵀ I_O Q
+    (F_ZINERTIA); Q row major (F_ZAXES)."""
     frames = []
     for i in range(topology.shape[0]):
         Q = np.eye(3)
@@ -90,10 +92,12 @@ def axis_frames(topology, params):
         params[i, F_ZRTREE:F_ZRTREE + 9] = (Q_parent.T @ params[i, F_RTREE:F_RTREE + 9].reshape(3, 3) @ Q).ravel()
         params[i, F_ZPTREE:F_ZPTREE + 3] = Q_parent.T @ params[i, F_PTREE:F_PTREE + 3]
         m, c = params[i, F_MASS], params[i, F_COM:F_COM + 3]
-        central = Q.T @ (params[i, F_INERTIA:F_INERTIA + 36].reshape(6, 6)[:3, :3]
-                         - m * (c @ c * np.eye(3) - np.outer(c, c))) @ Q
-        params[i, F_ZCENTRAL:F_ZCENTRAL + 6] = central[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]]
+        I_O = params[i, F_INERTIA:F_INERTIA + 36].reshape(6, 6)[:3, :3]
+        upper = [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]
+        params[i, F_ZCENTRAL:F_ZCENTRAL + 6] = (Q.T @ (I_O - m * (c @ c * np.eye(3) - np.outer(c, c))) @ Q)[upper]
         params[i, F_ZCOM:F_ZCOM + 3] = Q.T @ c
+        params[i, F_ZINERTIA:F_ZINERTIA + 6] = (Q.T @ I_O @ Q)[upper]
+        params[i, F_ZAXES:F_ZAXES + 9] = Q.ravel()
 
 
 def packed_size(n):
