@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import multibody as mb
-from oracles import PinocchioTwin, random_model, random_state
+from oracles import PinocchioTwin, random_inertia, random_model, random_rotation, random_state
 
 pin = pytest.importorskip("pinocchio")
 
@@ -34,6 +34,19 @@ def test_random_trees_with_mixed_joints_agree_with_pinocchio(seed, n, free_base)
 def test_n_link_chains_agree_with_pinocchio(n):
     rng = np.random.default_rng(n)
     model = mb.Model.chain(n)
+    _assert_agree(model, *random_state(rng, model))
+
+
+@pytest.mark.parametrize("axis", [(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0), (0, -1, 0), (0, 0, -1), (1, -1, 0)])
+def test_revolute_joints_along_and_against_coordinate_axes_agree_with_pinocchio(axis):
+    """rnea and crba turn each revolute body's frame so that z lies along its joint axis (``axis_frames``); the
+    frame's first axis is built from the coordinate axis least aligned with the joint's, a choice these axes test."""
+    rng = np.random.default_rng(7)
+    model = mb.Model("axes", gravity=(0.0, -3.0, -9.81))
+    for i in range(3):
+        body = mb.Body(f"b{i}", mass=1.0 + i, com=rng.normal(size=3) * 0.2, inertia=random_inertia(rng, 1.0 + i))
+        model.add(body, parent="world" if i == 0 else f"b{i - 1}", joint=mb.Revolute(axis),
+                  placement=mb.Transform(random_rotation(rng), rng.normal(size=3) * 0.3))
     _assert_agree(model, *random_state(rng, model))
 
 
