@@ -1,39 +1,40 @@
 """Batched recursive algorithms in structure-of-arrays (SoA) form: one chunk of states at a time, SIMD across states.
 
 A chunk holds up to ``LANES`` states. Every work array carries the state within the chunk (the *lane* b) as its
-last, contiguous axis — ``V[i, r, b]``, ``IA[i, r, c, b]``, ``R[i, r, c, b]`` — and every operation loops over the
+last, contiguous axis — ``V[i, r, b]``, ``IA[i, k, b]``, ``R0[i, k, b]`` — and every operation loops over the
 lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on the
 state: the joint types and the tree are the same in every lane. The bodies' parameters (inertias, joint placements
 and axes) are too, or, for runs of different models of the same structure, one set per lane (:func:`lane`).
 :func:`aba_lanes` is the algorithm on a chunk held as lanes (the lockstep rollouts of
 :mod:`multibody.simulate.lockstep` keep their states so), :func:`aba_chunk` gathers a chunk of (B, n) arrays into
-lanes for it, and :func:`aba_batch` deals the chunks out to the threads round robin. In the hot steps (joint poses,
-pass 1 and the articulation of single-dof joints, the inertia transform) one lane loop does the whole step with
+lanes for it, and :func:`aba_batch` deals the chunks out to the threads round robin. In the hot steps (each pass at a
+body whose joint has one degree of freedom, and its pose) one lane loop does the whole step with
 its intermediate values in registers and writes its results to a stack array (``work``), which a second loop copies
 out: LLVM vectorizes a loop only when it can rule out overlap between what it writes and what it reads, and among
 the arguments' many rows it gives up ("too many memory checks"), while a stack array overlaps nothing. Measured
 1.7× the states per second of the same steps writing their arguments directly.
 
-The lanes' ABA is RBDA Table 7.1 in body coordinates (the form :mod:`multibody.dynamics._core` used before it moved
-to world axes at each body origin, which saves the rotation of the articulated inertias); the two forms agree to
-round-off, not bit for bit. The compiled-model layout is the
-one documented in :mod:`multibody.dynamics._spatial_kernels`; ``S`` below is ``params[i, F_S:F_S + 36]`` (6 × 6,
-row major, first nv columns used). The rare cases — poses of joints other than revolute and prismatic, the
-inverse of multi-dof joint blocks D — go lane by lane through the scalar kernels' own functions.
+The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
+each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
+held as 21 symmetric entries; the two agree to round-off, not bit for bit (fused multiply-adds here). Joints with
+one degree of freedom (revolute, prismatic: the common case) take one lane loop per pass and body; the others go
+lane by lane, their poses through the scalar kernels' ``joint_pose``. The compiled-model layout is the one
+documented in :mod:`multibody.dynamics._spatial_kernels`.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import numba
 from numba import njit, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
-from ._core import _invert_spd
+from ._core import _invert_spd, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE,
-                               NVJ, PARENT, cross_force, cross_motion, inertia_blocks_to_parent, joint_pose,
-                               motion_in_child, rigid_inertia_times, rodrigues, rotation_product, work)
+                               NSYM, NVJ, PARENT, cross_force, cross_motion, joint_pose, placed, rodrigues, rotated,
+                               rotation_product)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -139,58 +140,6 @@ def scatter(x, b0, nb, out):
             out[b0 + b, j] = x[j, b]
 
 
-@inline
-def place(T, pt, RJ, pJ, pose, b):
-    """pose[:, b] = (T R_J row major, pt + T p_J): lane b's joint pose (R_J 9-tuple, p_J 3-tuple) composed with
-    its joint placement (T row-major 9-tuple, pt 3-tuple), as the scalar kernels' ``placed``."""
-    Ri = rotation_product(T, RJ)
-    for k in range(9):
-        pose[k, b] = Ri[k]
-    for k in range(3):
-        pose[9 + k, b] = pt[k] + T[3 * k] * pJ[0] + T[3 * k + 1] * pJ[1] + T[3 * k + 2] * pJ[2]
-
-
-@inline
-def placement(params, i):
-    """Body i's joint placement: (R_tree row-major 9-tuple, p_tree 3-tuple), numbers or lane arrays."""
-    return ((params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
-             params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
-             params[i, F_RTREE + 8]), (params[i, F_PTREE], params[i, F_PTREE + 1], params[i, F_PTREE + 2]))
-
-
-@step
-def chunk_poses(topology, params, q, nb, R, p):
-    """R[i, :, :, b], p[i, :, b]: pose of body i in its parent at lane b, q (nq, LANES) (RBDA Table 4.1, as the
-    scalar ``local_poses``). Revolute and prismatic joints are vectorized; the other joint types go lane by lane
-    through the scalar ``joint_pose``. The lanes' poses go through a stack array, as in
-    :func:`inertia_to_parent`."""
-    sc, pose = work((2, LANES)), work((12, LANES))
-    for i in range(topology.shape[0]):
-        jtype, iq = topology[i, JTYPE], topology[i, IQ]
-        axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
-        T, pt = placement(params, i)
-        if jtype == REVOLUTE:
-            sines_cosines(q, iq, sc, nb)
-            for b in range(nb):
-                ax, ay, az = lane(axis, b)
-                place(lane(T, b), lane(pt, b), rodrigues(ax, ay, az, sc[0, b], sc[1, b]), (0.0, 0.0, 0.0), pose, b)
-        elif jtype == PRISMATIC:
-            for b in range(nb):
-                x, (ax, ay, az) = q[iq, b], lane(axis, b)
-                place(lane(T, b), lane(pt, b), (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (ax * x, ay * x, az * x),
-                      pose, b)
-        else:
-            for b in range(nb):
-                RJ, pJ = joint_pose(jtype, lane_params(params, b), i, q[:, b], iq)
-                place(lane(T, b), lane(pt, b), RJ, pJ, pose, b)
-        for r in range(3):
-            for b in range(nb):
-                p[i, r, b] = pose[9 + r, b]
-            for c in range(3):
-                for b in range(nb):
-                    R[i, r, c, b] = pose[3 * r + c, b]
-
-
 @step
 def invert_spd_lanes(D, k, Dinv, iv, nb):
     """Dinv[iv + r, c, b] = (D⁻¹)_rc for the k×k block D[:k, :k, b] of each lane (the scalar ``_invert_spd`` lane by
@@ -206,11 +155,51 @@ def invert_spd_lanes(D, k, Dinv, iv, nb):
                 Dinv[iv + r, c, b] = Dinvl[0, r, c]
 
 
+
+ALIGN = 64  # [bytes] the lanes' arrays start on a cache line (an AVX-512 load or store then never straddles two)
+
+
+@intrinsic
+def _aligned_stack_doubles(typingctx, count):
+    """Pointer to ``count`` float64 on the stack frame of the compiled function this call ends up in, ALIGN-aligned."""
+    def codegen(context, builder, signature, args):
+        slot = builder.alloca(context.get_value_type(types.float64), size=args[0])
+        slot.align = ALIGN
+        return slot
+    return types.CPointer(types.float64)(types.intp), codegen
+
+
 @inline
-def lane_pose(R, p, i, b):
-    """Body i's pose in its parent at lane b: (R row-major 9-tuple, p 3-tuple)."""
-    return ((R[i, 0, 0, b], R[i, 0, 1, b], R[i, 0, 2, b], R[i, 1, 0, b], R[i, 1, 1, b], R[i, 1, 2, b], R[i, 2, 0, b],
-             R[i, 2, 1, b], R[i, 2, 2, b]), (p[i, 0, b], p[i, 1, b], p[i, 2, b]))
+def work(shape):
+    """An uninitialized float64 work array of the given (small) shape on the calling kernel's stack, ALIGN-aligned,
+    as the scalar kernels' ``work`` (whose arrays are 8-byte aligned: lanes loaded across two cache lines measured
+    up to 2× slower, depending on where the stack happened to be). Call it only in a kernel body or an inlined
+    helper, and never return the array."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    return numba.carray(_aligned_stack_doubles(size), shape)
+
+
+def put(out, k, x, b):
+    """out[k + r, b] = x[r] for each entry of the tuple x: the stores of a lane loop, written out one by one (a loop
+    over a tuple's entries can stay a loop inside the lane loop, which then does not vectorize)."""
+    for r in range(len(x)):
+        out[k + r, b] = x[r]
+
+
+@overload(put, inline="always")
+def _put(out, k, x, b):
+    scope = {}
+    exec("def put(out, k, x, b):\n" + "".join(f"    out[k + {r}, b] = x[{r}]\n" for r in range(len(x))), scope)
+    return scope["put"]
+
+
+@inline
+def lane_rotation(R0, i, b):
+    """Body i's rotation to world axes at lane b, R0[i, :, b] (row major), as a 9-tuple."""
+    return (R0[i, 0, b], R0[i, 1, b], R0[i, 2, b], R0[i, 3, b], R0[i, 4, b], R0[i, 5, b], R0[i, 6, b], R0[i, 7, b],
+            R0[i, 8, b])
 
 
 @inline
@@ -219,21 +208,82 @@ def lane_vector(x, j, b):
     return x[j, 0, b], x[j, 1, b], x[j, 2, b], x[j, 3, b], x[j, 4, b], x[j, 5, b]
 
 
-@step
-def motion_to_child(R, p, i, m, j, out, k, nb):
-    """out[k] = X_i m[j] per lane (:func:`motion_in_child`)."""
-    for b in range(nb):
-        Rb, pb = lane_pose(R, p, i, b)
-        x = motion_in_child(Rb, pb, lane_vector(m, j, b))
-        for r in range(6):
-            out[k, r, b] = x[r]
+@inline
+def lane_symmetric(S, i, b):
+    """S[i, :, b], a symmetric 6×6 matrix of lane b in 21-entry storage, as a 21-tuple."""
+    return (S[i, 0, b], S[i, 1, b], S[i, 2, b], S[i, 3, b], S[i, 4, b], S[i, 5, b], S[i, 6, b], S[i, 7, b],
+            S[i, 8, b], S[i, 9, b], S[i, 10, b], S[i, 11, b], S[i, 12, b], S[i, 13, b], S[i, 14, b], S[i, 15, b],
+            S[i, 16, b], S[i, 17, b], S[i, 18, b], S[i, 19, b], S[i, 20, b])
 
 
 @inline
-def subspace_column(params, i):
-    """The motion subspace of body i's single-dof joint, S[:, 0], as a 6-tuple (numbers or lane arrays)."""
-    return (params[i, F_S], params[i, F_S + 6], params[i, F_S + 12], params[i, F_S + 18], params[i, F_S + 24],
-            params[i, F_S + 30])
+def rotated_vector(R, x, y, z):
+    """R (x, y, z) for a rotation R given as a row-major 9-tuple, as a 3-tuple."""
+    return (R[0] * x + R[1] * y + R[2] * z, R[3] * x + R[4] * y + R[5] * z, R[6] * x + R[7] * y + R[8] * z)
+
+
+@inline
+def placement(params, i):
+    """Body i's joint placement: (R_tree row-major 9-tuple, p_tree 3-tuple), numbers or lane arrays."""
+    return ((params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
+             params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
+             params[i, F_RTREE + 8]), (params[i, F_PTREE], params[i, F_PTREE + 1], params[i, F_PTREE + 2]))
+
+
+@inline
+def compose(R0_parent, Ri, pi, pose, b):
+    """pose[:, b] = (R0_i row major, d_i): body i's rotation to world axes R0_i = R0_λ R_i and the offset of its
+    origin from its parent's in world axes, d_i = p0_i − p0_λ = R0_λ p_i, from its pose in its parent (R_i, p_i)."""
+    put(pose, 0, rotation_product(R0_parent, Ri), b)
+    put(pose, 9, rotated_vector(R0_parent, pi[0], pi[1], pi[2]), b)
+
+
+@step
+def world_pose(topology, params, i, q, nb, R0, d):
+    """R0[i, :, b], d[i, :, b]: body i's rotation to world axes and the offset d_i = p0_i − p0_λ of its origin from
+    its parent's (:func:`compose`) at each lane, from its pose in its parent, placement ∘ joint (RBDA Table 4.1):
+    R_i = R_tree R_J, p_i = p_tree + R_tree p_J. Revolute and prismatic joints are vectorized; the other joint types
+    go lane by lane through the scalar ``joint_pose``. Results go through a stack array (see the module docstring)."""
+    sc, pose = work((2, LANES)), work((12, LANES))
+    jtype, iq, lam = topology[i, JTYPE], topology[i, IQ], topology[i, PARENT]
+    axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
+    T, pt = placement(params, i)
+    if jtype == REVOLUTE:
+        sines_cosines(q, iq, sc, nb)
+        for b in range(nb):
+            ax, ay, az = lane(axis, b)
+            compose(lane_rotation(R0, lam, b), rotation_product(lane(T, b), rodrigues(ax, ay, az, sc[0, b], sc[1, b])),
+                    lane(pt, b), pose, b)
+    elif jtype == PRISMATIC:
+        for b in range(nb):
+            (ax, ay, az), Tb, p = lane(axis, b), lane(T, b), lane(pt, b)
+            pJ = rotated_vector(Tb, ax * q[iq, b], ay * q[iq, b], az * q[iq, b])
+            compose(lane_rotation(R0, lam, b), Tb, (p[0] + pJ[0], p[1] + pJ[1], p[2] + pJ[2]), pose, b)
+    else:
+        for b in range(nb):
+            RJ, pJ = joint_pose(jtype, lane_params(params, b), i, q[:, b], iq)
+            Ri, pi = placed(lane_params(params, b), i, RJ, pJ)
+            compose(lane_rotation(R0, lam, b), Ri, pi, pose, b)
+    for k in range(9):
+        for b in range(nb):
+            R0[i, k, b] = pose[k, b]
+    for k in range(3):
+        for b in range(nb):
+            d[i, k, b] = pose[9 + k, b]
+
+
+@inline
+def subspace_column(params, i, k):
+    """Column k of body i's motion subspace (body axes), as a 6-tuple (numbers or lane arrays)."""
+    return (params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k], params[i, F_S + 18 + k],
+            params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+
+
+@inline
+def in_world_axes(R, s):
+    """A spatial vector s = [ω; v] of body axes in world axes (same reference point), [R ω; R v], as a 6-tuple."""
+    w, v = rotated_vector(R, s[0], s[1], s[2]), rotated_vector(R, s[3], s[4], s[5])
+    return w[0], w[1], w[2], v[0], v[1], v[2]
 
 
 @inline
@@ -246,361 +296,344 @@ def body_inertia(params, i):
 
 
 @inline
-def inertia_product(body, m):
-    """I m for a body's inertia (a :func:`body_inertia` of numbers) and a motion vector m (6-tuple), as the scalar
-    kernels' ``inertia_times``."""
-    mass, c0, c1, c2, I00, I11, I22, I01, I02, I12 = body
-    return rigid_inertia_times(mass, mass * c0, mass * c1, mass * c2, I00, I11, I22, I01, I02, I12,
-                               m[0], m[1], m[2], m[3], m[4], m[5])
+def rigid_inertia_in_world_axes(body, R):
+    """A body's spatial inertia (a :func:`body_inertia` of numbers) about its origin in world axes (R: its rotation
+    to world axes), as a 21-tuple (:func:`symmetric_product`): [[R I_O Rᵀ, [h]×], [[h]×ᵀ, m 1]], h = m R c
+    (RBDA eqs. 2.63, 2.66 with p = 0)."""
+    m, c0, c1, c2, I00, I11, I22, I01, I02, I12 = body
+    I = rotated((I00, I01, I02, I01, I11, I12, I02, I12, I22), R)
+    hx, hy, hz = rotated_vector(R, m * c0, m * c1, m * c2)
+    return (I[0], I[4], I[8], I[1], I[2], I[5], 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
+
+
+@inline
+def symmetric_product(S, m):
+    """S m = [A ω + B v; Bᵀ ω + C v] for a symmetric 6×6 matrix S = [[A, B], [Bᵀ, C]] as a 21-tuple (the scalar
+    kernels' storage: A and C as xx, yy, zz, xy, xz, yz, B row major between them) and a motion m = [ω; v]."""
+    w0, w1, w2, v0, v1, v2 = m
+    return (S[0] * w0 + S[3] * w1 + S[4] * w2 + S[6] * v0 + S[7] * v1 + S[8] * v2,
+            S[3] * w0 + S[1] * w1 + S[5] * w2 + S[9] * v0 + S[10] * v1 + S[11] * v2,
+            S[4] * w0 + S[5] * w1 + S[2] * w2 + S[12] * v0 + S[13] * v1 + S[14] * v2,
+            S[6] * w0 + S[9] * w1 + S[12] * w2 + S[15] * v0 + S[18] * v1 + S[19] * v2,
+            S[7] * w0 + S[10] * w1 + S[13] * w2 + S[18] * v0 + S[16] * v1 + S[20] * v2,
+            S[8] * w0 + S[11] * w1 + S[14] * w2 + S[19] * v0 + S[20] * v1 + S[17] * v2)
+
+
+@inline
+def symmetric_minus_outer(S, x, y):
+    """S − x yᵀ as a 21-tuple, for x yᵀ symmetric (only the stored entries are computed)."""
+    return (S[0] - x[0] * y[0], S[1] - x[1] * y[1], S[2] - x[2] * y[2], S[3] - x[0] * y[1], S[4] - x[0] * y[2],
+            S[5] - x[1] * y[2], S[6] - x[0] * y[3], S[7] - x[0] * y[4], S[8] - x[0] * y[5], S[9] - x[1] * y[3],
+            S[10] - x[1] * y[4], S[11] - x[1] * y[5], S[12] - x[2] * y[3], S[13] - x[2] * y[4],
+            S[14] - x[2] * y[5], S[15] - x[3] * y[3], S[16] - x[4] * y[4], S[17] - x[5] * y[5],
+            S[18] - x[3] * y[4], S[19] - x[3] * y[5], S[20] - x[4] * y[5])
+
+
+@inline
+def symmetric_shifted(S, dx, dy, dz):
+    """X_dᵀ S X_d as a 21-tuple, for a symmetric 6×6 matrix S (21-tuple) and X_d the translation of the reference
+    point by d, axes unchanged (an inertia about the point d moved to the origin): with S = [[A, B], [Bᵀ, C]],
+    C'' = C,  B'' = B + [d]× C,  A'' = A + [d]× Bᵀ − B'' [d]×  (RBDA eq. 2.66, R = 1)."""
+    A00, A11, A22, A01, A02, A12 = S[0], S[1], S[2], S[3], S[4], S[5]
+    B00, B01, B02, B10, B11, B12, B20, B21, B22 = S[6], S[7], S[8], S[9], S[10], S[11], S[12], S[13], S[14]
+    C00, C11, C22, C01, C02, C12 = S[15], S[16], S[17], S[18], S[19], S[20]
+    # B'' = B + [d]× C  (column c of [d]× C is d × C[:, c])
+    E00, E01, E02 = B00 + dy * C02 - dz * C01, B01 + dy * C12 - dz * C11, B02 + dy * C22 - dz * C12
+    E10, E11, E12 = B10 + dz * C00 - dx * C02, B11 + dz * C01 - dx * C12, B12 + dz * C02 - dx * C22
+    E20, E21, E22 = B20 + dx * C01 - dy * C00, B21 + dx * C11 - dy * C01, B22 + dx * C12 - dy * C02
+    # A'' = A + [d]× Bᵀ − B'' [d]×  (entry (r, c): (d × B[c, :])_r − (B''[r, :] × d)_c; the upper triangle)
+    return (A00 + (dy * B02 - dz * B01) - (E01 * dz - E02 * dy), A11 + (dz * B10 - dx * B12) - (E12 * dx - E10 * dz),
+            A22 + (dx * B21 - dy * B20) - (E20 * dy - E21 * dx), A01 + (dy * B12 - dz * B11) - (E02 * dx - E00 * dz),
+            A02 + (dy * B22 - dz * B21) - (E00 * dy - E01 * dx), A12 + (dz * B20 - dx * B22) - (E10 * dy - E11 * dx),
+            E00, E01, E02, E10, E11, E12, E20, E21, E22, C00, C11, C22, C01, C02, C12)
+
+
+@inline
+def force_shifted(f, dx, dy, dz):
+    """X_dᵀ f = [n + d × f; f]: the force f = [n; f] (6-tuple) about the point d, about the origin."""
+    return (f[0] + dy * f[5] - dz * f[4], f[1] + dz * f[3] - dx * f[5], f[2] + dx * f[4] - dy * f[3], f[3], f[4],
+            f[5])
+
+
+@inline
+def velocity_and_bias(R, dx, dy, dz, v_parent, vJ, body):
+    """Pass 1 of the ABA at a body (world axes, about its origin; R its rotation to world axes, d its offset from
+    its parent, vJ = s q̇ its joint's velocity): v = X_d v_λ + vJ ;  c = v ×m vJ ;  I (the body's inertia) ;
+    p^A = v ×* I v. Returns (v, c, I, p^A) as tuples (I a 21-tuple)."""
+    x = translated(v_parent, dx, dy, dz)
+    v = (x[0] + vJ[0], x[1] + vJ[1], x[2] + vJ[2], x[3] + vJ[3], x[4] + vJ[4], x[5] + vJ[5])
+    I = rigid_inertia_in_world_axes(body, R)
+    return v, cross_motion(v, vJ), I, cross_force(v, symmetric_product(I, v))
 
 
 @step
-def velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb):
-    """Pass 1 of the ABA at body i for a joint with one degree of freedom (motion subspace a single column s),
-    fused into one loop over the lanes with the intermediate values in registers: v_i = X_i v_λ + s q̇ ;
-    c_i = v_i ×m s q̇ ;  p^A_i = v_i ×* I_i v_i. Results go through a stack array, as in
-    :func:`inertia_to_parent`: rows 0–5 v_i, 6–11 c_i, 12–17 p^A_i."""
-    column, body = subspace_column(params, i), body_inertia(params, i)
-    result = work((18, LANES))
+def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA, nb):
+    """:func:`velocity_and_bias` at body i for a joint with one degree of freedom, whose motion subspace column
+    s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop over the lanes, results through a stack array (rows 0–5 s, 6–11
+    v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
+    column, body = subspace_column(params, i, 0), body_inertia(params, i)
+    result = work((45, LANES))
     for b in range(nb):
-        Rb, pb = lane_pose(R, p, i, b)
-        x = motion_in_child(Rb, pb, lane_vector(V, lam, b))
-        rate, s = qd[iv, b], lane(column, b)
+        R = lane_rotation(R0, i, b)
+        s, rate = in_world_axes(R, lane(column, b)), qd[iv, b]
         vJ = (s[0] * rate, s[1] * rate, s[2] * rate, s[3] * rate, s[4] * rate, s[5] * rate)
-        vi = (x[0] + vJ[0], x[1] + vJ[1], x[2] + vJ[2], x[3] + vJ[3], x[4] + vJ[4], x[5] + vJ[5])
-        c = cross_motion(vi, vJ)
-        f = cross_force(vi, inertia_product(lane(body, b), vi))
+        vi, c, I, f = velocity_and_bias(R, d[i, 0, b], d[i, 1, b], d[i, 2, b], lane_vector(V, lam, b), vJ,
+                                        lane(body, b))
+        put(result, 0, s, b)
+        put(result, 6, vi, b)
+        put(result, 12, c, b)
+        put(result, 18, I, b)
+        put(result, 39, f, b)
+    for r in range(6):
+        for b in range(nb):
+            S[iv, r, b] = result[r, b]
+            V[i, r, b] = result[6 + r, b]
+            C[i, r, b] = result[12 + r, b]
+            PA[i, r, b] = result[39 + r, b]
+    for r in range(NSYM):
+        for b in range(nb):
+            IA[i, r, b] = result[18 + r, b]
+
+
+@step
+def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, nb):
+    """:func:`velocity_and_bias` at body i for a joint of nvj (≠ 1) degrees of freedom, lane by lane (the rare
+    case): S[iv + k] = [R0 S_ω; R0 S_v] for its subspace columns k, vJ = Σ_k S[iv + k] q̇_k."""
+    body = body_inertia(params, i)
+    for b in range(nb):
+        R = lane_rotation(R0, i, b)
+        vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for k in range(nvj):
+            s, rate = in_world_axes(R, lane(subspace_column(params, i, k), b)), qd[iv + k, b]
+            vJ = (vJ[0] + s[0] * rate, vJ[1] + s[1] * rate, vJ[2] + s[2] * rate, vJ[3] + s[3] * rate,
+                  vJ[4] + s[4] * rate, vJ[5] + s[5] * rate)
+            for r in range(6):
+                S[iv + k, r, b] = s[r]
+        vi, c, I, f = velocity_and_bias(R, d[i, 0, b], d[i, 1, b], d[i, 2, b], lane_vector(V, lam, b), vJ,
+                                        lane(body, b))
         for r in range(6):
-            result[r, b] = vi[r]
-            result[6 + r, b] = c[r]
-            result[12 + r, b] = f[r]
-    for r in range(6):
-        for b in range(nb):
-            V[i, r, b] = result[r, b]
-            C[i, r, b] = result[6 + r, b]
-            PA[i, r, b] = result[12 + r, b]
+            V[i, r, b], C[i, r, b], PA[i, r, b] = vi[r], c[r], f[r]
+        for r in range(NSYM):
+            IA[i, r, b] = I[r]
 
 
 @step
-def force_to_parent(R, p, i, f, j, out, k, nb):
-    """out[k] += X_iᵀ f[j] per lane: f_λ = R f_i, n_λ = R n_i + p × f_λ  (RBDA eq. 2.25)."""
+def subtract_external_forces(f_ext, i, b0, R0, PA, nb):
+    """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) rotated to world axes; lane b's
+    force is f_ext[b0 + b] (or f_ext[0] for all)."""
     for b in range(nb):
-        fx = R[i, 0, 0, b] * f[j, 3, b] + R[i, 0, 1, b] * f[j, 4, b] + R[i, 0, 2, b] * f[j, 5, b]
-        fy = R[i, 1, 0, b] * f[j, 3, b] + R[i, 1, 1, b] * f[j, 4, b] + R[i, 1, 2, b] * f[j, 5, b]
-        fz = R[i, 2, 0, b] * f[j, 3, b] + R[i, 2, 1, b] * f[j, 4, b] + R[i, 2, 2, b] * f[j, 5, b]
-        n0 = R[i, 0, 0, b] * f[j, 0, b] + R[i, 0, 1, b] * f[j, 1, b] + R[i, 0, 2, b] * f[j, 2, b]
-        n1 = R[i, 1, 0, b] * f[j, 0, b] + R[i, 1, 1, b] * f[j, 1, b] + R[i, 1, 2, b] * f[j, 2, b]
-        n2 = R[i, 2, 0, b] * f[j, 0, b] + R[i, 2, 1, b] * f[j, 1, b] + R[i, 2, 2, b] * f[j, 2, b]
-        out[k, 0, b] = out[k, 0, b] + n0 + (p[i, 1, b] * fz - p[i, 2, b] * fy)
-        out[k, 1, b] = out[k, 1, b] + n1 + (p[i, 2, b] * fx - p[i, 0, b] * fz)
-        out[k, 2, b] = out[k, 2, b] + n2 + (p[i, 0, b] * fy - p[i, 1, b] * fx)
-        out[k, 3, b] += fx
-        out[k, 4, b] += fy
-        out[k, 5, b] += fz
-
-
-@step
-def cross_motion_add(v, i, m, j, out, k, nb):
-    """out[k] += v[i] ×m m[j] per lane = [ω × m_ω; ω × m_v + v × m_ω]  (RBDA eq. 2.31)."""
-    for b in range(nb):
-        w0, w1, w2, u0, u1, u2 = v[i, 0, b], v[i, 1, b], v[i, 2, b], v[i, 3, b], v[i, 4, b], v[i, 5, b]
-        m0, m1, m2, m3, m4, m5 = m[j, 0, b], m[j, 1, b], m[j, 2, b], m[j, 3, b], m[j, 4, b], m[j, 5, b]
-        out[k, 0, b] += w1 * m2 - w2 * m1
-        out[k, 1, b] += w2 * m0 - w0 * m2
-        out[k, 2, b] += w0 * m1 - w1 * m0
-        out[k, 3, b] += w1 * m5 - w2 * m4 + u1 * m2 - u2 * m1
-        out[k, 4, b] += w2 * m3 - w0 * m5 + u2 * m0 - u0 * m2
-        out[k, 5, b] += w0 * m4 - w1 * m3 + u0 * m1 - u1 * m0
-
-
-@step
-def cross_force_add(v, i, f, j, out, k, nb):
-    """out[k] += v[i] ×* f[j] per lane = [ω × n + v × f; ω × f]  (RBDA eq. 2.32)."""
-    for b in range(nb):
-        w0, w1, w2, u0, u1, u2 = v[i, 0, b], v[i, 1, b], v[i, 2, b], v[i, 3, b], v[i, 4, b], v[i, 5, b]
-        n0, n1, n2, f0, f1, f2 = f[j, 0, b], f[j, 1, b], f[j, 2, b], f[j, 3, b], f[j, 4, b], f[j, 5, b]
-        out[k, 0, b] += w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
-        out[k, 1, b] += w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
-        out[k, 2, b] += w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
-        out[k, 3, b] += w1 * f2 - w2 * f1
-        out[k, 4, b] += w2 * f0 - w0 * f2
-        out[k, 5, b] += w0 * f1 - w1 * f0
-
-
-@step
-def subspace_times(params, i, nvj, x, iv, out, k, nb):
-    """out[k] = S_i x[iv:iv+nvj] per lane (x: (nv, LANES))."""
-    for r in range(6):
-        for b in range(nb):
-            out[k, r, b] = 0.0
-        for c in range(nvj):
-            s = params[i, F_S + 6 * r + c]
-            for b in range(nb):
-                out[k, r, b] += lane(s, b) * x[iv + c, b]
-
-
-@step
-def inertia_times(params, i, m, j, out, k, nb):
-    """out[k] = I_i m[j] per lane, with body i's spatial inertia (about its origin, body axes)."""
-    for r in range(6):
-        for b in range(nb):
-            out[k, r, b] = 0.0
-        for c in range(6):
-            s = params[i, F_INERTIA + 6 * r + c]
-            for b in range(nb):
-                out[k, r, b] += lane(s, b) * m[j, c, b]
+        f, R = f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i], lane_rotation(R0, i, b)
+        n_w, f_w = rotated_vector(R, f[0], f[1], f[2]), rotated_vector(R, f[3], f[4], f[5])
+        for r in range(3):
+            PA[i, r, b] -= n_w[r]
+            PA[i, 3 + r, b] -= f_w[r]
 
 
 @inline
-def lane_block(I, s, r0, c0, b):
-    """The 3×3 block I[s, r0:r0 + 3, c0:c0 + 3] of lane b as a row-major 9-tuple."""
-    return (I[s, r0, c0, b], I[s, r0, c0 + 1, b], I[s, r0, c0 + 2, b], I[s, r0 + 1, c0, b], I[s, r0 + 1, c0 + 1, b],
-            I[s, r0 + 1, c0 + 2, b], I[s, r0 + 2, c0, b], I[s, r0 + 2, c0 + 1, b], I[s, r0 + 2, c0 + 2, b])
+def articulated_single_dof(I, P, c, s, tau, armature):
+    """Pass 2 of the ABA at a body whose joint has one degree of freedom (I = I^A, P = p^A, c its velocity-product
+    acceleration, s its subspace column, all tuples): U = I^A s ;  D = sᵀ U + armature ;  u = τ − sᵀ p^A ;
+    I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u − Uᵀ c). Returns U, D⁻¹, u, I^a,
+    p^a."""
+    U, Ic = symmetric_product(I, s), symmetric_product(I, c)
+    dinv = 1.0 / (dot6(s, U) + armature)
+    u = tau - dot6(s, P)
+    w = (u - dot6(U, c)) * dinv
+    pa = (P[0] + Ic[0] + U[0] * w, P[1] + Ic[1] + U[1] * w, P[2] + Ic[2] + U[2] * w, P[3] + Ic[3] + U[3] * w,
+          P[4] + Ic[4] + U[4] * w, P[5] + Ic[5] + U[5] * w)
+    Ia = symmetric_minus_outer(I, U, (U[0] * dinv, U[1] * dinv, U[2] * dinv, U[3] * dinv, U[4] * dinv, U[5] * dinv))
+    return U, dinv, u, Ia, pa
 
 
 @step
-def inertia_to_parent(R, p, i, I, s, out, d, nb):
-    """out[d] += X_iᵀ I[s] X_i per lane for a symmetric inertia I[s] in body-i axes (RBDA eq. 2.66): the scalar
-    kernels' :func:`inertia_blocks_to_parent` on each lane's blocks, held in registers.
-
-    The lanes' blocks go through a stack array first: a loop that only reads the arguments and writes its own
-    array vectorizes, where one that also wrote ``out`` would need more run-time overlap checks than LLVM makes."""
-    blocks = work((27, LANES))
+def articulate_single_dof(params, i, lam, iv, d, S, IA, PA, C, U, u, Dinv, nb):
+    """:func:`articulated_single_dof` at body i and its hand-over to the parent, I^A_λ += X_dᵀ I^a X_d,
+    p^A_λ += X_dᵀ p^a (d = d_i), in one loop over the lanes; u[iv] = τ − sᵀ p^A over τ. Results go through a stack
+    array: rows 0–5 U, 6 D⁻¹, 7 u, 8–28 and 29–34 the parent's shares of I^a and p^a."""
+    armature = params[i, F_ARMATURE]
+    result = work((35, LANES))
     for b in range(nb):
-        Rb = (R[i, 0, 0, b], R[i, 0, 1, b], R[i, 0, 2, b], R[i, 1, 0, b], R[i, 1, 1, b], R[i, 1, 2, b], R[i, 2, 0, b],
-              R[i, 2, 1, b], R[i, 2, 2, b])
-        A2, B2, C2 = inertia_blocks_to_parent(lane_block(I, s, 0, 0, b), lane_block(I, s, 0, 3, b),
-                                              lane_block(I, s, 3, 3, b), Rb, p[i, 0, b], p[i, 1, b], p[i, 2, b])
-        for k in range(9):
-            blocks[k, b] = A2[k]
-            blocks[9 + k, b] = B2[k]
-            blocks[18 + k, b] = C2[k]
-    for r in range(3):
-        for c in range(3):
-            for b in range(nb):
-                out[d, r, c, b] += blocks[3 * r + c, b]
-                out[d, r, 3 + c, b] += blocks[9 + 3 * r + c, b]
-                out[d, 3 + c, r, b] += blocks[9 + 3 * r + c, b]
-                out[d, 3 + r, 3 + c, b] += blocks[18 + 3 * r + c, b]
-
-
-@inline
-def row_times(M, i, r, b, s):
-    """Σ_c M[i, r, c, b] s[c]: row r of lane b's 6×6 matrix M[i] times a 6-tuple."""
-    return (M[i, r, 0, b] * s[0] + M[i, r, 1, b] * s[1] + M[i, r, 2, b] * s[2] + M[i, r, 3, b] * s[3]
-            + M[i, r, 4, b] * s[4] + M[i, r, 5, b] * s[5])
+        Ui, dinv, ui, Ia, pa = articulated_single_dof(lane_symmetric(IA, i, b), lane_vector(PA, i, b),
+                                                      lane_vector(C, i, b), lane_vector(S, iv, b), u[iv, b],
+                                                      lane(armature, b))
+        dx, dy, dz = d[i, 0, b], d[i, 1, b], d[i, 2, b]
+        I2, f2 = symmetric_shifted(Ia, dx, dy, dz), force_shifted(pa, dx, dy, dz)
+        put(result, 0, Ui, b)
+        result[6, b], result[7, b] = dinv, ui
+        put(result, 8, I2, b)
+        put(result, 29, f2, b)
+    for b in range(nb):
+        Dinv[iv, 0, b], u[iv, b] = result[6, b], result[7, b]
+    for r in range(6):
+        for b in range(nb):
+            U[iv, r, b] = result[r, b]
+            PA[lam, r, b] += result[29 + r, b]
+    for r in range(NSYM):
+        for b in range(nb):
+            IA[lam, r, b] += result[8 + r, b]
 
 
 @step
-def articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb):
-    """Pass 2 of the ABA for a joint with one degree of freedom (motion subspace a single column s), the steps
-    of the general case fused into one loop over the lanes, intermediate values in registers:
-    U = I^A s ;  D = sᵀ U + armature ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;
-    p^a = p^A + U D⁻¹ u + I^a c.
-    Results go through a stack array, as in :func:`inertia_to_parent`: rows 0–35 I^a, 36–41 p^a, 42–47 U, 48 u,
-    49 D⁻¹."""
-    column, armature = subspace_column(params, i), params[i, F_ARMATURE]
-    result = work((50, LANES))
+def articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb):
+    """Pass 2 of the ABA at body i for a joint of nvj (≠ 1) degrees of freedom, lane by lane (the rare case), as
+    :func:`articulated_single_dof` with U and D⁻¹ matrices: U = I^A S ;  D = Sᵀ U + diag(armature) ;
+    u = τ − Sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^A c + U D⁻¹ (u − Uᵀ c); then the hand-over to the
+    parent as there. D: a (6, 6, LANES) work array."""
+    for k in range(nvj):
+        for b in range(nb):
+            Uk = symmetric_product(lane_symmetric(IA, i, b), lane_vector(S, iv + k, b))
+            for r in range(6):
+                U[iv + k, r, b] = Uk[r]
+            u[iv + k, b] -= dot6(lane_vector(S, iv + k, b), lane_vector(PA, i, b))
+            for m in range(nvj):
+                D[m, k, b] = dot6(lane_vector(S, iv + m, b), Uk)
+            D[k, k, b] += lane(params[i, F_ARMATURE + k], b)
+    if nvj > 0:
+        invert_spd_lanes(D, nvj, Dinv, iv, nb)
     for b in range(nb):
-        s = lane(column, b)
-        Ui = (row_times(IA, i, 0, b, s), row_times(IA, i, 1, b, s), row_times(IA, i, 2, b, s),
-              row_times(IA, i, 3, b, s), row_times(IA, i, 4, b, s), row_times(IA, i, 5, b, s))
-        d = s[0] * Ui[0] + s[1] * Ui[1] + s[2] * Ui[2] + s[3] * Ui[3] + s[4] * Ui[4] + s[5] * Ui[5] + lane(armature, b)
-        ui = (u[iv, b] - s[0] * PA[i, 0, b] - s[1] * PA[i, 1, b] - s[2] * PA[i, 2, b] - s[3] * PA[i, 3, b]
-              - s[4] * PA[i, 4, b] - s[5] * PA[i, 5, b])
-        dinv = 1.0 / d
-        result[48, b] = ui
-        result[49, b] = dinv
+        I, c = lane_symmetric(IA, i, b), lane_vector(C, i, b)
+        f = symmetric_product(I, c)
+        f = (PA[i, 0, b] + f[0], PA[i, 1, b] + f[1], PA[i, 2, b] + f[2], PA[i, 3, b] + f[3], PA[i, 4, b] + f[4],
+             PA[i, 5, b] + f[5])
+        for k in range(nvj):
+            w, y = 0.0, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            for m in range(nvj):
+                dkm, Um = Dinv[iv + k, m, b], lane_vector(U, iv + m, b)
+                w += dkm * (u[iv + m, b] - dot6(Um, c))
+                y = (y[0] + dkm * Um[0], y[1] + dkm * Um[1], y[2] + dkm * Um[2], y[3] + dkm * Um[3],
+                     y[4] + dkm * Um[4], y[5] + dkm * Um[5])
+            Uk = lane_vector(U, iv + k, b)
+            I = symmetric_minus_outer(I, Uk, y)
+            f = (f[0] + Uk[0] * w, f[1] + Uk[1] * w, f[2] + Uk[2] * w, f[3] + Uk[3] * w, f[4] + Uk[4] * w,
+                 f[5] + Uk[5] * w)
+        dx, dy, dz = d[i, 0, b], d[i, 1, b], d[i, 2, b]
+        I2, f2 = symmetric_shifted(I, dx, dy, dz), force_shifted(f, dx, dy, dz)
+        for r in range(NSYM):
+            IA[lam, r, b] += I2[r]
         for r in range(6):
-            result[42 + r, b] = Ui[r]
-            urk = Ui[r] * dinv
+            PA[lam, r, b] += f2[r]
+
+
+@step
+def accelerate_single_dof(i, lam, iv, d, S, C, U, u, Dinv, A, qdd, nb):
+    """Pass 3 of the ABA at body i for a joint with one degree of freedom, one loop over the lanes:
+    a' = X_d a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + s q̈. Results through a stack array (rows 0–5 a, 6 q̈)."""
+    result = work((7, LANES))
+    for b in range(nb):
+        x, c = translated(lane_vector(A, lam, b), d[i, 0, b], d[i, 1, b], d[i, 2, b]), lane_vector(C, i, b)
+        a = (x[0] + c[0], x[1] + c[1], x[2] + c[2], x[3] + c[3], x[4] + c[4], x[5] + c[5])
+        acc = Dinv[iv, 0, b] * (u[iv, b] - dot6(lane_vector(U, iv, b), a))
+        s = lane_vector(S, iv, b)
+        put(result, 0, (a[0] + s[0] * acc, a[1] + s[1] * acc, a[2] + s[2] * acc, a[3] + s[3] * acc, a[4] + s[4] * acc,
+                        a[5] + s[5] * acc), b)
+        result[6, b] = acc
+    for r in range(6):
+        for b in range(nb):
+            A[i, r, b] = result[r, b]
+    for b in range(nb):
+        qdd[iv, b] = result[6, b]
+
+
+@step
+def accelerate_any(i, lam, nvj, iv, d, S, C, U, u, Dinv, A, qdd, nb):
+    """Pass 3 of the ABA at body i for a joint of nvj (≠ 1) degrees of freedom, lane by lane (the rare case), as
+    :func:`accelerate_single_dof`: q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + S q̈."""
+    for b in range(nb):
+        x, c = translated(lane_vector(A, lam, b), d[i, 0, b], d[i, 1, b], d[i, 2, b]), lane_vector(C, i, b)
+        a = (x[0] + c[0], x[1] + c[1], x[2] + c[2], x[3] + c[3], x[4] + c[4], x[5] + c[5])
+        for k in range(nvj):
             acc = 0.0
-            for c in range(6):
-                ia = IA[i, r, c, b] - urk * Ui[c]
-                result[6 * r + c, b] = ia
-                acc += ia * C[i, c, b]
-            result[36 + r, b] = PA[i, r, b] + urk * ui + acc
-    for b in range(nb):
-        u[iv, b] = result[48, b]
-        Dinv[iv, 0, b] = result[49, b]
-    for r in range(6):
-        for b in range(nb):
-            U[iv, r, b] = result[42 + r, b]
-            pa[0, r, b] = result[36 + r, b]
-        for c in range(6):
-            for b in range(nb):
-                Ia[0, r, c, b] = result[6 * r + c, b]
+            for m in range(nvj):
+                acc += Dinv[iv + k, m, b] * (u[iv + m, b] - dot6(lane_vector(U, iv + m, b), a))
+            qdd[iv + k, b] = acc
+        for r in range(6):
+            A[i, r, b] = a[r]
+            for k in range(nvj):
+                A[i, r, b] += S[iv + k, r, b] * qdd[iv + k, b]
 
 
 @step
-def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb,
-              qs, qd, u, out, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, qs, qd, u, out, R0, d, S, V, C, IA, PA, U,
+              D, Dinv, A):
     """:func:`aba_lanes` for the states b0 … b0 + nb − 1 of q (B, nq), v and tau (B, nv): gathered into the lanes
     qs, qd, u, and q̈ scattered from ``out`` to qdd (B, nv)."""
     gather(q, b0, nb, qs)
     gather(v, b0, nb, qd)
     gather(tau, b0, nb, u)
-    aba_lanes(topology, params, gravity, qs, qd, u, f_ext, b0, nb, out, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa,
-              h, A)
+    aba_lanes(topology, params, gravity, qs, qd, u, f_ext, b0, nb, out, R0, d, S, V, C, IA, PA, U, D, Dinv, A)
     scatter(out, b0, nb, qdd)
 
 
 @step
-def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa,
-              h, A):
-    """Articulated-body algorithm (RBDA Table 7.1), as ``_core.aba``, for the nb states held in lanes: q (nq, LANES),
-    q̇ = qd and τ = u (nv, LANES); writes q̈ to out (nv, LANES) and u = τ − Sᵀ p^A over τ. ``params``: the bodies'
-    parameters, shared (n, NPARAMS) or per lane (n, NPARAMS, LANES) (:func:`lane`); f_ext (B or 1, n, 6) or
-    (·, 0, 6) for none: lane b's body forces are row b0 + b.
+def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
+    """Articulated-body algorithm (RBDA Table 7.1), as ``_core.aba`` (world axes about each body's origin), for the
+    nb states held in lanes: q (nq, LANES), q̇ = qd and τ = u (nv, LANES); writes q̈ to out (nv, LANES) and
+    u = τ − Sᵀ p^A over τ. ``params``: the bodies' parameters, shared (n, NPARAMS) or per lane
+    (n, NPARAMS, LANES) (:func:`lane`); f_ext (B or 1, n, 6) or (·, 0, 6) for none: lane b's body forces are
+    row b0 + b.
 
-    The work arrays (lane axis last, LANES long; rows −1 of V, IA, PA and A: the world) are those of the
-    scalar kernel: R (n, 3, 3), p (n, 3) joint poses; V (n + 1, 6) body velocities; C (n, 6) velocity-product
-    accelerations c_i = v_i ×m S q̇; IA (n + 1, 6, 6) and PA (n + 1, 6) articulated-body inertias and bias forces;
-    U (nv, 6) with U[iv + k] column k of U_i = I^A_i S_i; D (6, 6) and Dinv (nv, 6) with
-    Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations. Scratch: vJ, pa (1, 6), Ia (1, 6, 6), h (6).
+    The work arrays (lane axis last, LANES long; rows −1 of R0, V, IA, PA and A: the world): R0 (n + 1, 9) the
+    bodies' rotations to world axes (row major) and d (n, 3) the offsets of their origins from their parents';
+    S (nv, 6) the motion subspace columns in world axes; V (n + 1, 6) body velocities; C (n, 6) velocity-product
+    accelerations c_i = v_i ×m S q̇; IA (n + 1, 21) and PA (n + 1, 6) articulated-body inertias (21-entry
+    symmetric storage) and bias forces; U (nv, 6) with U[iv + k] = I^A_i S[iv + k]; D (6, 6) and Dinv (nv, 6)
+    with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
     """
     n = topology.shape[0]
-    chunk_poses(topology, params, q, nb, R, p)
-    V[n] = 0.0
-    C[:] = 0.0
-    PA[:] = 0.0
-    # pass 1: velocities, bias accelerations and bias forces, root to leaves
+    for k in range(9):
+        for b in range(nb):
+            R0[n, k, b] = 1.0 if k % 4 == 0 else 0.0
+    for r in range(6):
+        for b in range(nb):
+            V[n, r, b] = 0.0
+            A[n, r, b] = 0.0 if r < 3 else -gravity[r - 3]
+    # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
+    for i in range(n):
+        lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
+        world_pose(topology, params, i, q, nb, R0, d)
+        if nvj == 1:
+            velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA, nb)
+        else:
+            velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, nb)
+        if f_ext.shape[1] > 0:
+            subtract_external_forces(f_ext, i, b0, R0, PA, nb)
+    # pass 2: articulated inertias, leaves to root, each handed to its parent (λ = −1: the discarded world row)
+    for i in range(n - 1, -1, -1):
+        lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
+        if nvj == 1:
+            articulate_single_dof(params, i, lam, iv, d, S, IA, PA, C, U, u, Dinv, nb)
+        else:
+            articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb)
+    # pass 3: accelerations, root to leaves
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
         if nvj == 1:
-            velocity_and_bias_single_dof(params, i, lam, iv, R, p, qd, V, C, PA, nb)
+            accelerate_single_dof(i, lam, iv, d, S, C, U, u, Dinv, A, out, nb)
         else:
-            subspace_times(params, i, nvj, qd, iv, vJ, 0, nb)
-            motion_to_child(R, p, i, V, lam, V, i, nb)
-            for r in range(6):
-                for b in range(nb):
-                    V[i, r, b] += vJ[0, r, b]
-            cross_motion_add(V, i, vJ, 0, C, i, nb)
-            # p^A_i = v_i ×* I_i v_i
-            inertia_times(params, i, V, i, vJ, 0, nb)
-            cross_force_add(V, i, vJ, 0, PA, i, nb)
-        for r in range(6):
-            for c in range(6):
-                s = params[i, F_INERTIA + 6 * r + c]
-                for b in range(nb):
-                    IA[i, r, c, b] = lane(s, b)
-        if f_ext.shape[1] > 0:  # p^A_i −= f_ext,i
-            for r in range(6):
-                for b in range(nb):
-                    PA[i, r, b] -= f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i, r]
-    # pass 2: articulated inertias, leaves to root
-    for i in range(n - 1, -1, -1):
-        nvj, iv = topology[i, NVJ], topology[i, IV]
-        if nvj == 1:
-            articulate_single_dof(params, i, iv, IA, PA, C, U, u, Dinv, Ia, pa, nb)
-        else:
-            # U = I^A S ;  D = Sᵀ U + diag(armature) ;  u = τ − Sᵀ p^A
-            for k in range(nvj):
-                for r in range(6):
-                    for b in range(nb):
-                        U[iv + k, r, b] = 0.0
-                    for c in range(6):
-                        s = params[i, F_S + 6 * c + k]
-                        for b in range(nb):
-                            U[iv + k, r, b] += IA[i, r, c, b] * lane(s, b)
-            for k in range(nvj):
-                for r in range(6):
-                    s = params[i, F_S + 6 * r + k]
-                    for b in range(nb):
-                        u[iv + k, b] -= lane(s, b) * PA[i, r, b]
-                for m in range(nvj):
-                    for b in range(nb):
-                        D[m, k, b] = 0.0
-                    for r in range(6):
-                        s = params[i, F_S + 6 * r + m]
-                        for b in range(nb):
-                            D[m, k, b] += lane(s, b) * U[iv + k, r, b]
-                armature = params[i, F_ARMATURE + k]
-                for b in range(nb):
-                    D[k, k, b] += lane(armature, b)
-            if nvj > 1:
-                invert_spd_lanes(D, nvj, Dinv, iv, nb)
-            # I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u
-            for r in range(6):
-                for b in range(nb):
-                    pa[0, r, b] = PA[i, r, b]
-                for c in range(6):
-                    for b in range(nb):
-                        Ia[0, r, c, b] = IA[i, r, c, b]
-            for k in range(nvj):
-                for m in range(nvj):
-                    for r in range(6):
-                        for b in range(nb):
-                            pa[0, r, b] += U[iv + k, r, b] * Dinv[iv + k, m, b] * u[iv + m, b]
-                        for c in range(6):
-                            for b in range(nb):
-                                Ia[0, r, c, b] -= U[iv + k, r, b] * Dinv[iv + k, m, b] * U[iv + m, c, b]
-            for r in range(6):
-                for b in range(nb):
-                    h[r, b] = 0.0
-                for c in range(6):
-                    for b in range(nb):
-                        h[r, b] += Ia[0, r, c, b] * C[i, c, b]
-                for b in range(nb):
-                    pa[0, r, b] += h[r, b]
-        # I^A_λ += Xᵀ I^a X ;  p^A_λ += Xᵀ p^a   (λ = −1 lands in the discarded world row)
-        lam = topology[i, PARENT]
-        inertia_to_parent(R, p, i, Ia, 0, IA, lam, nb)
-        force_to_parent(R, p, i, pa, 0, PA, lam, nb)
-    # pass 3: accelerations, root to leaves
-    for r in range(3):
-        for b in range(nb):
-            A[n, r, b] = 0.0
-            A[n, 3 + r, b] = -gravity[r]
-    for i in range(n):
-        nvj, iv = topology[i, NVJ], topology[i, IV]
-        # a' = X a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + S q̈
-        motion_to_child(R, p, i, A, topology[i, PARENT], A, i, nb)
-        for r in range(6):
-            for b in range(nb):
-                A[i, r, b] += C[i, r, b]
-        for k in range(nvj):
-            for b in range(nb):
-                h[k, b] = u[iv + k, b]
-            for r in range(6):
-                for b in range(nb):
-                    h[k, b] -= U[iv + k, r, b] * A[i, r, b]
-        for k in range(nvj):
-            for b in range(nb):
-                out[iv + k, b] = 0.0
-            for m in range(nvj):
-                for b in range(nb):
-                    out[iv + k, b] += Dinv[iv + k, m, b] * h[m, b]
-        for r in range(6):
-            for k in range(nvj):
-                s = params[i, F_S + 6 * r + k]
-                for b in range(nb):
-                    A[i, r, b] += lane(s, b) * out[iv + k, b]
+            accelerate_any(i, lam, nvj, iv, d, S, C, U, u, Dinv, A, out, nb)
 
 
 @njit(cache=True)
 def chunk_workspaces(T, n, nq, nv):
-    """The work arrays of :func:`aba_chunk` for T threads (the leading axis; lanes last): qs, qd, u, out, R, p, V,
-    C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A for n bodies, nq coordinates and nv velocities (from R on, those of
+    """The work arrays of :func:`aba_chunk` for T threads (the leading axis; lanes last): qs, qd, u, out, R0, d, S,
+    V, C, IA, PA, U, D, Dinv, A for n bodies, nq coordinates and nv velocities (from R0 on, those of
     :func:`aba_lanes`)."""
     L = LANES
     return (np.empty((T, nq, L)), np.empty((T, nv, L)), np.empty((T, nv, L)), np.empty((T, nv, L)),
-            np.empty((T, n, 3, 3, L)), np.empty((T, n, 3, L)), np.empty((T, n + 1, 6, L)), np.empty((T, n, 6, L)),
-            np.empty((T, n + 1, 6, 6, L)),
-            np.empty((T, n + 1, 6, L)), np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L)),
-            np.empty((T, 1, 6, L)), np.empty((T, 1, 6, 6, L)), np.empty((T, 1, 6, L)), np.empty((T, 6, L)),
-            np.empty((T, n + 1, 6, L)))
+            np.empty((T, n + 1, 9, L)), np.empty((T, n, 3, L)), np.empty((T, nv, 6, L)), np.empty((T, n + 1, 6, L)),
+            np.empty((T, n, 6, L)), np.empty((T, n + 1, NSYM, L)), np.empty((T, n + 1, 6, L)),
+            np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L)), np.empty((T, n + 1, 6, L)))
 
 
 @njit(cache=True, nogil=True)
-def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, first, stride,
-               qs, qd, u, out, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, first, stride, qs, qd, u, out, R0, d, S, V, C, IA,
+               PA, U, D, Dinv, A):
     """:func:`aba_chunk` over the chunks first, first + stride, first + 2 stride, … of LANES states: one thread's
     share, in that thread's own work arrays. Releases the GIL."""
     L = LANES
     for b0 in range(first * L, q.shape[0], stride * L):
         aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
-                  qs, qd, u, out, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                  qs, qd, u, out, R0, d, S, V, C, IA, PA, U, D, Dinv, A)
 
 
 def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):

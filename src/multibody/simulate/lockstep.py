@@ -109,7 +109,7 @@ def _chunk_params(params, b0, nb, lanes):
 
 @njit(cache=True)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
-                  q, v, qs, vs, taus, qdd, dq, dv, no_forces, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+                  q, v, qs, vs, taus, qdd, dq, dv, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
     q, v (n, LANES): the runs' state, lanes last as :func:`multibody.dynamics._batch.aba_lanes` takes it; qs, vs:
     a stage state; dq, dv: the weighted sum of the stages' rates. ``params``: shared (n, NPARAMS) or the lanes'
@@ -129,7 +129,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
             if euler:
                 joint_torques(tau, joint_forces, q, v, b0, nb, taus)
                 aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, qdd,
-                          R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                          R0, d, S, V, C, IA, PA, U, D, Dinv, A)
                 for i in range(n):
                     for b in range(nb):
                         v[i, b] += step * qdd[i, b]
@@ -145,7 +145,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
                             qs[i, b], vs[i, b] = q[i, b] + c * vs[i, b], v[i, b] + c * qdd[i, b]
                 joint_torques(tau, joint_forces, qs, vs, b0, nb, taus)
                 aba_lanes(topology, params, gravity, qs, vs, taus, no_forces, 0, nb, qdd,
-                          R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                          R0, d, S, V, C, IA, PA, U, D, Dinv, A)
                 w = STAGE_WEIGHT[s] * step
                 for i in range(n):
                     for b in range(nb):
@@ -164,7 +164,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
 
 @njit(cache=True, nogil=True)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
-                   first, stride, state, lanes, R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A):
+                   first, stride, state, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """The runs of chunks first, first + stride, … of LANES runs (one thread's share, in its own arrays: ``state``
     (8, n, LANES) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk`, ``lanes`` for the per-run params
     of a chunk (:func:`chunk_params`) and the ABA's work arrays). counts[b]: the samples written for run b.
@@ -176,7 +176,7 @@ def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_
         written = advance_chunk(topology, chunk_params(params, b0, nb, lanes), gravity, euler, tau, joint_forces, X,
                                 b0, nb, t, t_eval, dt, X_out, stop, state[0], state[1], state[2], state[3],
                                 state[4], state[5], state[6], state[7], no_forces,
-                                R, p, V, C, IA, PA, U, D, Dinv, vJ, Ia, pa, h, A)
+                                R0, d, S, V, C, IA, PA, U, D, Dinv, A)
         for b in range(nb):
             counts[b0 + b] = written
 
