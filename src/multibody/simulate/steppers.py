@@ -136,42 +136,93 @@ def stopped(stats, max_steps, h, t, nonfinite):
 
 
 @njit(cache=True)
-def explicit_stages(arrays, tau, joint_forces, A, count, x, h, K, y, nq, tau_work, no_forces):
-    """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = 1 … count − 1, of an explicit Runge–Kutta step from x with
-    k_0 = K[0] given; y is left at the last stage's state."""
+def combination(C, K, out):
+    """out = Σ_k C[k] K[k] over the rows k of C (a row of a tableau), summed in k order; the inner loop runs over
+    the state entries, so that it vectorizes (a loop over k inside one over the entries did not: measured a third
+    of the step's own time at N = 20)."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for k in range(C.shape[0]):
+        c = C[k]
+        for i in range(out.shape[0]):
+            out[i] += c * K[k, i]
+
+
+@njit(cache=True)
+def explicit_stages(arrays, tau, joint_forces, A, first, count, x, h, K, y, nq, tau_work, no_forces):
+    """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta step from x
+    with the stages before ``first`` in K; y is left at the last stage's state."""
     topology, params, gravity = arrays
-    for st in range(1, count):
+    for st in range(first, count):
+        combination(A[st, :st], K, y)
         for i in range(x.shape[0]):
-            acc = 0.0
-            for k in range(st):
-                acc += A[st, k] * K[k, i]
-            y[i] = x[i] + h * acc
+            y[i] = x[i] + h * y[i]
         rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
 
 
 @njit(cache=True)
-def first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, f0, work,
-                  tau_work, no_forces, order):
-    """The start of an adaptive run: the samples at the start time written to x_out, f0 = ẋ(t, x), and the first
-    step (``h_first``, or guessed for a method of ``order``). Returns (samples written, h, status): GO_ON, or the
-    status that ends the run already (a non-finite ẋ, or every sample written)."""
+def adaptive_start(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events,
+                   stages, dense_rows, order):
+    """The set-up of an adaptive run (:func:`dopri5`, :func:`dop853`): its work arrays — stage derivatives K
+    (``stages`` rows), stage state y, the step's dense output (``dense_rows`` rows), two more state-sized rows,
+    the rates' torque, no body forces, the events' workspace, values and log (:func:`event_work`) —, the samples
+    at the start time written to x_out, K[0] = ẋ(t, x), the events' values g at x, and the first step
+    (``h_first``, or guessed for a method of ``order``).
+
+    Returns (K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status) with j the
+    samples written and status GO_ON, or the status that ends the run already (a non-finite ẋ, or every sample
+    written)."""
     topology, params, gravity = arrays
-    nq = x.shape[0] - tau.shape[0]
+    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    K, y, dense, work = np.empty((stages, nx)), np.empty(nx), np.empty((dense_rows, nx)), np.empty((2, nx))
+    tau_work, no_forces = np.empty(tau.shape[0]), np.zeros((0, 6))
+    event_space, g, g_new, log, count = event_work(topology, events, nx)
     T, j = t_eval.shape[0], 0
     while j < T and t_eval[j] <= t:
         x_out[j] = x
         j += 1
-    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, f0)
+    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
     stats[NFEV] += 1
-    if not finite(f0):
-        return j, 0.0, NONFINITE
-    if j == T:
-        return j, 0.0, OK
-    h = h_first
-    if h <= 0.0:
-        h = initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order)
+    h, status = h_first, GO_ON
+    if not finite(K[0]):
+        h, status = 0.0, NONFINITE
+    elif j == T:
+        h, status = 0.0, OK
+    elif h <= 0.0:
+        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, order)
         stats[NFEV] += 1
-    return j, h, GO_ON
+    if status == GO_ON:
+        event_values(topology, params, events, x, nq, event_space, g)
+    return K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status
+
+
+@njit(cache=True)
+def after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing, t_eval, j, x_out, stats, nq,
+               event_space, g, g_new, log, count):
+    """The end of an accepted step of an adaptive run from (t, x) to (t_new, y), its dense output computed if it
+    holds an event's crossing or an output time: the crossings located and logged, the outputs up to a terminal
+    event written, then x = y (quaternions normalized), or the run's end at that event.
+
+    Returns (status, j, log, count): GO_ON, EVENT (x at the event), or OK when every output is written."""
+    t_stop, terminal = t_new, False
+    if crossing:
+        t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h, t_new, nq,
+                                                 event_space, g, g_new, log, count)
+    j = dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out)
+    g[:] = g_new
+    stats[STEPS] += 1
+    if terminal:
+        return stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log, count)
+    x[:] = y
+    normalize_quaternions(topology, x)
+    stats[T_REACHED] = t_new
+    return (OK if j == t_eval.shape[0] else GO_ON), j, log, count
+
+
+@njit(cache=True)
+def holds_output(t_eval, j, t_new):
+    """Whether the step ending at t_new holds the next output time t_eval[j] (j < len(t_eval))."""
+    return j < t_eval.shape[0] and t_eval[j] <= t_new
 
 
 @njit(cache=True)
@@ -184,31 +235,21 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     """
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
-    no_forces = np.zeros((0, 6))
-    tau_work = np.empty(tau.shape[0])
-    K = np.empty((7, nx))      # stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1)
-    y = np.empty(nx)           # stage state, then the new state
-    err = np.empty(nx)
-    dense = np.empty((5, nx))  # coefficients of the continuous extension on the last step
-    work = np.empty((2, nx))
-    event_space, g, g_new, log, count = event_work(topology, events, nx)
     method = np.int64(DOPRI5)  # (a variable, not a literal: the callees compile once for every method)
-    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
-                                 K[0], work, tau_work, no_forces, 5.0)
-    if status != GO_ON:
-        return status, j, log[:count]
-    event_values(topology, params, events, x, nq, event_space, g)
-    T = t_eval.shape[0]
-    t_end = t_eval[T - 1]
+    # K: stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1); dense: the continuous extension's d₀ … d₄
+    K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
+        arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 7, 5, 5.0)
+    t_end = t_eval[t_eval.shape[0] - 1]
+    err = work[0]
     err_old, rejected_last, nonfinite = 1e-4, False, False
-    while True:
+    while status == GO_ON:
         status = stopped(stats, max_steps, h, t, nonfinite)
         if status != GO_ON:
-            return status, j, log[:count]
+            break
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
-        explicit_stages(arrays, tau, joint_forces, A5, 7, x, h, K, y, nq, tau_work, no_forces)
+        explicit_stages(arrays, tau, joint_forces, A5, 1, 7, x, h, K, y, nq, tau_work, no_forces)
         stats[NFEV] += 6
         # local error estimate h Σ e_s k_s, measured against the tolerances
         for i in range(nx):
@@ -227,48 +268,40 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             rejected_last = True
             stats[REJECTED] += 1
             continue
-        # accepted: dense output on [t, t + h]; the events' crossings on it; the outputs up to a terminal event
-        for i in range(nx):
-            diff = y[i] - x[i]
-            spline = h * K[0, i] - diff
-            dense[0, i] = x[i]
-            dense[1, i] = diff
-            dense[2, i] = spline
-            dense[3, i] = diff - h * K[6, i] - spline
-            dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
-                               + D7 * K[6, i])
+        # accepted: the events' crossings; the dense output on [t, t + h] if they or an output time need it
         t_new = t_end if h == t_end - t else t + h
-        t_stop, terminal = t_new, False
-        if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
-            t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h, t_new, nq,
-                                                     event_space, g, g_new, log, count)
-        g[:] = g_new
-        j = dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out)
-        stats[STEPS] += 1
-        if terminal:
-            return stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log[:count])
-        x[:] = y
-        normalize_quaternions(topology, x)
+        crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
+        if crossing or holds_output(t_eval, j, t_new):
+            for i in range(nx):
+                diff = y[i] - x[i]
+                spline = h * K[0, i] - diff
+                dense[0, i] = x[i]
+                dense[1, i] = diff
+                dense[2, i] = spline
+                dense[3, i] = diff - h * K[6, i] - spline
+                dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
+                                   + D7 * K[6, i])
+        status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
+                                           t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
         K[0] = K[6]
         t = t_new
-        stats[T_REACHED] = t
-        if j == T:
-            return OK, j, log[:count]
         err_old = max(e, 1e-4)
         h_new = min(h / fac, h_max)
         h = min(h_new, h) if rejected_last else h_new
         rejected_last = False
+    return status, j, log[:count]
 
 
 @njit(cache=True)
-def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log):
-    """The end of a run at a terminal event at t_stop: x = its state on the step's dense output; (EVENT, j, log)."""
+def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log, count):
+    """The end of a run at a terminal event at t_stop: x = its state on the step's dense output;
+    (EVENT, j, log, count)."""
     state = np.empty(x.shape[0])
     dense_state(method, dense, x, (t_stop - t) / h, state)
     normalize_quaternions(topology, state)
     x[:] = state
     stats[T_REACHED] = t_stop
-    return EVENT, j, log
+    return EVENT, j, log, count
 
 
 @njit(cache=True)
@@ -278,42 +311,31 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     that holds an output time or an event's crossing)."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
-    no_forces = np.zeros((0, 6))
-    tau_work = np.empty(tau.shape[0])
-    K = np.empty((16, nx))     # stages 1 … 12, the new state's derivative (row 12), the dense-output stages
-    y = np.empty(nx)
-    dense = np.empty((7, nx))
-    work = np.empty((2, nx))
-    event_space, g, g_new, log, count = event_work(topology, events, nx)
     method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
-    j, h, status = first_step_of(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats,
-                                 K[0], work, tau_work, no_forces, 8.0)
-    if status != GO_ON:
-        return status, j, log[:count]
-    event_values(topology, params, events, x, nq, event_space, g)
-    T = t_eval.shape[0]
-    t_end = t_eval[T - 1]
+    # K: stages 1 … 12, the new state's derivative (row 12), the dense-output stages; dense: F₀ … F₆
+    K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
+        arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 16, 7, 8.0)
+    t_end = t_eval[t_eval.shape[0] - 1]
+    e5, e3 = work[0], work[1]
     rejected_last, nonfinite = False, False
-    while True:
+    while status == GO_ON:
         status = stopped(stats, max_steps, h, t, nonfinite)
         if status != GO_ON:
-            return status, j, log[:count]
+            break
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
         # is the new state y and k_12 = f(y)
-        explicit_stages(arrays, tau, joint_forces, A8, 13, x, h, K, y, nq, tau_work, no_forces)
+        explicit_stages(arrays, tau, joint_forces, A8, 1, 13, x, h, K, y, nq, tau_work, no_forces)
         stats[NFEV] += 12
         # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
+        combination(E5_8, K, e5)
+        combination(E3_8, K, e3)
         n5, n3 = 0.0, 0.0
         for i in range(nx):
             scale = atol + rtol * max(abs(x[i]), abs(y[i]))
-            e5, e3 = 0.0, 0.0
-            for k in range(13):
-                e5 += E5_8[k] * K[k, i]
-                e3 += E3_8[k] * K[k, i]
-            n5 += (e5 / scale) ** 2
-            n3 += (e3 / scale) ** 2
+            n5 += (e5[i] / scale) ** 2
+            n3 += (e3[i] / scale) ** 2
         e = 0.0 if n5 == 0.0 and n3 == 0.0 else h * n5 / np.sqrt((n5 + 0.01 * n3) * nx)
         if not np.isfinite(e):
             nonfinite, rejected_last = True, True
@@ -328,46 +350,28 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             continue
         # accepted: the events' crossings; the dense output if they or an output time need it
         t_new = t_end if h == t_end - t else t + h
-        t_stop, terminal = t_new, False
         crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
-        if crossing or (j < T and t_eval[j] <= t_new):
+        if crossing or holds_output(t_eval, j, t_new):
             # 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
-            for st in range(13, 16):
-                for i in range(nx):
-                    acc = 0.0
-                    for k in range(st):
-                        acc += A8[st, k] * K[k, i]
-                    work[0, i] = x[i] + h * acc
-                rates(topology, params, gravity, tau, joint_forces, work[0], nq, tau_work, no_forces, K[st])
+            explicit_stages(arrays, tau, joint_forces, A8, 13, 16, x, h, K, work[0], nq, tau_work, no_forces)
             stats[NFEV] += 3
+            for r in range(4):
+                combination(D8[r], K, dense[3 + r])
             for i in range(nx):
                 diff = y[i] - x[i]
                 dense[0, i] = diff
                 dense[1, i] = h * K[0, i] - diff
                 dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
-                for r in range(4):
-                    acc = 0.0
-                    for k in range(16):
-                        acc += D8[r, k] * K[k, i]
-                    dense[3 + r, i] = h * acc
-            if crossing:
-                t_stop, terminal, log, count = crossings(topology, params, events, method, dense, x, t, h, t_new, nq,
-                                                         event_space, g, g_new, log, count)
-            j = dense_outputs(topology, method, dense, x, t, h, t_stop, t_eval, j, x_out)
-        g[:] = g_new
-        stats[STEPS] += 1
-        if terminal:
-            return stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log[:count])
-        x[:] = y
-        normalize_quaternions(topology, x)
+                for r in range(3, 7):
+                    dense[r, i] *= h
+        status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
+                                           t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
         K[0] = K[12]
         t = t_new
-        stats[T_REACHED] = t
-        if j == T:
-            return OK, j, log[:count]
         factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
         h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
         rejected_last = False
+    return status, j, log[:count]
 
 
 @njit(cache=True)
@@ -428,7 +432,9 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
                     if t_stop == t_new and step == steps - 1:
                         x_out[j] = y
                         j += 1
-                    return stopped_at_event(topology, method, dense, x, t, h_step, t_stop, stats, j, log[:count])
+                    status, j, log, count = stopped_at_event(topology, method, dense, x, t, h_step, t_stop,
+                                                             stats, j, log, count)
+                    return status, j, log[:count]
             g[:] = g_new
             x[:] = y
             t = t_new
