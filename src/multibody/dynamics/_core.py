@@ -16,7 +16,7 @@ from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZAXE
                                F_ZPTREE, F_ZRTREE, IQ, IV, JTYPE, NQJ, NSYM, NVJ, PARENT, SYM_A, SYM_B, SYM_C,
                                all_finite, body_velocities, cross_force, cross_motion, force_to_parent,
                                inertia_times, inline, joint_pose, local_poses, motion_to_child, rigid_inertia_times,
-                               rotated, rotated_to_world, rotation_product, row6, subspace_column_in_world_axes,
+                               rotated, rotation_product, row6, subspace_column_in_world_axes,
                                subspace_times, symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked,
                                work, world_poses)
 
@@ -313,36 +313,51 @@ def articulate(params, i, nvj, iv, tau, s, IA, PA, C, U, u, D, Dinv):
 
 
 @inline
-def articulate_single_dof(params, i, iv, tau, s, IA, PA, C, U, u, Dinv):
-    """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
-    fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U + armature ;  u = τ − sᵀ p^A ;
-    p^a = p^A + I^A c + U (u − Uᵀ c) / d ;  I^a = I^A − U Uᵀ / d."""
-    si, ci = row6(s, iv), row6(C, i)
-    Ui, Ic = symmetric_times(IA, i, si), symmetric_times(IA, i, ci)
-    dinv = 1.0 / (dot6(si, Ui) + params[i, F_ARMATURE])
-    ui = tau[iv] - dot6(si, row6(PA, i))
-    u[iv] = ui
-    Dinv[i, 0, 0] = dinv
-    w = (ui - dot6(Ui, ci)) * dinv
-    for r in range(6):
-        U[iv, r] = Ui[r]
-        PA[i, r] += Ic[r] + Ui[r] * w
-    symmetric_subtract(IA, i, Ui, (Ui[0] * dinv, Ui[1] * dinv, Ui[2] * dinv, Ui[3] * dinv, Ui[4] * dinv,
-                                   Ui[5] * dinv))
+def symmetric_times_angular(S, i, w0, w1, w2):
+    """S[i] [ω; 0] = [A ω; Bᵀ ω] for a symmetric 6×6 matrix S[i] = [[A, B], [Bᵀ, C]] in 21-entry storage
+    (:func:`symmetric_times`) and a motion with no linear part, as a 6-tuple."""
+    return (S[i, 0] * w0 + S[i, 3] * w1 + S[i, 4] * w2, S[i, 3] * w0 + S[i, 1] * w1 + S[i, 5] * w2,
+            S[i, 4] * w0 + S[i, 5] * w1 + S[i, 2] * w2, S[i, 6] * w0 + S[i, 9] * w1 + S[i, 12] * w2,
+            S[i, 7] * w0 + S[i, 10] * w1 + S[i, 13] * w2, S[i, 8] * w0 + S[i, 11] * w1 + S[i, 14] * w2)
 
 
 @inline
-def rigid_inertia_in_world_axes(params, i, R0, IA, k):
+def articulate_single_dof(params, i, iv, revolute, tau, s, IA, PA, C):
+    """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
+    fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U + armature ;  u = τ − sᵀ p^A ;
+    p^a = p^A + I^A c + U (u − Uᵀ c) / d ;  I^a = I^A − U Uᵀ / d. A ``revolute`` joint's s = [ω; 0] (world axes at
+    the body origin, which lies on the axis) takes the products with its angular half alone. Returns (U, d⁻¹,
+    (u − Uᵀ c) / d) for pass 3."""
+    si, ci = row6(s, iv), row6(C, i)
+    if revolute:  # U = [A ω; Bᵀ ω] ;  sᵀ x = ω · x_ω
+        Ui = symmetric_times_angular(IA, i, si[0], si[1], si[2])
+        sU = si[0] * Ui[0] + si[1] * Ui[1] + si[2] * Ui[2]
+        sp = si[0] * PA[i, 0] + si[1] * PA[i, 1] + si[2] * PA[i, 2]
+    else:
+        Ui = symmetric_times(IA, i, si)
+        sU, sp = dot6(si, Ui), dot6(si, row6(PA, i))
+    Ic = symmetric_times(IA, i, ci)
+    dinv = 1.0 / (sU + params[i, F_ARMATURE])
+    w = (tau[iv] - sp - dot6(Ui, ci)) * dinv
+    for r in range(6):
+        PA[i, r] += Ic[r] + Ui[r] * w
+    symmetric_subtract(IA, i, Ui, (Ui[0] * dinv, Ui[1] * dinv, Ui[2] * dinv, Ui[3] * dinv, Ui[4] * dinv,
+                                   Ui[5] * dinv))
+    return Ui, dinv, w
+
+
+@inline
+def rigid_inertia_in_world_axes(params, i, R, IA, k):
     """IA[k] = body i's spatial inertia about its origin in world axes, in 21-entry storage (:func:`symmetric_times`):
-    [[R0 I_O R0ᵀ, [h]×], [[h]×ᵀ, m 1]] with I_O the rotational inertia about the body origin and h = m R0 c_b the
-    first moment (c_b the mass center in body coordinates) (RBDA eqs. 2.63, 2.66 with p = 0)."""
+    [[R I_O Rᵀ, [h]×], [[h]×ᵀ, m 1]] with R the world rotation of its axis frame (row-major 9-tuple), I_O the
+    rotational inertia about the body origin and c the mass center in axis-frame axes
+    (:func:`~._spatial_kernels.axis_frames`), h = m R c the first moment (RBDA eqs. 2.63, 2.66 with p = 0).
+    Returns the same inertia compactly, (m, h, I) as :func:`rigid_inertia_times` takes it."""
     m = params[i, F_MASS]
-    Ri = (R0[i, 0, 0], R0[i, 0, 1], R0[i, 0, 2], R0[i, 1, 0], R0[i, 1, 1], R0[i, 1, 2], R0[i, 2, 0], R0[i, 2, 1],
-          R0[i, 2, 2])
-    I = rotated((params[i, F_INERTIA], params[i, F_INERTIA + 1], params[i, F_INERTIA + 2],
-                 params[i, F_INERTIA + 6], params[i, F_INERTIA + 7], params[i, F_INERTIA + 8],
-                 params[i, F_INERTIA + 12], params[i, F_INERTIA + 13], params[i, F_INERTIA + 14]), Ri)
-    hx, hy, hz = rotated_to_world(R0, i, m * params[i, F_COM], m * params[i, F_COM + 1], m * params[i, F_COM + 2])
+    I = rotated((params[i, F_ZINERTIA], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
+                 params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 5],
+                 params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5], params[i, F_ZINERTIA + 2]), R)
+    hx, hy, hz = rotation_times(R, m * params[i, F_ZCOM], m * params[i, F_ZCOM + 1], m * params[i, F_ZCOM + 2])
     IA[k, SYM_A], IA[k, SYM_A + 1], IA[k, SYM_A + 2] = I[0], I[4], I[8]
     IA[k, SYM_A + 3], IA[k, SYM_A + 4], IA[k, SYM_A + 5] = I[1], I[2], I[5]
     IA[k, SYM_B], IA[k, SYM_B + 1], IA[k, SYM_B + 2] = 0.0, -hz, hy
@@ -350,9 +365,10 @@ def rigid_inertia_in_world_axes(params, i, R0, IA, k):
     IA[k, SYM_B + 6], IA[k, SYM_B + 7], IA[k, SYM_B + 8] = -hy, hx, 0.0
     IA[k, SYM_C], IA[k, SYM_C + 1], IA[k, SYM_C + 2] = m, m, m
     IA[k, SYM_C + 3], IA[k, SYM_C + 4], IA[k, SYM_C + 5] = 0.0, 0.0, 0.0
+    return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """Articulated-body algorithm, forward dynamics q̈ = M⁻¹(τ − c + Σ Jᵀ f_ext) in O(n) (RBDA Table 7.1).
 
@@ -362,64 +378,90 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     rigid inertia and motion subspace are rotated to world axes once per call instead. (Working about the world
     origin would drop the translation too, as fast, but loses digits: a body's own inertia is then the small
     difference of terms ~ m |p0|². On the 5000 rad/s spinning last link of a 2 m chain its accelerations were 2e-7
-    off the body-axes ABA's, these 3e-9, and Pinocchio's 3e-11.) The
-    velocity-product acceleration keeps its form c_i = v_i ×m s_i q̇_i. Articulated inertias are symmetric and
-    stored as 21 entries (:func:`symmetric_times`).
+    off the body-axes ABA's, these 3e-9, and Pinocchio's 3e-11.) Body rotations are those of the axis frames
+    (:func:`axis_frame_pose`), where a revolute joint's rotation is R_z(θ) and its world axis s the third column
+    of the frame's world rotation. The velocity-product acceleration keeps its form c_i = v_i ×m s_i q̇_i.
+    Articulated inertias are symmetric and stored as 21 entries (:func:`symmetric_times`). Products may be fused
+    (FMA, ``contract``).
 
     Same gravity and f_ext conventions as :func:`rnea`. Writes qdd (nv).
     """
     n, nv = topology.shape[0], qdd.shape[0]
-    R0 = work((n, 3, 3))
-    p0 = work((n + 1, 3))      # row −1: the world origin
-    world_poses(topology, params, q, R0, p0)
-    p0[-1] = 0.0
+    R0 = work((n + 1, 3, 3))   # world rotations of the axis frames; row −1: the world
+    p0 = work((n + 1, 3))      # body origins in world coordinates; row −1: the world origin
     s = work((nv, 6))          # s[iv + k]: column k of body i's motion subspace
     V = work((n + 1, 6))       # body velocities; row −1: the world
     C = work((n, 6))           # velocity-product accelerations c_i = v_i ×m s_i q̇_i
     IA = work((n + 1, NSYM))   # articulated-body inertias (row −1 collects the world's, unused)
     PA = work((n + 1, 6))      # articulated-body bias forces
-    U = work((nv, 6))          # U[iv + k] = I^A_i s[iv + k]
+    U = work((nv, 6))          # U[iv + k] = I^A_i s[iv + k] (joints of several degrees of freedom)
+    G = work((n, 7))           # one-dof joints: d⁻¹ X_iᵀ U and d⁻¹ (u − Uᵀ c) (pass 2, for pass 3)
     Dinv = work((n, 6, 6))
     D = work((6, 6))
     u = work((nv,))
+    for r in range(3):
+        p0[-1, r] = 0.0
+        for c in range(3):
+            R0[-1, r, c] = 1.0 if r == c else 0.0
     V[-1] = 0.0
-    # pass 1: velocities, bias accelerations and bias forces, root to leaves
+    # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        # v_i = X_i v_λ + s_i q̇_i  (X_i: the translation by d_i = p0_i − p0_λ)
-        vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        for k in range(nvj):
-            sk = subspace_column_in_world_axes(params, i, k, R0)
-            qd = v[iv + k]
-            vJ = (vJ[0] + sk[0] * qd, vJ[1] + sk[1] * qd, vJ[2] + sk[2] * qd, vJ[3] + sk[3] * qd,
-                  vJ[4] + sk[4] * qd, vJ[5] + sk[5] * qd)
-            for r in range(6):
-                s[iv + k, r] = sk[r]
-        vi = translated(row6(V, lam), p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2])
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0)
+        for r in range(3):
+            p0[i, r] = p[r]
+            for c in range(3):
+                R0[i, r, c] = R[3 * r + c]
+        # v_i = X_i v_λ + s_i q̇_i  (X_i: the translation by d_i = p0_i − p0_λ; a revolute joint's s = [R e_z; 0])
+        if topology[i, JTYPE] == REVOLUTE:
+            qd = v[iv]
+            vJ = (R[2] * qd, R[5] * qd, R[8] * qd, 0.0, 0.0, 0.0)
+            s[iv, 0], s[iv, 1], s[iv, 2], s[iv, 3], s[iv, 4], s[iv, 5] = R[2], R[5], R[8], 0.0, 0.0, 0.0
+        else:
+            vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            for k in range(nvj):
+                sk = subspace_column_in_world_axes(params, i, k, R0)
+                qd = v[iv + k]
+                vJ = (vJ[0] + sk[0] * qd, vJ[1] + sk[1] * qd, vJ[2] + sk[2] * qd, vJ[3] + sk[3] * qd,
+                      vJ[4] + sk[4] * qd, vJ[5] + sk[5] * qd)
+                for r in range(6):
+                    s[iv + k, r] = sk[r]
+        vi = translated(row6(V, lam), p[0] - p0[lam, 0], p[1] - p0[lam, 1], p[2] - p0[lam, 2])
         vi = (vi[0] + vJ[0], vi[1] + vJ[1], vi[2] + vJ[2], vi[3] + vJ[3], vi[4] + vJ[4], vi[5] + vJ[5])
         # c_i = v_i ×m s_i q̇_i ;  I^A_i = I_i ;  p^A_i = v_i ×* I_i v_i − f_ext,i
-        rigid_inertia_in_world_axes(params, i, R0, IA, i)
-        c, b = cross_motion(vi, vJ), cross_force(vi, symmetric_times(IA, i, vi))
+        Y = rigid_inertia_in_world_axes(params, i, R, IA, i)
+        c = cross_motion(vi, vJ)
+        b = cross_force(vi, rigid_inertia_times(Y[0], Y[1], Y[2], Y[3], Y[4], Y[5], Y[6], Y[7], Y[8], Y[9],
+                                                vi[0], vi[1], vi[2], vi[3], vi[4], vi[5]))
         for r in range(6):
             V[i, r] = vi[r]
             C[i, r] = c[r]
             PA[i, r] = b[r]
-        if f_ext.shape[0] > 0:  # f_ext,i rotated from body-i to world axes
-            n_ext = rotated_to_world(R0, i, f_ext[i, 0], f_ext[i, 1], f_ext[i, 2])
-            f = rotated_to_world(R0, i, f_ext[i, 3], f_ext[i, 4], f_ext[i, 5])
-            for r in range(3):
-                PA[i, r] -= n_ext[r]
-                PA[i, 3 + r] -= f[r]
+        if f_ext.shape[0] > 0:  # f_ext,i from body-i axes to world axes: R Qᵀ f (Q the axis frame's axes)
+            Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
+                 params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
+                 params[i, F_ZAXES + 8])
+            for o in (0, 3):
+                f = rotation_times(R, Q[0] * f_ext[i, o] + Q[3] * f_ext[i, o + 1] + Q[6] * f_ext[i, o + 2],
+                                   Q[1] * f_ext[i, o] + Q[4] * f_ext[i, o + 1] + Q[7] * f_ext[i, o + 2],
+                                   Q[2] * f_ext[i, o] + Q[5] * f_ext[i, o + 1] + Q[8] * f_ext[i, o + 2])
+                for r in range(3):
+                    PA[i, o + r] -= f[r]
     # pass 2: articulated inertias, leaves to root (I^a, p^a in place of I^A_i, p^A_i)
     for i in range(n - 1, -1, -1):
-        nvj, iv = topology[i, NVJ], topology[i, IV]
+        nvj, iv, lam = topology[i, NVJ], topology[i, IV], topology[i, PARENT]
+        dx, dy, dz = p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2]
         if nvj == 1:
-            articulate_single_dof(params, i, iv, tau, s, IA, PA, C, U, u, Dinv)
+            revolute = topology[i, JTYPE] == REVOLUTE
+            Ui, dinv, w = articulate_single_dof(params, i, iv, revolute, tau, s, IA, PA, C)
+            # for pass 3: G = d⁻¹ X_iᵀ U (U as a force moved to the parent's origin), w = d⁻¹ (u − Uᵀ c)
+            G[i, 0] = dinv * (Ui[0] + dy * Ui[5] - dz * Ui[4])
+            G[i, 1] = dinv * (Ui[1] + dz * Ui[3] - dx * Ui[5])
+            G[i, 2] = dinv * (Ui[2] + dx * Ui[4] - dy * Ui[3])
+            G[i, 3], G[i, 4], G[i, 5], G[i, 6] = dinv * Ui[3], dinv * Ui[4], dinv * Ui[5], w
         elif nvj > 1:
             articulate(params, i, nvj, iv, tau, s, IA, PA, C, U, u, D, Dinv)
         # I^A_λ += X_iᵀ I^a_i X_i ;  p^A_λ += X_iᵀ p^a_i   (λ = −1 lands in the discarded world row)
-        lam = topology[i, PARENT]
-        dx, dy, dz = p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2]
         symmetric_add_shifted(IA, i, dx, dy, dz, IA, lam)
         PA[lam, 0] += PA[i, 0] + dy * PA[i, 5] - dz * PA[i, 4]
         PA[lam, 1] += PA[i, 1] + dz * PA[i, 3] - dx * PA[i, 5]
@@ -434,14 +476,17 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
         nvj, iv = topology[i, NVJ], topology[i, IV]
         # a' = X_i a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + s q̈
         lam = topology[i, PARENT]
-        a = translated(row6(A, lam), p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2])
+        al = row6(A, lam)
+        a = translated(al, p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2])
+        if nvj == 1:  # one degree of freedom: q̈ = w − Gᵀ a_λ (pass 2), a short dependency chain from a_λ to q̈
+            qddi = G[i, 6] - ((G[i, 0] * al[0] + G[i, 1] * al[1]) + (G[i, 2] * al[2] + G[i, 3] * al[3])
+                              + (G[i, 4] * al[4] + G[i, 5] * al[5]))
+            qdd[iv] = qddi
+            for r in range(6):
+                A[i, r] = a[r] + C[i, r] + s[iv, r] * qddi
+            continue
         for r in range(6):
             A[i, r] = a[r] + C[i, r]
-        if nvj == 1:  # the steps below for one degree of freedom, unrolled (measured 7 % of the whole at N = 20)
-            qdd[iv] = Dinv[i, 0, 0] * (u[iv] - dot6(row6(U, iv), row6(A, i)))
-            for r in range(6):
-                A[i, r] += s[iv, r] * qdd[iv]
-            continue
         for k in range(nvj):  # u ← u − Uᵀ a'
             u[iv + k] -= dot6(row6(U, iv + k), row6(A, i))
         for k in range(nvj):
