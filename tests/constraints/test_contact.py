@@ -130,15 +130,38 @@ def test_separating_contact_exerts_no_force():
 
 
 def test_unsupported_pair_is_named_and_left_out():
-    """A pair of shapes without a contact model (box–box) never touches, and a warning says which."""
-    model = mb.Model("boxes", gravity=(0, 0, -G))
+    """A pair of shapes without a contact model (a plane on a body and the floor) never touches, and a warning
+    says which."""
+    model = mb.Model("planes", gravity=(0, 0, -G))
     model.add(mb.Body("a", mass=1.0, inertia=np.eye(3) * 0.01), joint=mb.Free())
-    model.add_geometry("a", mb.Box(HALF), name="falling")
-    model.add_geometry("world", mb.Box(HALF), name="table")
-    with pytest.warns(UserWarning, match="no contact model for 1 pairs of shapes, which never touch: falling–table "
-                                         "\\(Box–Box\\)"):
+    model.add_geometry("a", mb.Plane(), name="paddle")
+    model.add_geometry("world", mb.Plane(), name="floor")
+    with pytest.warns(UserWarning, match="no contact model for 1 pairs of shapes, which never touch: paddle–floor "
+                                         "\\(Plane–Plane\\)"):
         a = mb.forward_dynamics(model, np.array([0, 0, 0.05, 1, 0, 0, 0.0]), np.zeros(6))
     np.testing.assert_allclose(a, [0, 0, 0, 0, 0, -G], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [mb.Box((0.2, 0.1, 0.05)), mb.Capsule(0.05, 0.15)])
+def test_a_box_and_a_capsule_dropped_on_a_table_come_to_rest_on_it(shape):
+    """Box–box and capsule–box contact in the contact stepper: dropped tilted onto a box table, the body lands and
+    settles flat on the table top (z = 0.1), the contacts carrying its weight; the box comes to rest, the capsule
+    rolls on about its axis (no rolling resistance), its centre neither rising nor sinking."""
+    model = mb.Model("table", gravity=(0, 0, -G))
+    model.add(mb.Body("thing", mass=1.0, inertia=np.diag([0.01, 0.02, 0.025])), joint=mb.Free())
+    model.add_geometry("thing", shape, friction=0.8)
+    model.add_geometry("world", mb.Box((0.5, 0.5, 0.1)), friction=0.8, name="table")
+    turn = mb.rotation_about((1, 1, 0), 0.3) @ (np.eye(3) if isinstance(shape, mb.Box)
+                                                 else mb.rotation_about((0, 1, 0), np.pi / 2))
+    q0 = np.array([0.05, 0, 0.4, *mb.rotation_to_quat(turn)])
+    traj = mb.simulate(model, q0, np.zeros(6), 1.5, method="contact", dt=2e-3, progress=False)
+    rest = traj.t > 1.2
+    rolling = np.abs(traj.v[rest, 2]).max() if isinstance(shape, mb.Capsule) else 0.0  # ω about its own axis
+    assert np.abs(traj.v[rest]).max() < 1e-6 + rolling and np.abs(traj.v[rest, 5]).max() < 1e-6
+    height = shape.half_extents[2] if isinstance(shape, mb.Box) else shape.radius
+    np.testing.assert_allclose(traj.q[-1, 2], 0.1 + height, rtol=0, atol=1e-3)
+    res = mb.constraint_forces(model, traj.q[-1], np.zeros(6))
+    np.testing.assert_allclose(sum(c["force"] for c in res.contacts), [0, 0, G], rtol=0, atol=1e-5)
 
 
 def test_a_body_and_its_parent_never_touch():

@@ -10,8 +10,8 @@ Plane      the half-space z ≤ 0 of its frame (normal +z); infinite, for the gr
 =========  =============================================================================
 
 :func:`collide` returns :class:`ContactPoint` records for a pair of posed shapes (world frame). Supported pairs:
-plane with sphere, capsule or box; sphere with sphere, capsule or box; capsule with capsule. Other pairs raise
-:class:`~multibody.ModelError`. These functions are pure and are meant for reuse (e.g. by impact solvers).
+plane with sphere, capsule or box; sphere with sphere, capsule or box; capsule with capsule or box; box with box.
+Other pairs raise :class:`~multibody.ModelError`. These functions are pure and are meant for reuse (e.g. by impact solvers).
 
 Shapes and geometries describe themselves with ``to_dict()`` (the ``geometries`` entries of a model file,
 docs/files.md; :data:`SHAPE_TYPES` maps a shape's ``type`` key back to its class).
@@ -242,6 +242,106 @@ def sphere_box(center, radius, pose, box):
     return ContactPoint(0.5 * (witness_a + witness_b), n, gap, center, witness_b)
 
 
+def capsule_box(segment, radius, pose, box, margin):
+    """Capsule (axis segment p0–p1, radius) against a box (pose: R, p): a sphere–box contact at each end of the
+    axis and at the axis point deepest in (or nearest to) the box, when that point is inside the segment and
+    nearer than both ends. The box's signed distance is convex along a line (the signed distance of a convex set is
+    a convex function), so that point is found by shrinking a bracket around the best of 17 samples, 8 times
+    (to 1e-8 of the length), then, when the axis misses the box, exactly: the axis point nearest to the box's
+    point nearest to it."""
+    R, p = pose
+    p0, p1 = segment
+    a, b = R.T @ (p0 - p), R.T @ (p1 - p)
+    lo, hi = 0.0, 1.0
+    for _ in range(8):
+        s = np.linspace(lo, hi, 17)
+        best = int(np.argmin(_box_distance(a + s[:, None] * (b - a), box.half_extents)))
+        lo, hi = s[max(best - 1, 0)], s[min(best + 1, 16)]
+    ends = [sphere_box(x, radius, pose, box) for x in (p0, p1)]
+    deepest = sphere_box(p0 + 0.5 * (lo + hi) * (p1 - p0), radius, pose, box)
+    if deepest.distance + radius > 0.0:  # the axis misses the box: its point nearest to the box's nearest point
+        deepest = sphere_box(closest_on_segment(deepest.anchor_b, p0, p1), radius, pose, box)
+    tolerance = 1e-9 + 1e-7 * np.linalg.norm(p1 - p0)
+    inner = [deepest] if deepest.distance < min(c.distance for c in ends) - tolerance else []
+    return [c for c in ends + inner if c.distance <= margin]
+
+
+def _box_distance(local, half_extents):
+    """Signed distance (k,) of points (k, 3) in a box's frame to the box: negative inside."""
+    q = np.abs(local) - half_extents
+    return np.linalg.norm(np.maximum(q, 0.0), axis=-1) + np.minimum(q.max(axis=-1), 0.0)
+
+
+def box_box(pose_a, box_a, pose_b, box_b, margin):
+    """Contacts of two boxes by the separating-axis test (Gottschalk, Lin & Manocha 1996; Ericson, *Real-Time
+    Collision Detection*, 2005, §4.4.1): of the 15 candidate axes — the face normals of each box and the 9 cross
+    products of their edges — the one along which the boxes overlap least (or are farthest apart) gives the
+    normal. A face normal: the face of the other box most opposed to it (the incident face) is clipped to the
+    reference face's sides (Sutherland–Hodgman), and each clipped corner within ``margin`` of the reference face
+    is a contact (up to 8). An edge–edge axis: one contact at the closest points of the two edges. Face axes win
+    ties within 1e-6 of the smaller box's size, so that resting boxes get their face contacts."""
+    (Ra, pa), (Rb, pb) = pose_a, pose_b
+    ha, hb = box_a.half_extents, box_b.half_extents
+    d = pa - pb
+    best_face, best_edge = (-np.inf, None), (-np.inf, None)
+    for kind, axis in [("a", i) for i in range(3)] + [("b", j) for j in range(3)] + \
+                      [("edge", (i, j)) for i in range(3) for j in range(3)]:
+        u = Ra[:, axis] if kind == "a" else Rb[:, axis] if kind == "b" else np.cross(Ra[:, axis[0]], Rb[:, axis[1]])
+        length = np.linalg.norm(u)
+        if length < 1e-9:  # parallel edges: their cross product is no axis (a face axis covers them)
+            continue
+        u = u / length
+        separation = abs(u @ d) - ha @ np.abs(Ra.T @ u) - hb @ np.abs(Rb.T @ u)
+        n = u if u @ d >= 0 else -u  # from B towards A
+        if kind == "edge" and separation > best_edge[0]:
+            best_edge = (separation, (kind, axis, n))
+        elif kind != "edge" and separation > best_face[0]:
+            best_face = (separation, (kind, axis, n))
+    tie = 1e-6 * min(ha.max(), hb.max())
+    separation, (kind, axis, n) = best_edge if best_edge[0] > best_face[0] + tie else best_face
+    if separation > margin:
+        return []
+    if kind == "edge":
+        i, j = axis
+        edge_a = pa - Ra @ (np.sign(Ra.T @ n) * ha * (np.arange(3) != i))
+        edge_b = pb + Rb @ (np.sign(Rb.T @ n) * hb * (np.arange(3) != j))
+        x_a, x_b = closest_between_segments(edge_a - ha[i] * Ra[:, i], edge_a + ha[i] * Ra[:, i],
+                                            edge_b - hb[j] * Rb[:, j], edge_b + hb[j] * Rb[:, j])
+        return [ContactPoint(0.5 * (x_a + x_b), n, float(n @ (x_a - x_b)), x_a, x_b)]
+    if kind == "b":  # B's face towards A, A's incident face
+        return [ContactPoint(x - 0.5 * g * n, n, g, x, x - g * n)
+                for x, g in _clipped_face(pb, Rb, hb, axis, n, pa, Ra, ha) if g <= margin]
+    return [ContactPoint(y + 0.5 * g * n, n, g, y + g * n, y)  # A's face towards B, B's incident face
+            for y, g in _clipped_face(pa, Ra, ha, axis, -n, pb, Rb, hb) if g <= margin]
+
+
+def _clipped_face(p_ref, R_ref, h_ref, axis, normal, p_inc, R_inc, h_inc):
+    """[(corner, gap)]: the incident box's face most opposed to the reference box's face with outward ``normal``
+    (along its ``axis``), clipped to that face's sides, each corner with its height above the reference face."""
+    face = p_ref + h_ref[axis] * normal
+    k = int(np.argmax(np.abs(R_inc.T @ normal)))
+    center = p_inc - np.sign(R_inc[:, k] @ normal) * h_inc[k] * R_inc[:, k]
+    e1, e2 = (R_inc[:, m] * h_inc[m] for m in range(3) if m != k)
+    polygon = [center + e1 + e2, center - e1 + e2, center - e1 - e2, center + e1 - e2]
+    for m in range(3):
+        if m != axis:
+            for side in (1.0, -1.0):  # keep side · R_ref[:, m] · (x − p_ref) ≤ h_ref[m]
+                polygon = _clip(polygon, side * R_ref[:, m], h_ref[m] + side * R_ref[:, m] @ p_ref)
+    return [(x, float(normal @ (x - face))) for x in polygon]
+
+
+def _clip(polygon, normal, offset):
+    """Sutherland–Hodgman: the part of a convex polygon (list of points) with normal · x ≤ offset."""
+    kept = []
+    for x, y in zip(polygon, polygon[1:] + polygon[:1]):
+        fx, fy = normal @ x - offset, normal @ y - offset
+        if fx <= 0.0:
+            kept.append(x)
+        if fx * fy < 0.0:
+            kept.append(x + fx / (fx - fy) * (y - x))
+    return kept
+
+
 def has_contact_model(kind_a: type, kind_b: type) -> bool:
     """Whether :func:`collide` handles shapes of these two types (in either order)."""
     return (kind_a, kind_b) in _PAIRS or (kind_b, kind_a) in _PAIRS
@@ -278,6 +378,8 @@ _PAIRS = {
         _round(*_pair(closest_between_segments(*_segment(pa, a), *_segment(pb, b)), a.radius, b.radius),
                pa[0][:, 0])],
     (Sphere, Box): lambda a, pa, b, pb, m: [sphere_box(pa[1], a.radius, pb, b)],
+    (Capsule, Box): lambda a, pa, b, pb, m: capsule_box(_segment(pa, a), a.radius, pb, b, m),
+    (Box, Box): lambda a, pa, b, pb, m: box_box(pa, a, pb, b, m),
 }
 
 
