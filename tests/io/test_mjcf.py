@@ -164,7 +164,7 @@ def test_orientations_defaults_several_joints_and_inertia_from_geoms_match_mujoc
     model = load_quietly(path)
     assert model.bodies[model.body_index("base:j0")].massless
     np.testing.assert_allclose(model.total_mass(), mj_model.body_mass.sum(), rtol=1e-12)
-    np.testing.assert_allclose(model.mjcf_qpos0, mj_model.qpos0, atol=1e-15)
+    np.testing.assert_allclose(model.reference_configuration, mj_model.qpos0, atol=1e-15)
     j3 = model.joints[model.joint_index("j3")]
     assert (j3.limits.lower, j3.limits.upper) == pytest.approx(np.deg2rad([-30, 60]))
     assert model.joints[model.joint_index("j4")].armature.tolist() == [0.3]
@@ -215,7 +215,8 @@ def test_includes_and_connect_weld_equalities(tmp_path):
     assert weld_world.bodies == ("c", "world")
     np.testing.assert_allclose(weld_world.relative.translation, [1, 0, 1], atol=1e-15)
     np.testing.assert_allclose(weld_world.relative.rotation, np.eye(3), atol=1e-15)
-    (Ra, pa), (Rb, pb) = mb.body_pose(model, model.mjcf_qpos0, "a"), mb.body_pose(model, model.mjcf_qpos0, "b")
+    q0 = model.reference_configuration
+    (Ra, pa), (Rb, pb) = mb.body_pose(model, q0, "a"), mb.body_pose(model, q0, "b")
     relative = mb.Transform(Ra, pa).inverse() @ mb.Transform(Rb, pb)
     np.testing.assert_allclose(weld_ab.relative.matrix(), relative.matrix(), atol=1e-15)
 
@@ -273,3 +274,21 @@ def test_armature_round_trips_through_yaml_model_files():
     data["bodies"][0]["joint"]["armature"] = -1.0
     with pytest.raises(mb.ModelError, match=r"bodies\[0\].joint.armature: .*non-negative"):
         model_from_dict(data)
+
+
+def test_simulate_starts_an_mjcf_model_where_its_file_puts_the_bodies():
+    """dm_control's stacker: four boxes on slide joints with ``ref`` (qpos0 = ref puts each where the file draws
+    it). Without a q0, simulate starts from MuJoCo's qpos0, not from q = 0 (all four boxes in one place, in the
+    floor)."""
+    import mujoco
+    path = SUITE / "stacker.xml"
+    model = load_quietly(path)
+    np.testing.assert_allclose(model.initial_configuration(), mujoco.MjModel.from_xml_path(str(path)).qpos0,
+                               rtol=0, atol=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = mb.simulate(model, t_end=0.01, progress=False)
+    np.testing.assert_allclose(run.q[0], model.reference_configuration, rtol=0, atol=0)
+    model.add(mb.Body("extra", mass=1.0, inertia=np.eye(3)), joint=mb.Revolute([0, 0, 1]))
+    with pytest.warns(UserWarning, match="reference configuration has 20 coordinates, the model 21"):
+        np.testing.assert_array_equal(model.initial_configuration(), model.neutral())

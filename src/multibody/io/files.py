@@ -413,7 +413,7 @@ def _read_model_file(path):
     if root == "mujoco":
         from .mjcf import model_from_mjcf
         model = model_from_mjcf(path)
-        return ModelFile(model, model.mjcf_qpos0, np.zeros(model.nv), {}, str(path))
+        return ModelFile(model, model.reference_configuration, np.zeros(model.nv), {}, str(path))
     if path.suffix.lower() == ".xml":
         raise ModelError(f"{path}: an XML model file must have a <mujoco> (MJCF) or <robot> (URDF) root element, "
                          f"got {f'<{root}>' if root else 'no XML'}")

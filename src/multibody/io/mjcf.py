@@ -564,8 +564,8 @@ def model_from_mjcf(path_or_xml, name=None):
 
     Raises ModelError naming the file, element, attribute and value of anything it cannot read; warns once,
     listing them, about elements that change the dynamics and that it ignores (tendons, actuators, ...).
-    The returned model carries ``mjcf_qpos0``, MuJoCo's reference configuration qpos0 (joints at ``ref``, free
-    bodies where the file puts them), as a starting state.
+    The returned model's ``reference_configuration`` is MuJoCo's qpos0 (joints at ``ref``, free bodies where the
+    file puts them), where :func:`multibody.simulate` starts by default.
     """
     root, source, _ = _read(path_or_xml)
     mjcf = _Mjcf(source)
@@ -591,7 +591,7 @@ def model_from_mjcf(path_or_xml, name=None):
     if mjcf.ignored:
         listing = ", ".join(f"{what} ({count})" if count > 1 else what for what, count in sorted(mjcf.ignored.items()))
         warnings.warn(f"{source}: ignored, though it changes the dynamics: {listing}", stacklevel=3)
-    model.mjcf_qpos0 = q0
+    model.reference_configuration = q0
     return model
 
 

@@ -90,6 +90,8 @@ class Model:
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
         self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
+        # the pose a model file starts from (MJCF's qpos0), where simulations start by default: initial_configuration
+        self.reference_configuration: np.ndarray | None = None
         self._compiled: CompiledModel | None = None
 
     @property
@@ -271,6 +273,17 @@ class Model:
     def neutral(self) -> np.ndarray:
         """The zero configuration: zero joint variables, identity quaternions, undeformed beams."""
         return np.concatenate([j.neutral() for j in self.joints] + [np.zeros(self.ne)])
+
+    def initial_configuration(self) -> np.ndarray:
+        """Where :func:`multibody.simulate` starts by default: ``reference_configuration``, the pose a model file
+        gives (an MJCF file's qpos0: joints at their ``ref``, free bodies where the file puts them), or
+        :meth:`neutral` when there is none — or when it no longer fits because joints were added (with a warning)."""
+        q = self.reference_configuration
+        if q is not None and len(q) != self.nq:
+            import warnings
+            warnings.warn(f"model '{self.name}': its reference configuration has {len(q)} coordinates, the model "
+                          f"{self.nq} since joints were added: starting from neutral() instead", stacklevel=2)
+        return self.neutral() if q is None or len(q) != self.nq else np.array(q, dtype=float)
 
     def random_configuration(self, seed: int | np.random.Generator | None = None) -> np.ndarray:
         """A random configuration: one-dof joints uniform within their limits (within ±π or ±1 m where a limit is

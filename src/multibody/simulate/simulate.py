@@ -189,7 +189,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
 
     Parameters
     ----------
-    q0 : (nq,) initial configuration (default ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
+    q0 : (nq,) initial configuration (default ``model.initial_configuration()``: the pose the model's file gives,
+        e.g. an MJCF file's qpos0, else ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
         Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), ``torque``
         (B, nv) for a torque per run, and ``model`` a sequence of B models for a model per run; the result is
         then a list of B trajectories. Trees the compiled loop takes run there all together
@@ -202,7 +203,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         constraints (ValueError naming the first model that does and how,
         :func:`multibody.simulate.lockstep.structure_difference`); e.g. a mass sweep,
         ``mb.simulate([chain(mass=m) for m in masses], q0, method="RK4", dt=1e-3)``. q0 defaults to the first
-        model's neutral configuration.
+        model's initial configuration.
     method : adaptive, error-controlled by ``rtol``, ``atol`` and ``max_step`` [s] (scipy's solvers): "DOP853"
         (default), "RK45", "RK23", "Radau", "BDF" or "LSODA"; or fixed-step, with the step ``dt`` [s]: "RK4"
         (classical Runge–Kutta), "Euler" (semi-implicit: v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺) or "contact"
@@ -275,7 +276,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         model = models[0]
     nq, nv = model.nq, model.nv
     events = list(events)
-    q0 = model.neutral() if q0 is None else as_state(q0, nq, "q0")
+    q0 = model.initial_configuration() if q0 is None else as_state(q0, nq, "q0")
     v0 = np.zeros(nv) if v0 is None else as_state(v0, nv, "v0")
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"simulate: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
