@@ -39,7 +39,8 @@ def test_each_scheme_matches_dop853_on_a_pendulum(method, dt, atol):
 
 
 def test_the_contact_stepper_without_contacts_is_semi_implicit_euler():
-    model, q0, v0 = floating_tree()
+    """(Without joint dampers, which it takes implicitly: below.)"""
+    model, q0, v0 = floating_tree(damping=0.0)
     euler = mb.simulate(model, q0, v0, t_end=0.2, method="Euler", dt=1e-3)
     contact = mb.simulate(model, q0, v0, t_end=0.2, method="contact", dt=1e-3)
     np.testing.assert_allclose(contact.q, euler.q, rtol=0, atol=1e-12)
@@ -145,3 +146,16 @@ def test_dt_is_required_by_the_fixed_step_methods_and_refused_by_the_others():
     for method in ("DOP853", "RK45", "Radau"):
         with pytest.raises(ValueError, match="dt is the step of the fixed-step methods.*max_step"):
             mb.simulate(model, [0.1], [0.0], t_end=1.0, method=method, dt=1e-3)
+
+
+def test_the_contact_stepper_takes_joint_damping_implicitly():
+    """A wheel on a damped revolute joint, h c / I = 5: explicit damping would flip the velocity's sign and grow
+    it (v⁺ = (1 − h c/I) v); the contact stepper, implicit in the damper as MuJoCo's Euler, gives
+    v⁺ = v / (1 + h c/I) exactly."""
+    inertia, damping, dt = 1e-4, 0.5, 1e-3
+    model = mb.Model("wheel", gravity=(0, 0, 0))
+    model.add(mb.Body("wheel", mass=1.0, inertia=np.diag([1.0, 1.0, inertia])),
+              joint=mb.Revolute([0, 0, 1], name="axle"))
+    model.add_force(mb.JointSpring("axle", 0.0, damping=damping))
+    run = mb.simulate(model, [0.0], [1.0], t_end=10 * dt, method="contact", dt=dt, progress=False)
+    np.testing.assert_allclose(run.v[:, 0], (1 + dt * damping / inertia) ** -np.arange(11.0), rtol=1e-12, atol=0)

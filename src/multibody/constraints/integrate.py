@@ -8,7 +8,9 @@ for contact. :func:`multibody.simulate` runs them (``method="RK4"`` or ``"Euler"
 recorded in ``Trajectory.drift``.
 
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
-velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ, with J v⁺ = b − (erp/h) φ for equality constraints and, for every
+velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ (M + h D in place of M for the joint dampers D, implicit as in
+MuJoCo's Euler: explicit, a damper on a small inertia blows up once h·c/I > 2), with J v⁺ = b − (erp/h) φ for
+equality constraints and, for every
 contact within ``margin`` + h · (a bound on the geometries' speed), the LCP of :mod:`.contact` on the velocity targets
 n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating; ≥ −e v_n⁻ for approaching contacts faster than
 ``bounce_velocity``) and zero tangential velocity inside the friction pyramid. Then q⁺ = q ⊕ h v⁺. Impacts come out
@@ -21,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..dynamics import aba, crba, integrate
+from ..dynamics import aba, crba, integrate, nonlinear_effects
+from ..simulate.forces import JointSpring
 from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contact_rows, detect, geometry_frames, solve_contacts
@@ -53,13 +56,27 @@ def _speed_bound(model, s):
     return max(speeds)
 
 
+def _joint_damping(model):
+    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere."""
+    damping = np.zeros(model.nv)
+    for element in model.forces:
+        if isinstance(element, JointSpring):
+            damping[model.v_slice(element.joint).start] += element.damping
+    return damping
+
+
 def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1):
     """One velocity-level time step with contacts and constraints (see module docstring); returns (q⁺, v⁺)."""
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
-    a_free = aba(model, q, v, tau)
-    solver = GaussSolver(crba(model, q), rows.J)
+    damping = _joint_damping(model)
+    if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
+        M = crba(model, q) + h * np.diag(damping)
+        a_free = np.linalg.solve(M, tau - nonlinear_effects(model, q, v))
+    else:
+        M, a_free = crba(model, q), aba(model, q, v, tau)
+    solver = GaussSolver(M, rows.J)
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
