@@ -425,6 +425,9 @@ def _check_method(model, method, dt, dynamics, collisions):
         _warn_ignored_shapes(model)
 
 
+_PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
+
+
 def _warn_beyond_limits(model, trajectory, *more):
     """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
     the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
@@ -438,8 +441,10 @@ def _warn_beyond_limits(model, trajectory, *more):
         k = model.q_slice(joint.name).start
         low = min(float(run.q[:, k].min(initial=np.inf)) for run in (trajectory, *more))
         high = max(float(run.q[:, k].max(initial=-np.inf)) for run in (trajectory, *more))
-        if low < limits.lower or high > limits.upper:
-            past.append(f"'{joint.name}' reached {low if low < limits.lower else high:.4g} "
+        below = low < limits.lower - _PAST * max(1.0, abs(limits.lower))
+        above = high > limits.upper + _PAST * max(1.0, abs(limits.upper))
+        if below or above:
+            past.append(f"'{joint.name}' reached {low if below else high:.4g} "
                         f"(limits [{limits.lower:.4g}, {limits.upper:.4g}])")
     if past:
         warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
