@@ -292,3 +292,25 @@ def test_simulate_starts_an_mjcf_model_where_its_file_puts_the_bodies():
     model.add(mb.Body("extra", mass=1.0, inertia=np.eye(3)), joint=mb.Revolute([0, 0, 1]))
     with pytest.warns(UserWarning, match="reference configuration has 20 coordinates, the model 21"):
         np.testing.assert_array_equal(model.initial_configuration(), model.neutral())
+
+
+def test_contact_pairs_follow_mujocos_contype_conaffinity_and_exclude():
+    """Two geoms touch only if (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) ≠ 0 and no <exclude> names
+    their bodies: dm_control's walker (contype 1, conaffinity 0 on its body geoms) touches only its floor, and in a
+    small file the masked and the excluded pairs are left out."""
+    from multibody.constraints.contact import contact_pairs
+
+    def pairs(model):
+        return {frozenset((model.geometries[i].name, model.geometries[j].name)) for i, j in contact_pairs(model)}
+    walker = load_quietly(SUITE / "walker.xml")
+    assert pairs(walker) and all("floor" in pair for pair in pairs(walker))
+    model = mb.Model.from_mjcf("""<mujoco><worldbody>
+      <geom name="floor" type="plane" size="1 1 .1"/>
+      <body name="a"><freejoint/><geom name="ga" size=".1"/></body>
+      <body name="b" pos="1 0 0"><freejoint/><geom name="gb" size=".1" contype="2" conaffinity="2"/></body>
+      <body name="c" pos="2 0 0"><freejoint/><geom name="gc" size=".1" contype="2" conaffinity="1"/></body>
+      <body name="d" pos="3 0 0"><freejoint/><geom name="gd" size=".1"/></body>
+    </worldbody><contact><exclude body1="a" body2="d"/></contact></mujoco>""")
+    # floor (1, 1): touches a, c (its contype 1 & c's conaffinity 1), d, not b (2 & 1 = 1 & 2 = 0)
+    expected = {("floor", "ga"), ("floor", "gc"), ("floor", "gd"), ("ga", "gc"), ("gb", "gc"), ("gc", "gd")}
+    assert pairs(model) == {frozenset(pair) for pair in expected}

@@ -26,7 +26,9 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
   ``relpose``, or from the reference configuration qpos0 as MuJoCo does); MuJoCo's constraints are soft
   (``solref``/``solimp``), multibody's are exact.
 * Geoms of type sphere, box, capsule and plane that collide (``contype`` or ``conaffinity`` non-zero) become
-  contact geometries with their sliding ``friction``; named sites become frames (when the name is free).
+  contact geometries with their sliding ``friction``, paired as MuJoCo pairs them: not when
+  (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) is zero, nor when ``<contact><exclude>`` names their
+  bodies (``Geometry.exclude``); named sites become frames (when the name is free).
 * Elements that change the dynamics but have no multibody counterpart (tendons, actuators, frictionloss,
   springs and dampers on ball and free joints, other equality types, gravity compensation, fluid forces,
   contact geometries of other shapes, ...) are listed in one ``warnings.warn`` per file. Pure visuals and
@@ -366,7 +368,7 @@ class _Builder:
         self.mjcf, self.classes, self.model = mjcf, classes, model
         self.plans = []       # [body name, parent, joint, placement, mass, com, inertia]
         self.springs = []     # JointSpring arguments
-        self.geoms = []       # (body, shape or None, kind, placement, friction, name)
+        self.geoms = []       # (body, shape, placement, friction, name, MJCF body, contype, conaffinity)
         self.sites = []       # (name, body, placement)
         self.offsets = {"world": Transform()}  # MuJoCo body frame in its multibody body frame
         self.mb_body = {"world": "world"}       # MuJoCo body name -> multibody body carrying it
@@ -531,7 +533,9 @@ class _Builder:
                 self.sites.append((label, body, offset @ mjcf.pose(attrs, where)))
             return
         kind = attrs.get("type", "sphere")
-        if attrs.get("contype", "1") == "0" and attrs.get("conaffinity", "1") == "0":
+        contype, conaffinity = (int(mjcf.numbers(attrs, key, where, (1,), "1")[0])
+                                for key in ("contype", "conaffinity"))
+        if contype == conaffinity == 0:
             return
         pose, size = _geom_frame(mjcf, attrs, kind, where)
         friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0]
@@ -539,7 +543,7 @@ class _Builder:
         if shape is None:
             mjcf.ignored[f"contact geoms of type {kind}"] += 1
             return
-        self.geoms.append((body, shape, offset @ pose, friction, label))
+        self.geoms.append((body, shape, offset @ pose, friction, label, mj_body, contype, conaffinity))
 
 
 def _contact_shape(kind, size):
@@ -580,8 +584,9 @@ def model_from_mjcf(path_or_xml, name=None):
     for joint_name, stiffness, rest, damping in builder.springs:
         from ..simulate.forces import JointSpring
         model.add_force(JointSpring(joint_name, stiffness, rest=rest, damping=damping))
-    for body, shape, placement, friction, label in builder.geoms:
-        model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
+    geometries = [model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
+                  for body, shape, placement, friction, label, *_ in builder.geoms]
+    _contact_filters(mjcf, root, builder.geoms, geometries)
     for label, body, placement in builder.sites:
         if label not in model.frames and label not in model._index and label != "world":
             model.add_frame(label, body, placement)
@@ -593,6 +598,24 @@ def model_from_mjcf(path_or_xml, name=None):
         warnings.warn(f"{source}: ignored, though it changes the dynamics: {listing}", stacklevel=3)
     model.reference_configuration = q0
     return model
+
+
+def _contact_filters(mjcf, root, geoms, geometries):
+    """MuJoCo's contact filters as ``Geometry.exclude``: two geoms touch only if (contype₁ & conaffinity₂) or
+    (contype₂ & conaffinity₁) is non-zero, and never when ``<contact><exclude body1 body2>`` names their bodies."""
+    excluded = set()
+    for element in root.findall("contact"):
+        for child in element.findall("exclude"):
+            pair = (child.get("body1"), child.get("body2"))
+            if None in pair:
+                raise ModelError(f"{mjcf.source}: <contact><exclude> needs body1 and body2, got {dict(child.attrib)}")
+            excluded |= {pair, pair[::-1]}
+    for i, (_, _, _, _, _, body_i, type_i, affinity_i) in enumerate(geoms):
+        for j in range(i + 1, len(geoms)):
+            _, _, _, _, _, body_j, type_j, affinity_j = geoms[j]
+            if not (type_i & affinity_j or type_j & affinity_i) or (body_i, body_j) in excluded:
+                geometries[i].exclude.add(geometries[j].name)
+                geometries[j].exclude.add(geometries[i].name)
 
 
 def _add_bodies(mjcf, builder, model):
@@ -658,7 +681,8 @@ def _count_ignored(mjcf, root):
                 mjcf.ignored[f"{tag} {child.tag}"] += 1
     for element in root.findall("contact"):
         for child in element:
-            mjcf.ignored[f"contact {child.tag}"] += 1
+            if child.tag != "exclude":
+                mjcf.ignored[f"contact {child.tag}"] += 1
     for tag in ("deformable", "flex"):
         if root.find(tag) is not None:
             mjcf.ignored[f"<{tag}>"] += 1
