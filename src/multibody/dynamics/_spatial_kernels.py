@@ -183,18 +183,6 @@ def motion_to_child(R, p, i, m, j, out, k):
 
 
 @inline
-def motion_in_child(R, p, m):
-    """X m for a body's pose in its parent (R row-major 9-tuple, p 3-tuple) and a motion m (6-tuple) in parent
-    coordinates: ω_i = Rᵀ ω, v_i = Rᵀ (v + ω × p)  (RBDA eq. 2.24)."""
-    v0 = m[3] + m[1] * p[2] - m[2] * p[1]
-    v1 = m[4] + m[2] * p[0] - m[0] * p[2]
-    v2 = m[5] + m[0] * p[1] - m[1] * p[0]
-    return (R[0] * m[0] + R[3] * m[1] + R[6] * m[2], R[1] * m[0] + R[4] * m[1] + R[7] * m[2],
-            R[2] * m[0] + R[5] * m[1] + R[8] * m[2], R[0] * v0 + R[3] * v1 + R[6] * v2,
-            R[1] * v0 + R[4] * v1 + R[7] * v2, R[2] * v0 + R[5] * v1 + R[8] * v2)
-
-
-@inline
 def force_to_parent(R, p, i, f, out, k):
     """out[k] += X_iᵀ f: the force f (6-tuple) from body-i to parent coordinates.
 
@@ -301,51 +289,6 @@ def rotated(M, R):
 
 
 @inline
-def block(I, s, r0, c0):
-    """The 3×3 block I[s, r0:r0 + 3, c0:c0 + 3] as a row-major 9-tuple."""
-    return (I[s, r0, c0], I[s, r0, c0 + 1], I[s, r0, c0 + 2], I[s, r0 + 1, c0], I[s, r0 + 1, c0 + 1],
-            I[s, r0 + 1, c0 + 2], I[s, r0 + 2, c0], I[s, r0 + 2, c0 + 1], I[s, r0 + 2, c0 + 2])
-
-
-@inline
-def inertia_blocks_to_parent(A, B, C, R, px, py, pz):
-    """The blocks (A'', B'', C'') of X_iᵀ I X_i for a symmetric 6×6 inertia I = [[A, B], [Bᵀ, C]] in body-i axes
-    (RBDA eq. 2.66), all row-major 9-tuples (values in registers); R and p = (px, py, pz) the pose of body i in its
-    parent. With the blocks rotated to parent axes (A' = R A Rᵀ, B' = R B Rᵀ, C' = R C Rᵀ), the shift by p gives
-    C'' = C',  B'' = B' + [p]× C',  A'' = A' + [p]× B'ᵀ − B'' [p]×."""
-    A, B, C = rotated(A, R), rotated(B, R), rotated(C, R)
-    # B'' = B' + [p]× C'  (column c of [p]× C' is p × C'[:, c])
-    B2 = (B[0] + py * C[6] - pz * C[3], B[1] + py * C[7] - pz * C[4], B[2] + py * C[8] - pz * C[5],
-          B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
-          B[6] + px * C[3] - py * C[0], B[7] + px * C[4] - py * C[1], B[8] + px * C[5] - py * C[2])
-    # A'' = A' + [p]× B'ᵀ − B'' [p]×  (column c of [p]× B'ᵀ is p × B'[c, :]; row r of B''[p]× is B''[r, :] × p)
-    A2 = (A[0] + (py * B[2] - pz * B[1]) - (B2[1] * pz - B2[2] * py),
-          A[1] + (py * B[5] - pz * B[4]) - (B2[2] * px - B2[0] * pz),
-          A[2] + (py * B[8] - pz * B[7]) - (B2[0] * py - B2[1] * px),
-          A[3] + (pz * B[0] - px * B[2]) - (B2[4] * pz - B2[5] * py),
-          A[4] + (pz * B[3] - px * B[5]) - (B2[5] * px - B2[3] * pz),
-          A[5] + (pz * B[6] - px * B[8]) - (B2[3] * py - B2[4] * px),
-          A[6] + (px * B[1] - py * B[0]) - (B2[7] * pz - B2[8] * py),
-          A[7] + (px * B[4] - py * B[3]) - (B2[8] * px - B2[6] * pz),
-          A[8] + (px * B[7] - py * B[6]) - (B2[6] * py - B2[7] * px))
-    return A2, B2, C
-
-
-@inline
-def inertia_to_parent(R, p, i, I, s, out, d):
-    """out[d] += X_iᵀ I[s] X_i for a symmetric 6×6 inertia I[s] in body-i axes (:func:`inertia_blocks_to_parent`)."""
-    Ri = (R[i, 0, 0], R[i, 0, 1], R[i, 0, 2], R[i, 1, 0], R[i, 1, 1], R[i, 1, 2], R[i, 2, 0], R[i, 2, 1], R[i, 2, 2])
-    A2, B2, C2 = inertia_blocks_to_parent(block(I, s, 0, 0), block(I, s, 0, 3), block(I, s, 3, 3), Ri,
-                                          p[i, 0], p[i, 1], p[i, 2])
-    for r in range(3):
-        for c in range(3):
-            out[d, r, c] += A2[3 * r + c]
-            out[d, r, 3 + c] += B2[3 * r + c]
-            out[d, 3 + c, r] += B2[3 * r + c]
-            out[d, 3 + r, 3 + c] += C2[3 * r + c]
-
-
-@inline
 def rotated_to_world(R0, i, x, y, z):
     """R0[i] (x, y, z): a 3-vector of body-i axes in world axes, as a 3-tuple."""
     return (R0[i, 0, 0] * x + R0[i, 0, 1] * y + R0[i, 0, 2] * z, R0[i, 1, 0] * x + R0[i, 1, 1] * y + R0[i, 1, 2] * z,
@@ -382,21 +325,23 @@ def symmetric_times(S, i, m):
 def symmetric_subtract(S, i, x, y):
     """S[i] −= x yᵀ in 21-entry storage, for 6-tuples x, y whose product (or the sum of such products over
     several calls) is symmetric: only the stored entries are computed."""
-    S[i, 0] -= x[0] * y[0]
-    S[i, 1] -= x[1] * y[1]
-    S[i, 2] -= x[2] * y[2]
-    S[i, 3] -= x[0] * y[1]
-    S[i, 4] -= x[0] * y[2]
-    S[i, 5] -= x[1] * y[2]
+    _subtract_diagonal_block(S, i, 0, x, y, 0)
     for r in range(3):
         for c in range(3):
             S[i, 6 + 3 * r + c] -= x[r] * y[3 + c]
-    S[i, 15] -= x[3] * y[3]
-    S[i, 16] -= x[4] * y[4]
-    S[i, 17] -= x[5] * y[5]
-    S[i, 18] -= x[3] * y[4]
-    S[i, 19] -= x[3] * y[5]
-    S[i, 20] -= x[4] * y[5]
+    _subtract_diagonal_block(S, i, 15, x, y, 3)
+
+
+@inline
+def _subtract_diagonal_block(S, i, first, x, y, o):
+    """S[i, first:first + 6] −= the stored entries (xx, yy, zz, xy, xz, yz) of the diagonal 3×3 block
+    x[o:o + 3] y[o:o + 3]ᵀ (:func:`symmetric_subtract`)."""
+    S[i, first] -= x[o] * y[o]
+    S[i, first + 1] -= x[o + 1] * y[o + 1]
+    S[i, first + 2] -= x[o + 2] * y[o + 2]
+    S[i, first + 3] -= x[o] * y[o + 1]
+    S[i, first + 4] -= x[o] * y[o + 2]
+    S[i, first + 5] -= x[o + 1] * y[o + 2]
 
 
 @inline
