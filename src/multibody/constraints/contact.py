@@ -146,10 +146,11 @@ def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape
     test."""
-    if not contact_pairs(model):
+    pairs = contact_pairs(model)
+    if not pairs:
         return []
     posed = _poses(model, snapshot)
-    pairs = np.array(contact_pairs(model))
+    pairs = np.array(pairs)
     first, second = pairs.T
     centers = np.array([p for _, _, p in posed])
     radii = np.array([g.shape.bounding_radius for g in model.geometries])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -280,7 +281,6 @@ class Model:
         :meth:`neutral` when there is none — or when it no longer fits because joints were added (with a warning)."""
         q = self.reference_configuration
         if q is not None and len(q) != self.nq:
-            import warnings
             warnings.warn(f"model '{self.name}': its reference configuration has {len(q)} coordinates, the model "
                           f"{self.nq} since joints were added: starting from neutral() instead", stacklevel=2)
         return self.neutral() if q is None or len(q) != self.nq else np.array(q, dtype=float)

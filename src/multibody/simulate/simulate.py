@@ -428,7 +428,7 @@ def _check_method(model, method, dt, dynamics, collisions):
 _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
 
 
-def _warn_beyond_limits(model, trajectory, *more):
+def _warn_beyond_limits(model, trajectory, *more, stacklevel=3):
     """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
     the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
     (the model has no :class:`multibody.JointLimit` on it: :meth:`multibody.Model.enforce_joint_limits`)."""
@@ -450,7 +450,7 @@ def _warn_beyond_limits(model, trajectory, *more):
         warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
                       f"which this run does not enforce: {', '.join(past[:5])}{' …' if len(past) > 5 else ''}; "
                       "model.enforce_joint_limits() makes them stops (or load the file with joint_limits=True)",
-                      stacklevel=3)
+                      stacklevel=stacklevel)
     return trajectory
 
 
@@ -533,7 +533,7 @@ def _runs(model, Q0, V0, t_end, options):
                                                              "t_reached": float(info["t_reached"][b])}, tau[b])
             for b in range(B)]
     failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B) if info["status"][b] != "ok"}
-    _warn_beyond_limits(model, *runs)
+    _warn_beyond_limits(model, *runs, stacklevel=4)  # from _runs, through simulate, to its caller
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
 
