@@ -35,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from ..model.joints import Fixed
 from ._kinematics import cross
 from .geometry import collide, has_contact_model
 from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
@@ -100,11 +101,9 @@ def geometry_frames(model):
 
 
 def contact_pairs(model):
-    """The pairs (i, j), i < j, of the model's geometries that can touch: on different bodies, not on a body and its
-    parent (as MuJoCo filters them: the shapes of two links meet at their joint; the world is not filtered), not
-    excluded by either (``Geometry.exclude``, a robot's SRDF: :func:`multibody.io.srdf.disable_collisions`), and of
-    shape types :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left
-    out with a warning naming them (once per compiled model, when a contact simulation first asks)."""
+    """The pairs (i, j), i < j, of the model's geometries that can touch (:func:`candidate_pairs`) and of shape types
+    :func:`~multibody.constraints.geometry.collide` has a contact model for; the other pairs are left out with a
+    warning naming them (once per compiled model, when a contact simulation first asks)."""
     pairs, unsupported = pairs_and_unsupported(model)
     if unsupported:
         warnings.warn(f"model '{model.name}': no contact model for {len(unsupported)} pairs of shapes, which never "
@@ -116,29 +115,70 @@ def contact_pairs(model):
 def pairs_and_unsupported(model):
     """(pairs that can touch as in :func:`contact_pairs`, the names of the pairs left out for want of a contact
     model, not yet warned about), without a warning. Found once per compiled model (kept in
-    ``CompiledModel.derived``)."""
+    ``CompiledModel.derived``, found again when ``model.filter_parent`` changes)."""
     derived = (model._compiled or model.compile()).derived
-    if "contact_pairs" not in derived:
-        derived["contact_pairs"] = _pairs_that_can_touch(model)
-    return derived["contact_pairs"]
+    if derived.get("contact_pairs", (None,))[0] != model.filter_parent:
+        derived["contact_pairs"] = (model.filter_parent, *_pairs_that_can_touch(model))
+    return derived["contact_pairs"][1:]
+
+
+def candidate_pairs(model) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, of the model's geometries that can touch, as MuJoCo filters them:
+
+    * not on one weld group: the bodies welded together by Fixed joints (the world and the bodies fixed to it are
+      one), whose shapes never move against each other;
+    * not on a weld group and its parent's, when ``model.filter_parent`` (MuJoCo's ``filterparent``, on by
+      default): the shapes of two links meet at their joint. The parent is the weld group the group's root hangs
+      from, past the massless, shapeless bodies of a compound joint (an MJCF body with several joints); the world
+      is nobody's parent here;
+    * not excluded by either (``Geometry.exclude``: MJCF's contype/conaffinity and ``<contact><exclude>``, a
+      robot's SRDF :func:`multibody.io.srdf.disable_collisions`)."""
+    weld, parent = _weld_groups(model)
+    group = [weld[b] if b >= 0 else -1 for b in _geometry_bodies(model)]
+    geometries = model.geometries
+    pairs = []
+    for i in range(len(geometries)):
+        for j in range(i + 1, len(geometries)):
+            a, b = group[i], group[j]
+            if a == b or (model.filter_parent and a >= 0 and b >= 0 and (parent[a] == b or parent[b] == a)):
+                continue
+            if geometries[j].name not in geometries[i].exclude and geometries[i].name not in geometries[j].exclude:
+                pairs.append((i, j))
+    return pairs
+
+
+def _geometry_bodies(model):
+    return [-1 if g.body == "world" else model.locate(g.body)[0] for g in model.geometries]
+
+
+def _weld_groups(model):
+    """(weld, parent) per body index: the root of the body's weld group (the body reached up its Fixed joints; −1:
+    the world) and the weld group the body hangs from, past the groups without mass or shapes (the links of a
+    compound joint; −1: the world)."""
+    weld = []
+    for i, (joint, up) in enumerate(zip(model.joints, model.parents)):
+        weld.append((weld[up] if up >= 0 else -1) if isinstance(joint, Fixed) else i)
+    solid = {weld[i] for i, body in enumerate(model.bodies) if not body.massless} | {
+        weld[i] for i in _geometry_bodies(model) if i >= 0}
+    parent = []
+    for up in model.parents:
+        group = weld[up] if up >= 0 else -1
+        while group >= 0 and group not in solid:
+            up = model.parents[group]
+            group = weld[up] if up >= 0 else -1
+        parent.append(group)
+    return weld, parent
 
 
 def _pairs_that_can_touch(model):
     geometries = model.geometries
-    body = [-1 if g.body == "world" else model.locate(g.body)[0] for g in geometries]
     pairs, unsupported = [], []
-    for i in range(len(geometries)):
-        for j in range(i + 1, len(geometries)):
-            a, b = body[i], body[j]
-            if a == b or (a >= 0 and b >= 0 and (model.parents[a] == b or model.parents[b] == a)):
-                continue
-            if geometries[j].name in geometries[i].exclude or geometries[i].name in geometries[j].exclude:
-                continue
-            if has_contact_model(type(geometries[i].shape), type(geometries[j].shape)):
-                pairs.append((i, j))
-            else:
-                kinds = f"{type(geometries[i].shape).__name__}–{type(geometries[j].shape).__name__}"
-                unsupported.append(f"{geometries[i].name}–{geometries[j].name} ({kinds})")
+    for i, j in candidate_pairs(model):
+        if has_contact_model(type(geometries[i].shape), type(geometries[j].shape)):
+            pairs.append((i, j))
+        else:
+            kinds = f"{type(geometries[i].shape).__name__}–{type(geometries[j].shape).__name__}"
+            unsupported.append(f"{geometries[i].name}–{geometries[j].name} ({kinds})")
     return pairs, unsupported
 
 

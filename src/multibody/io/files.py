@@ -11,6 +11,7 @@ import difflib
 import inspect
 import os
 import reprlib
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -582,4 +583,7 @@ def model_to_dict(model):
         data["constraints"] = [c.to_dict() for c in model.constraints]
     if model.geometries:
         data["geometries"] = [g.to_dict() for g in model.geometries]
+        if not model.filter_parent:
+            warnings.warn(f"model '{model.name}': filter_parent = False (a link's shapes touch its parent's) is not "
+                          "saved in the model file: set it again after loading it", stacklevel=2)
     return data

@@ -53,6 +53,8 @@ _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom", "extension", "compiler", "option",
            "default", "worldbody", "equality", "contact", "tendon", "actuator", "deformable", "include"}
 _ROTATING = ("hinge", "ball")  # joint types whose angles are in the compiler's angle unit
+# <option><flag> switches that are read: "constraint" disables contacts, limits and equalities together
+_HONOURED_FLAGS = ("gravity", "contact", "constraint", "limit", "equality", "spring", "damper", "filterparent")
 
 
 class _Mjcf:
@@ -68,6 +70,7 @@ class _Mjcf:
         self.groups = (0, 5)
         self.boundmass = self.boundinertia = 0.0
         self.totalmass = -1.0
+        self.disabled = set()  # <option><flag ...="disable"> of the honoured flags (_HONOURED_FLAGS)
 
     def fail(self, where, problem):
         raise ModelError(f"{self.source}: {where}: {problem}")
@@ -350,8 +353,14 @@ def _settings(mjcf, root):
         if np.any(mjcf.numbers(element.attrib, "wind", "<option>", 3, "0 0 0")):
             mjcf.ignored["fluid forces (option wind)"] += 1
         for flag in element.findall("flag"):
-            if flag.get("gravity") == "disable":
-                gravity = np.zeros(3)
+            for key in _HONOURED_FLAGS:
+                if key in flag.attrib:
+                    if mjcf.choice(flag.attrib, key, "<option><flag>", ("enable", "disable"), "enable") == "disable":
+                        mjcf.disabled.add(key)
+                    else:
+                        mjcf.disabled.discard(key)
+    if "gravity" in mjcf.disabled:
+        gravity = np.zeros(3)
     return gravity
 
 
@@ -399,6 +408,8 @@ class _Builder:
         pose = parent_offset @ mjcf.pose(element.attrib, where)
         if float(element.get("gravcomp", "0")) != 0.0:
             mjcf.ignored["body gravcomp"] += 1
+        if element.get("mocap") == "true":
+            mjcf.ignored["mocap bodies (fixed where the file puts them, so not touching the world's shapes)"] += 1
         joints, geoms, inertial = [], [], None
         for child in element:
             if child.tag == "joint":
@@ -500,7 +511,8 @@ class _Builder:
 
     def limits(self, attrs, kind, where):
         limited = self.mjcf.choice(attrs, "limited", where, ("true", "false", "auto"), "auto")
-        if limited == "false" or (limited == "auto" and not (self.mjcf.autolimits and "range" in attrs)):
+        off = limited == "false" or self.mjcf.disabled & {"limit", "constraint"}
+        if off or (limited == "auto" and not (self.mjcf.autolimits and "range" in attrs)):
             return None
         low, high = self.mjcf.numbers(attrs, "range", where, 2, "0 0")
         if low > high:
@@ -511,8 +523,8 @@ class _Builder:
 
     def passive(self, attrs, kind, joint_name, where):
         """Springs and dampers (JointSpring on hinges and slides); frictionloss and multi-dof springs are ignored."""
-        stiffness = self.number(attrs, "stiffness", where)
-        damping = self.number(attrs, "damping", where)
+        stiffness = 0.0 if "spring" in self.mjcf.disabled else self.number(attrs, "stiffness", where)
+        damping = 0.0 if "damper" in self.mjcf.disabled else self.number(attrs, "damping", where)
         if self.number(attrs, "frictionloss", where) > 0.0:
             self.mjcf.ignored["joint frictionloss"] += 1
         if kind in ("ball", "free"):
@@ -586,11 +598,12 @@ def model_from_mjcf(path_or_xml, name=None):
         model.add_force(JointSpring(joint_name, stiffness, rest=rest, damping=damping))
     geometries = [model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
                   for body, shape, placement, friction, label, *_ in builder.geoms]
-    _contact_filters(mjcf, root, builder.geoms, geometries)
+    _contact_filters(mjcf, root, builder, geometries)
+    model.filter_parent = "filterparent" not in mjcf.disabled
     for label, body, placement in builder.sites:
         if label not in model.frames and label not in model._index and label != "world":
             model.add_frame(label, body, placement)
-    for equality in root.findall("equality"):
+    for equality in root.findall("equality") if not mjcf.disabled & {"equality", "constraint"} else ():
         _equalities(mjcf, classes, builder, model, equality, q0)
     _count_ignored(mjcf, root)
     if mjcf.ignored:
@@ -600,22 +613,25 @@ def model_from_mjcf(path_or_xml, name=None):
     return model
 
 
-def _contact_filters(mjcf, root, geoms, geometries):
-    """MuJoCo's contact filters as ``Geometry.exclude``: two geoms touch only if (contype₁ & conaffinity₂) or
-    (contype₂ & conaffinity₁) is non-zero, and never when ``<contact><exclude body1 body2>`` names their bodies."""
+def _contact_filters(mjcf, root, builder, geometries):
+    """MuJoCo's per-geom contact filters as ``Geometry.exclude`` (the weld and parent filters are
+    :func:`~multibody.constraints.contact.candidate_pairs`'): two geoms touch only if (contype₁ & conaffinity₂) or
+    (contype₂ & conaffinity₁) is non-zero, never when ``<contact><exclude body1 body2>`` names their bodies, and
+    none do when ``<flag contact="disable">`` (or ``constraint``)."""
     excluded = set()
     for element in root.findall("contact"):
         for child in element.findall("exclude"):
             pair = (child.get("body1"), child.get("body2"))
-            if None in pair:
-                raise ModelError(f"{mjcf.source}: <contact><exclude> needs body1 and body2, got {dict(child.attrib)}")
+            for key, body in zip(("body1", "body2"), pair):
+                if body not in builder.mb_body:
+                    mjcf.fail(f"<contact><exclude {key}>", f"unknown body {body!r}")
             excluded |= {pair, pair[::-1]}
-    for i, (_, _, _, _, _, body_i, type_i, affinity_i) in enumerate(geoms):
-        for j in range(i + 1, len(geoms)):
-            _, _, _, _, _, body_j, type_j, affinity_j = geoms[j]
-            if not (type_i & affinity_j or type_j & affinity_i) or (body_i, body_j) in excluded:
-                geometries[i].exclude.add(geometries[j].name)
-                geometries[j].exclude.add(geometries[i].name)
+    off = bool(mjcf.disabled & {"contact", "constraint"})
+    for i, (_, _, _, _, _, body_i, type_i, affinity_i) in enumerate(builder.geoms):
+        for j in range(i + 1, len(builder.geoms)):
+            _, _, _, _, _, body_j, type_j, affinity_j = builder.geoms[j]
+            if off or not (type_i & affinity_j or type_j & affinity_i) or (body_i, body_j) in excluded:
+                geometries[i].exclude_contacts(geometries[j])
 
 
 def _add_bodies(mjcf, builder, model):
@@ -682,7 +698,8 @@ def _count_ignored(mjcf, root):
     for element in root.findall("contact"):
         for child in element:
             if child.tag != "exclude":
-                mjcf.ignored[f"contact {child.tag}"] += 1
+                names = "–".join(child.get(key) or "?" for key in ("geom1", "geom2"))
+                mjcf.ignored[f"<contact><{child.tag}> {names} (its geoms touch as the other geoms do)"] += 1
     for tag in ("deformable", "flex"):
         if root.find(tag) is not None:
             mjcf.ignored[f"<{tag}>"] += 1

@@ -34,9 +34,7 @@ def disable_collisions(model: Model, path_or_xml: str | os.PathLike) -> int:
         unknown.update(link for link in pair if link is None or not _has_link(model, link))
         for a in shapes.get(pair[0], ()):
             for b in shapes.get(pair[1], ()):
-                count += b.name not in a.exclude
-                a.exclude.add(b.name)
-                b.exclude.add(a.name)
+                count += a.exclude_contacts(b)
     if unknown:
         warnings.warn(f"{source}: <disable_collisions> names links model '{model.name}' does not have (ignored): "
                       f"{', '.join(sorted(map(str, unknown)))}", stacklevel=2)

@@ -91,6 +91,7 @@ class Model:
         self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
         self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
         self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
+        self.filter_parent = True  # contact pairs leave out a link's shapes against its parent's (MJCF filterparent)
         # the pose a model file starts from (MJCF's qpos0), where simulations start by default: initial_configuration
         self.reference_configuration: np.ndarray | None = None
         self._compiled: CompiledModel | None = None
