@@ -159,3 +159,17 @@ def test_the_contact_stepper_takes_joint_damping_implicitly():
     model.add_force(mb.JointSpring("axle", 0.0, damping=damping))
     run = mb.simulate(model, [0.0], [1.0], t_end=10 * dt, method="contact", dt=dt, progress=False)
     np.testing.assert_allclose(run.v[:, 0], (1 + dt * damping / inertia) ** -np.arange(11.0), rtol=1e-12, atol=0)
+
+
+def test_a_damper_added_after_a_first_contact_simulation_acts_in_the_next():
+    """The contact stepper keeps the joint dampers per compiled model; add_force drops them: a wheel spinning freely
+    in a first run is damped as v⁺ = v / (1 + h c/I) in the next, once a damper is added between the runs."""
+    inertia, damping, dt = 1e-4, 0.5, 1e-3
+    model = mb.Model("wheel", gravity=(0, 0, 0))
+    model.add(mb.Body("wheel", mass=1.0, inertia=np.diag([1.0, 1.0, inertia])),
+              joint=mb.Revolute([0, 0, 1], name="axle"))
+    free = mb.simulate(model, [0.0], [1.0], t_end=10 * dt, method="contact", dt=dt, progress=False)
+    np.testing.assert_allclose(free.v[:, 0], 1.0, rtol=0, atol=1e-15)
+    model.add_force(mb.JointSpring("axle", 0.0, damping=damping))
+    run = mb.simulate(model, [0.0], [1.0], t_end=10 * dt, method="contact", dt=dt, progress=False)
+    np.testing.assert_allclose(run.v[:, 0], (1 + dt * damping / inertia) ** -np.arange(11.0), rtol=1e-12, atol=0)

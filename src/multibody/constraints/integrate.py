@@ -57,12 +57,16 @@ def _speed_bound(model, s):
 
 
 def _joint_damping(model):
-    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere."""
-    damping = np.zeros(model.nv)
-    for element in model.forces:
-        if isinstance(element, JointSpring):
-            damping[model.v_slice(element.joint).start] += element.damping
-    return damping
+    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere. Found
+    once per compiled model (kept in ``CompiledModel.derived``; ``Model.add_force`` drops it)."""
+    derived = (model._compiled or model.compile()).derived
+    if "joint_damping" not in derived:
+        damping = np.zeros(model.nv)
+        for element in model.forces:
+            if isinstance(element, JointSpring):
+                damping[model.v_slice(element.joint).start] += element.damping
+        derived["joint_damping"] = damping
+    return derived["joint_damping"]
 
 
 def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1):

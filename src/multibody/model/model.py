@@ -211,6 +211,7 @@ class Model:
                              f"got {element!r}")
         element.check(self)
         self.forces.append(element)
+        self._compiled = None
         return element
 
     def add_rotor(self, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,
