@@ -37,7 +37,7 @@ import numpy as np
 
 from ..model.joints import Fixed
 from ._kinematics import cross
-from .geometry import collide, has_contact_model
+from .geometry import Plane, collide, has_contact_model
 from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
 from .types import _perpendicular_pair
 
@@ -78,10 +78,30 @@ class ContactRows(NamedTuple):
 
 
 def _poses(model, snapshot):
-    """[(index, R, p)] of every geometry: its frame's world pose and its body index (−1 for the world)."""
-    return [(index, R, p) if index < 0 else (index, snapshot.R0[index] @ R,
-                                              snapshot.p0[index] + snapshot.R0[index] @ p)
-            for index, R, p in geometry_frames(model)]
+    """(index (g,), R (g, 3, 3), p (g, 3)) of every geometry: its body index (−1 for the world) and its frame's
+    world pose."""
+    index, R, p, _, _ = geometry_arrays(model)
+    moving = index >= 0
+    R, p = R.copy(), p.copy()
+    R0 = snapshot.R0[index[moving]]
+    R[moving] = R0 @ R[moving]
+    p[moving] = snapshot.p0[index[moving]] + (R0 @ p[moving, :, None])[..., 0]
+    return index, R, p
+
+
+def geometry_arrays(model):
+    """:func:`geometry_frames` as arrays (index (g,), R (g, 3, 3), p (g, 3)), with each geometry's bounding radius
+    (g,) [m] and whether it is a plane (g,). Found once per compiled model (kept in ``CompiledModel.derived``)."""
+    derived = (model._compiled or model.compile()).derived
+    if "geometry_arrays" not in derived:
+        frames = geometry_frames(model)
+        derived["geometry_arrays"] = (
+            np.array([i for i, _, _ in frames], dtype=np.int64).reshape(-1),
+            np.array([R for _, R, _ in frames], dtype=float).reshape(-1, 3, 3),
+            np.array([p for _, _, p in frames], dtype=float).reshape(-1, 3),
+            np.array([g.shape.bounding_radius for g in model.geometries], dtype=float),
+            np.array([isinstance(g.shape, Plane) for g in model.geometries], dtype=bool))
+    return derived["geometry_arrays"]
 
 
 def geometry_frames(model):
@@ -185,24 +205,27 @@ def _pairs_that_can_touch(model):
 def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape
-    test."""
+    test, and so are the pairs of a plane and a shape whose bounding sphere is farther than ``margin`` above it."""
     pairs = contact_pairs(model)
     if not pairs:
         return []
-    posed = _poses(model, snapshot)
+    _, _, _, radii, plane = geometry_arrays(model)
+    index, R, p = _poses(model, snapshot)
     pairs = np.array(pairs)
     first, second = pairs.T
-    centers = np.array([p for _, _, p in posed])
-    radii = np.array([g.shape.bounding_radius for g in model.geometries])
-    apart = np.linalg.norm(centers[first] - centers[second], axis=1) - radii[first] - radii[second]
+    apart = np.linalg.norm(p[first] - p[second], axis=1) - radii[first] - radii[second]
+    # a plane (normal R[:, 2] through p) against a bounding sphere: the sphere's height above it
+    for one, other in ((first, second), (second, first)):
+        on_plane = plane[one] & ~plane[other]
+        i, j = one[on_plane], other[on_plane]
+        apart[on_plane] = np.einsum("ki,ki->k", p[j] - p[i], R[i, :, 2]) - radii[j]
     contacts = []
     for i, j in pairs[apart <= margin].tolist():
         ga, gb = model.geometries[i], model.geometries[j]
-        (ia, Ra, pa), (ib, Rb, pb) = posed[i], posed[j]
         mu = np.sqrt(ga.friction * gb.friction)
         e = max(ga.restitution, gb.restitution)
-        contacts += [Contact(ga, gb, ia, ib, c, mu, e)
-                     for c in collide(ga.shape, (Ra, pa), gb.shape, (Rb, pb), margin)]
+        contacts += [Contact(ga, gb, int(index[i]), int(index[j]), c, mu, e)
+                     for c in collide(ga.shape, (R[i], p[i]), gb.shape, (R[j], p[j]), margin)]
     return contacts
 
 

@@ -27,7 +27,7 @@ from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..simulate.forces import JointSpring
 from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
-from .contact import contact_rows, detect, geometry_frames, solve_contacts
+from .contact import contact_rows, detect, geometry_arrays, solve_contacts
 from .gauss import GaussSolver
 from .types import stack
 
@@ -48,12 +48,12 @@ def project(model, q, v):
 
 def _speed_bound(model, s):
     """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
-    speeds = [0.0]
-    for g, (i, _, origin) in zip(model.geometries, geometry_frames(model)):
-        if i >= 0:
-            reach = np.linalg.norm(origin) + min(g.shape.bounding_radius, 1e3)
-            speeds.append(np.linalg.norm(s.dp[i]) + np.linalg.norm(s.w[i]) * reach)
-    return max(speeds)
+    index, _, origin, radius, _ = geometry_arrays(model)
+    moving = index >= 0
+    i = index[moving]
+    reach = np.linalg.norm(origin[moving], axis=1) + np.minimum(radius[moving], 1e3)
+    speeds = np.linalg.norm(s.dp[i], axis=1) + np.linalg.norm(s.w[i], axis=1) * reach
+    return float(speeds.max(initial=0.0))
 
 
 def _joint_damping(model):
