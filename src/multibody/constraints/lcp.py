@@ -17,6 +17,7 @@ returns a force.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 class LCPError(RuntimeError):
@@ -37,20 +38,12 @@ def lemke(M, q, max_pivots=None, tol=1e-9):
     # tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | B⁻¹ q]; variables w: 0..n−1, z: n..2n−1, z₀: 2n
     T = np.hstack([np.eye(n), -M, -np.ones((n, 1)), q[:, None]])
     basis = np.arange(n)
-    artificial = 2 * n
-    row = int(np.argmin(q))
-    entering = artificial
-    for _ in range(max_pivots or 50 * (n + 1)):
-        T[row] /= T[row, entering]
-        others = np.arange(n) != row
-        T[others] -= np.outer(T[others, entering], T[row])
-        leaving, basis[row] = basis[row], entering
-        if leaving == artificial:
-            break
-        entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol)
-    else:
-        raise LCPError(f"lemke: no solution after {max_pivots or 50 * (n + 1)} pivots")
+    pivots = max_pivots or 50 * (n + 1)
+    status = _pivot(T, basis, pivots, tol)
+    if status == _RAY:
+        raise LCPError("lemke: secondary ray (the complementarity problem has no solution from this start)")
+    if status == _EXHAUSTED:
+        raise LCPError(f"lemke: no solution after {pivots} pivots")
     z = np.zeros(n)
     for i, b in enumerate(basis):
         if n <= b < 2 * n:
@@ -58,22 +51,54 @@ def lemke(M, q, max_pivots=None, tol=1e-9):
     return np.maximum(z, 0.0)
 
 
+_SOLVED, _RAY, _EXHAUSTED = 0, 1, 2  # how _pivot ends
+
+
+@njit(cache=True)
+def _pivot(T, basis, max_pivots, tol):
+    """Lemke's pivots on the tableau T (n, 2n + 2) with basis (n,), in place, from the artificial variable z₀
+    entering at the row of min q until z₀ leaves: _SOLVED, or _RAY (secondary ray), or _EXHAUSTED (max_pivots)."""
+    n = T.shape[0]
+    artificial = 2 * n
+    row = np.argmin(T[:, -1])
+    entering = artificial
+    for _ in range(max_pivots):
+        # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
+        T[row] /= T[row, entering]
+        for i in range(n):
+            factor = T[i, entering]
+            if i != row:
+                for j in range(T.shape[1]):
+                    T[i, j] -= factor * T[row, j]
+        leaving = basis[row]
+        basis[row] = entering
+        if leaving == artificial:
+            return _SOLVED
+        entering = leaving + n if leaving < n else leaving - n
+        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol)
+        if row < 0:
+            return _RAY
+    return _EXHAUSTED
+
+
+@njit(cache=True)
 def _lexicographic_ratio(T, entering, basis, artificial, n, tol):
-    """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row."""
+    """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
+    −1 when no row bounds the entering variable (a secondary ray)."""
     column = T[:, entering]
     candidates = np.flatnonzero(column > tol * max(1.0, np.abs(column).max()))
     if candidates.size == 0:
-        raise LCPError("lemke: secondary ray (the complementarity problem has no solution from this start)")
+        return -1
     for k in range(-1, n):
         key = T[candidates, k] / column[candidates]
         best = key.min()
         candidates = candidates[key <= best + tol * max(1.0, abs(best))]
-        hit = candidates[basis[candidates] == artificial]
-        if hit.size:
-            return int(hit[0])
+        for c in candidates:
+            if basis[c] == artificial:
+                return c
         if candidates.size == 1:
             break
-    return int(candidates[0])
+    return candidates[0]
 
 
 def complementarity_error(M, q, z):
