@@ -55,7 +55,8 @@ def mujoco_pairs(m):
 
 
 def imported(m, g):
-    return int(m.geom_type[g]) in IMPORTED and bool(m.geom_contype[g] or m.geom_conaffinity[g])
+    paired = g in m.pair_geom1 or g in m.pair_geom2
+    return int(m.geom_type[g]) in IMPORTED and bool(m.geom_contype[g] or m.geom_conaffinity[g] or paired)
 
 
 def geom_index(m, model):
@@ -140,7 +141,7 @@ SMALL = """<mujoco>{option}<worldbody>
     <body name="arm"><joint/><geom name="arm" type="capsule" size=".05 .2" contype="2" conaffinity="2"/></body>
   </body>
   <body name="ball" pos="1 0 1"><joint type="slide"/><joint type="slide" axis="0 1 0"/><geom name="ball" size=".1"/>
-  </body>
+    <geom name="ghost" size=".05" pos="0 0 .3" contype="0" conaffinity="0"/></body>
 </worldbody>{contact}</mujoco>"""
 
 
@@ -150,11 +151,14 @@ SMALL = """<mujoco>{option}<worldbody>
     ("", '<contact><exclude body1="thigh" body2="ball"/><exclude body1="torso" body2="toe"/></contact>'),
     ('<option><flag contact="disable"/></option>', ""),
     ('<option><flag constraint="disable"/></option>', ""),
+    ("", '<contact><pair geom1="thigh" geom2="chest"/><pair geom1="ghost" geom2="floor"/></contact>'),
+    ('<option><flag contact="disable"/></option>', '<contact><pair geom1="ghost" geom2="floor"/></contact>'),
 ])
 def test_weld_groups_parents_compound_joints_and_flags_pair_as_mujoco(option, contact):
     """World and static bodies one weld group; a body without joints welded to its parent (plate to torso, foot to
     shin); the parent filter across a compound joint (thigh's three hinges: the massless bodies between them are
-    skipped) and a weld (toe's parent is shin's group); filterparent off; excluded bodies; contacts off."""
+    skipped) and a weld (toe's parent is shin's group); filterparent off; excluded bodies; contacts off; explicit
+    pairs (of a body and its parent, of a geom that touches nothing else)."""
     xml = SMALL.format(option=option, contact=contact)
     m = mujoco.MjModel.from_xml_string(xml)
     model = load_quietly(xml)
@@ -180,10 +184,12 @@ def test_filter_parent_is_the_models_switch_and_its_saving_says_it_is_not_kept()
                for w in caught)
 
 
-def test_contact_pair_elements_warn_naming_their_geoms_and_unknown_excluded_bodies_raise():
-    xml = SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="chest"/></contact>')
-    with pytest.warns(UserWarning, match=r"<contact><pair> arm–chest \(its geoms touch as the other geoms do\)"):
+def test_contact_pair_settings_warn_naming_the_pair_and_unknown_names_raise():
+    xml = SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="chest" friction=".3 .3 .1 0 0"/></contact>')
+    with pytest.warns(UserWarning, match=r"<contact><pair> arm–chest friction \(the geoms' are used\)"):
         mb.Model.from_mjcf(xml)
+    with pytest.raises(mb.ModelError, match=r"<contact><pair geom1='arm' geom2='nothing'> geom2: unknown geom"):
+        load_quietly(SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="nothing"/></contact>'))
     with pytest.raises(mb.ModelError, match=r"<contact><exclude body2>: unknown body 'nobody'"):
         load_quietly(SMALL.format(option="", contact='<contact><exclude body1="thigh" body2="nobody"/></contact>'))
 

@@ -118,7 +118,8 @@ class Geometry:
     """A shape attached to a body ("world" for fixed scenery) at ``placement`` in the body frame, with its Coulomb
     ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]. ``exclude``: the names of the
     geometries it never touches (a robot's disabled self-collision pairs, :func:`multibody.io.srdf.disable_collisions`;
-    an MJCF file's contact filters; not kept in model files, whose saving says so)."""
+    an MJCF file's contact filters); ``include``: those it can touch whatever the filters (an MJCF file's
+    ``<contact><pair>``). Neither is kept in model files, whose saving says so."""
 
     def __init__(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
                  placement: Transform | None = None, name: str | None = None) -> None:
@@ -136,6 +137,7 @@ class Geometry:
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
         self.exclude: set[str] = set()
+        self.include: set[str] = set()
 
     def exclude_contacts(self, other: Geometry) -> bool:
         """Never touch ``other``: each names the other in its ``exclude``. Returns whether the pair was new."""
@@ -146,11 +148,11 @@ class Geometry:
 
     def to_dict(self) -> dict[str, Any]:
         """The dictionary form: the arguments of ``Model.add_geometry`` with the shape's own form (``exclude`` is
-        left out, with a warning)."""
-        if self.exclude:
-            warnings.warn(f"geometry {self.name!r}: its disabled contact pairs ({len(self.exclude)}, from an SRDF or "
-                          "MJCF file) are not saved in the model file: read that file again after loading it",
-                          stacklevel=2)
+        left out, with a warning, as is ``include``)."""
+        if self.exclude or self.include:
+            warnings.warn(f"geometry {self.name!r}: its disabled and explicit contact pairs ({len(self.exclude)}, "
+                          f"{len(self.include)}, from an SRDF or MJCF file) are not saved in the model file: read "
+                          "that file again after loading it", stacklevel=2)
         return {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
                 "restitution": self.restitution, "placement": placement_to_dict(self.placement), "name": self.name}
 

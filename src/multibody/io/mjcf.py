@@ -25,10 +25,15 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
 * ``<equality><connect>`` → :class:`~multibody.Connect`, ``<weld>`` → :class:`~multibody.Weld` (relative pose from
   ``relpose``, or from the reference configuration qpos0 as MuJoCo does); MuJoCo's constraints are soft
   (``solref``/``solimp``), multibody's are exact.
-* Geoms of type sphere, box, capsule and plane that collide (``contype`` or ``conaffinity`` non-zero) become
-  contact geometries with their sliding ``friction``, paired as MuJoCo pairs them: not when
-  (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) is zero, nor when ``<contact><exclude>`` names their
-  bodies (``Geometry.exclude``); named sites become frames (when the name is free).
+* Geoms of type sphere, box, capsule and plane that collide (``contype`` or ``conaffinity`` non-zero, or named by
+  a ``<contact><pair>``) become contact geometries with their sliding ``friction``, paired as MuJoCo pairs them:
+  not when (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) is zero, nor when ``<contact><exclude>`` names
+  their bodies (``Geometry.exclude``), always when a ``<contact><pair>`` names them (``Geometry.include``), none
+  with ``<flag contact="disable">``; the weld and parent filters are
+  :func:`~multibody.constraints.contact.candidate_pairs`' (``model.filter_parent``: ``<flag filterparent>``).
+  Named sites become frames (when the name is free).
+* ``<option><flag>``: ``gravity``, ``contact``, ``constraint`` (contacts, limits, equalities), ``limit``,
+  ``equality``, ``spring``, ``damper`` and ``filterparent`` set to ``disable`` are honoured.
 * Elements that change the dynamics but have no multibody counterpart (tendons, actuators, frictionloss,
   springs and dampers on ball and free joints, other equality types, gravity compensation, fluid forces,
   contact geometries of other shapes, ...) are listed in one ``warnings.warn`` per file. Pure visuals and
@@ -54,6 +59,7 @@ _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom
            "default", "worldbody", "equality", "contact", "tendon", "actuator", "deformable", "include"}
 _ROTATING = ("hinge", "ball")  # joint types whose angles are in the compiler's angle unit
 # <option><flag> switches that are read: "constraint" disables contacts, limits and equalities together
+_PAIR_SETTINGS = ("condim", "friction", "solref", "solreffriction", "solimp", "margin", "gap")  # not read
 _HONOURED_FLAGS = ("gravity", "contact", "constraint", "limit", "equality", "spring", "damper", "filterparent")
 
 
@@ -383,6 +389,7 @@ class _Builder:
         self.mb_body = {"world": "world"}       # MuJoCo body name -> multibody body carrying it
         self.qpos0 = []
         self.count = 0
+        self.paired = set()   # names of the geoms of <contact><pair>s, imported even when contype = conaffinity = 0
 
     def world(self, element):
         for child in element:
@@ -547,7 +554,7 @@ class _Builder:
         kind = attrs.get("type", "sphere")
         contype, conaffinity = (int(mjcf.numbers(attrs, key, where, (1,), "1")[0])
                                 for key in ("contype", "conaffinity"))
-        if contype == conaffinity == 0:
+        if contype == conaffinity == 0 and label not in self.paired:
             return
         pose, size = _geom_frame(mjcf, attrs, kind, where)
         friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0]
@@ -589,6 +596,8 @@ def model_from_mjcf(path_or_xml, name=None):
     classes = _defaults(root)
     model = Model(name or root.get("model", "mjcf"), gravity=gravity)
     builder = _Builder(mjcf, classes, model)
+    builder.paired = {child.get(key) for element in root.findall("contact") for child in element.findall("pair")
+                      for key in ("geom1", "geom2")}
     for worldbody in root.findall("worldbody"):
         builder.world(worldbody)
     _add_bodies(mjcf, builder, model)
@@ -599,6 +608,7 @@ def model_from_mjcf(path_or_xml, name=None):
     geometries = [model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
                   for body, shape, placement, friction, label, *_ in builder.geoms]
     _contact_filters(mjcf, root, builder, geometries)
+    _contact_pairs(mjcf, root, classes, geometries)
     model.filter_parent = "filterparent" not in mjcf.disabled
     for label, body, placement in builder.sites:
         if label not in model.frames and label not in model._index and label != "world":
@@ -632,6 +642,32 @@ def _contact_filters(mjcf, root, builder, geometries):
             _, _, _, _, _, body_j, type_j, affinity_j = builder.geoms[j]
             if off or not (type_i & affinity_j or type_j & affinity_i) or (body_i, body_j) in excluded:
                 geometries[i].exclude_contacts(geometries[j])
+
+
+def _contact_pairs(mjcf, root, classes, geometries):
+    """Each ``<contact><pair geom1 geom2>`` as ``Geometry.include``: the two touch whatever the filters (not when
+    the contacts are off). The pair's own settings (friction, condim, solref, margin, ...) are not read: the contact
+    takes the geoms' friction, as MuJoCo does when the pair gives none; each pair that sets one is listed."""
+    if mjcf.disabled & {"contact", "constraint"}:
+        return
+    by_name = {g.name: g for g in geometries}
+    names = {element.get("name") for element in root.iter("geom")}
+    for element in root.findall("contact"):
+        for child in element.findall("pair"):
+            attrs = _attributes(mjcf, classes, child, "main")
+            pair = attrs.get("geom1"), attrs.get("geom2")
+            where = f"<contact><pair geom1={pair[0]!r} geom2={pair[1]!r}>"
+            for key, name in zip(("geom1", "geom2"), pair):
+                if name not in names:
+                    mjcf.fail(f"{where} {key}", f"unknown geom {name!r}")
+            label = f"<contact><pair> {pair[0]}–{pair[1]}"
+            if pair[0] not in by_name or pair[1] not in by_name:
+                mjcf.ignored[f"{label} (a geom of a shape multibody has no contact model for)"] += 1
+                continue
+            by_name[pair[0]].include.add(pair[1])
+            settings = [key for key in _PAIR_SETTINGS if key in attrs]
+            if settings:
+                mjcf.ignored[f"{label} {', '.join(settings)} (the geoms' are used)"] += 1
 
 
 def _add_bodies(mjcf, builder, model):
@@ -697,9 +733,8 @@ def _count_ignored(mjcf, root):
                 mjcf.ignored[f"{tag} {child.tag}"] += 1
     for element in root.findall("contact"):
         for child in element:
-            if child.tag != "exclude":
-                names = "–".join(child.get(key) or "?" for key in ("geom1", "geom2"))
-                mjcf.ignored[f"<contact><{child.tag}> {names} (its geoms touch as the other geoms do)"] += 1
+            if child.tag not in ("exclude", "pair"):
+                mjcf.ignored[f"<contact><{child.tag}>"] += 1
     for tag in ("deformable", "flex"):
         if root.find(tag) is not None:
             mjcf.ignored[f"<{tag}>"] += 1
