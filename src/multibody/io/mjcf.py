@@ -53,13 +53,13 @@ from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Prismatic, Revolute, Spherical
 from ..model.body import combined
 from ..spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat, rotation_z_to
+from .mjcf_contacts import _contact_filters, _contact_pairs, _contact_shape
 
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom", "extension", "compiler", "option",
            "default", "worldbody", "equality", "contact", "tendon", "actuator", "deformable", "include"}
 _ROTATING = ("hinge", "ball")  # joint types whose angles are in the compiler's angle unit
 # <option><flag> switches that are read: "constraint" disables contacts, limits and equalities together
-_PAIR_SETTINGS = ("condim", "friction", "solref", "solreffriction", "solimp", "margin", "gap")  # not read
 _HONOURED_FLAGS = ("gravity", "contact", "constraint", "limit", "equality", "spring", "damper", "filterparent")
 
 
@@ -565,19 +565,6 @@ class _Builder:
         self.geoms.append((body, shape, offset @ pose, friction, label, mj_body, contype, conaffinity))
 
 
-def _contact_shape(kind, size):
-    from ..constraints.geometry import Box, Capsule, Plane, Sphere
-    if kind == "sphere":
-        return Sphere(size[0])
-    if kind == "box":
-        return Box(size[:3])
-    if kind == "capsule":
-        return Capsule(size[0], size[1])
-    if kind == "plane":
-        return Plane()
-    return None
-
-
 # ----------------------------------------------------------------------------------------------
 # The model
 # ----------------------------------------------------------------------------------------------
@@ -621,53 +608,6 @@ def model_from_mjcf(path_or_xml, name=None):
         warnings.warn(f"{source}: ignored, though it changes the dynamics: {listing}", stacklevel=3)
     model.reference_configuration = q0
     return model
-
-
-def _contact_filters(mjcf, root, builder, geometries):
-    """MuJoCo's per-geom contact filters as ``Geometry.exclude`` (the weld and parent filters are
-    :func:`~multibody.constraints.contact.candidate_pairs`'): two geoms touch only if (contype₁ & conaffinity₂) or
-    (contype₂ & conaffinity₁) is non-zero, never when ``<contact><exclude body1 body2>`` names their bodies, and
-    none do when ``<flag contact="disable">`` (or ``constraint``)."""
-    excluded = set()
-    for element in root.findall("contact"):
-        for child in element.findall("exclude"):
-            pair = (child.get("body1"), child.get("body2"))
-            for key, body in zip(("body1", "body2"), pair):
-                if body not in builder.mb_body:
-                    mjcf.fail(f"<contact><exclude {key}>", f"unknown body {body!r}")
-            excluded |= {pair, pair[::-1]}
-    off = bool(mjcf.disabled & {"contact", "constraint"})
-    for i, (_, _, _, _, _, body_i, type_i, affinity_i) in enumerate(builder.geoms):
-        for j in range(i + 1, len(builder.geoms)):
-            _, _, _, _, _, body_j, type_j, affinity_j = builder.geoms[j]
-            if off or not (type_i & affinity_j or type_j & affinity_i) or (body_i, body_j) in excluded:
-                geometries[i].exclude_contacts(geometries[j])
-
-
-def _contact_pairs(mjcf, root, classes, geometries):
-    """Each ``<contact><pair geom1 geom2>`` as ``Geometry.include``: the two touch whatever the filters (not when
-    the contacts are off). The pair's own settings (friction, condim, solref, margin, ...) are not read: the contact
-    takes the geoms' friction, as MuJoCo does when the pair gives none; each pair that sets one is listed."""
-    if mjcf.disabled & {"contact", "constraint"}:
-        return
-    by_name = {g.name: g for g in geometries}
-    names = {element.get("name") for element in root.iter("geom")}
-    for element in root.findall("contact"):
-        for child in element.findall("pair"):
-            attrs = _attributes(mjcf, classes, child, "main")
-            pair = attrs.get("geom1"), attrs.get("geom2")
-            where = f"<contact><pair geom1={pair[0]!r} geom2={pair[1]!r}>"
-            for key, name in zip(("geom1", "geom2"), pair):
-                if name not in names:
-                    mjcf.fail(f"{where} {key}", f"unknown geom {name!r}")
-            label = f"<contact><pair> {pair[0]}–{pair[1]}"
-            if pair[0] not in by_name or pair[1] not in by_name:
-                mjcf.ignored[f"{label} (a geom of a shape multibody has no contact model for)"] += 1
-                continue
-            by_name[pair[0]].include.add(pair[1])
-            settings = [key for key in _PAIR_SETTINGS if key in attrs]
-            if settings:
-                mjcf.ignored[f"{label} {', '.join(settings)} (the geoms' are used)"] += 1
 
 
 def _add_bodies(mjcf, builder, model):
