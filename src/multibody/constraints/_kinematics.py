@@ -18,14 +18,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics import jacobian
+from ..dynamics._core import jacobian as point_jacobian
 from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError
 
 
 def cross(a, b):
-    """a × b for 3-vectors (an order of magnitude faster than numpy.cross on single vectors)."""
+    """a × b for 3-vectors, or column by column for (3, k) arrays (an order of magnitude faster than numpy.cross
+    on single vectors)."""
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
@@ -72,11 +73,32 @@ class Snapshot:
         rho = self.R0[body] @ r
         return w, self.dp[body] + cross(w, rho), dw, self.ddp[body] + cross(dw, rho) + cross(w, cross(w, rho))
 
+    def motions(self, bodies, x):
+        """:meth:`motion` of many points at once: for world points x (k, 3) fixed in ``bodies`` (k,) (−1: the
+        world), (r, ω, v_P, α⁰, a⁰_P), each (k, 3): the body coordinates and the motion in world axes (zeros on the
+        world)."""
+        bodies = np.asarray(bodies, dtype=np.int64)
+        x = np.asarray(x, dtype=float)
+        r = x.copy()
+        w, v, dw, a = np.zeros((4, len(bodies), 3))
+        on = bodies >= 0
+        b = bodies[on]
+        R = self.R0[b]
+        r[on] = (R.transpose(0, 2, 1) @ (x[on] - self.p0[b])[..., None])[..., 0]
+        rho = (R @ r[on][..., None])[..., 0].T
+        w[on], dw[on] = self.w[b], self.dw[b]
+        wT, dwT = self.w[b].T, self.dw[b].T
+        v[on] = self.dp[b] + cross(wT, rho).T
+        a[on] = self.ddp[b] + cross(dwT, rho).T + cross(wT, cross(wT, rho)).T
+        return r, w, v, dw, a
+
     def jacobian(self, body, r):
         """J (6 × nv), world axes, [ω; v_P] = J v for the point with body coordinates r (zeros for the world)."""
-        if body < 0:
-            return np.zeros((6, self.nv))
-        return jacobian(self.model, self.q, self.model.bodies[body].name, r)
+        J = np.zeros((6, self.nv))
+        if body >= 0:
+            cm = self.model._compiled or self.model.compile()
+            point_jacobian(cm.topology, cm.params, self.q, body, np.asarray(r, dtype=float), J)
+        return J
 
 
 @njit(cache=True)

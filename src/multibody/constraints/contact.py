@@ -232,24 +232,38 @@ def detect(model, snapshot, margin=0.0):
 
 
 def contact_rows(snapshot, contact):
-    """:class:`ContactRows` of a contact. The normal bias treats n as fixed in body B (exact for planes and box
+    """:class:`ContactRows` of a contact (:func:`contacts_rows` of one)."""
+    return contacts_rows(snapshot, [contact])[0]
+
+
+def contacts_rows(snapshot, contacts):
+    """:class:`ContactRows` of each contact. The normal bias treats n as fixed in body B (exact for planes and box
     faces): g̈ = n·(a⁰_A − a⁰_B) + 2 ṅ·(v_A − v_B) + n̈·(r_A − r_B), ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ, evaluated at
-    the anchors; the tangential rows use the material points at the contact point."""
-    s, c = snapshot, contact.geometry
-    n = c.normal
-    rows = {}
-    for side, body, anchor in (("a", contact.body_a, c.anchor_a), ("b", contact.body_b, c.anchor_b)):
-        r_anchor, r_point = s.body_coordinates(body, anchor), s.body_coordinates(body, c.point)
-        rows[side] = (s.motion(body, r_anchor), s.motion(body, r_point), s.jacobian(body, r_point)[3:])
-    (_, va_n, _, aa_n), (_, va_p, _, aa_p), Ja = rows["a"]
-    (wb, vb_n, ab, ab_n), (_, vb_p, _, ab_p), Jb = rows["b"]
-    dn = cross(wb, n)
-    ddn = cross(ab, n) + cross(wb, dn)
-    bias_n = n @ (aa_n - ab_n) + 2 * dn @ (va_n - vb_n) + ddn @ (c.anchor_a - c.anchor_b)
-    tangents = np.array(_perpendicular_pair(n))
-    J = Ja - Jb
-    v_rel = va_p - vb_p
-    return ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n, tangents @ (aa_p - ab_p))
+    the anchors; the tangential rows use the material points at the contact point. The point kinematics of all
+    contacts come in one batch (:meth:`~._kinematics.Snapshot.motions`)."""
+    s = snapshot
+    body_a = np.array([c.body_a for c in contacts])
+    body_b = np.array([c.body_b for c in contacts])
+    point = np.array([c.geometry.point for c in contacts])
+    normal = np.array([c.geometry.normal for c in contacts])
+    anchor_a = np.array([c.geometry.anchor_a for c in contacts])
+    anchor_b = np.array([c.geometry.anchor_b for c in contacts])
+    _, _, va_n, _, aa_n = s.motions(body_a, anchor_a)
+    _, wb, vb_n, ab, ab_n = s.motions(body_b, anchor_b)
+    ra_p, _, va_p, _, aa_p = s.motions(body_a, point)
+    rb_p, _, vb_p, _, ab_p = s.motions(body_b, point)
+    rows = []
+    for i, c in enumerate(contacts):
+        n = normal[i]
+        dn = cross(wb[i], n)
+        ddn = cross(ab[i], n) + cross(wb[i], dn)
+        bias_n = n @ (aa_n[i] - ab_n[i]) + 2 * dn @ (va_n[i] - vb_n[i]) + ddn @ (anchor_a[i] - anchor_b[i])
+        tangents = np.array(_perpendicular_pair(n))
+        J = s.jacobian(c.body_a, ra_p[i])[3:] - s.jacobian(c.body_b, rb_p[i])[3:]
+        v_rel = va_p[i] - vb_p[i]
+        rows.append(ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n,
+                                tangents @ (aa_p[i] - ab_p[i])))
+    return rows
 
 
 class ContactSolution(NamedTuple):

@@ -27,7 +27,7 @@ from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..simulate.forces import JointSpring
 from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
-from .contact import contact_rows, detect, geometry_arrays, solve_contacts
+from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
 from .gauss import GaussSolver
 from .types import stack
 
@@ -85,7 +85,7 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
     if contacts:
-        c_rows = [contact_rows(s, c) for c in contacts]
+        c_rows = contacts_rows(s, contacts)
         gaps = np.array([c.geometry.distance for c in contacts])
         vn = np.array([r.vn for r in c_rows])
         target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
