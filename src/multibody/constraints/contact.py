@@ -248,22 +248,31 @@ def contacts_rows(snapshot, contacts):
     normal = np.array([c.geometry.normal for c in contacts])
     anchor_a = np.array([c.geometry.anchor_a for c in contacts])
     anchor_b = np.array([c.geometry.anchor_b for c in contacts])
-    _, _, va_n, _, aa_n = s.motions(body_a, anchor_a)
-    _, wb, vb_n, ab, ab_n = s.motions(body_b, anchor_b)
-    ra_p, _, va_p, _, aa_p = s.motions(body_a, point)
-    rb_p, _, vb_p, _, ab_p = s.motions(body_b, point)
+    # the anchors and the contact point on A and on B, in one batch
+    k = len(contacts)
+    r, w, v, dw, a = s.motions(np.concatenate([body_a, body_b, body_a, body_b]),
+                               np.concatenate([anchor_a, anchor_b, point, point]))
+    va_n, vb_n, va_p, vb_p = v.reshape(4, k, 3)
+    aa_n, ab_n, aa_p, ab_p = a.reshape(4, k, 3)
+    wb, ab, ra_p, rb_p = w[k:2 * k], dw[k:2 * k], r[2 * k:3 * k], r[3 * k:]
+    n = normal.T
+    dn = cross(wb.T, n)
+    ddn = cross(ab.T, n) + cross(wb.T, dn)
+    bias_n = _dots(n, (aa_n - ab_n).T) + 2 * _dots(dn, (va_n - vb_n).T) + _dots(ddn, (anchor_a - anchor_b).T)
     rows = []
     for i, c in enumerate(contacts):
         n = normal[i]
-        dn = cross(wb[i], n)
-        ddn = cross(ab[i], n) + cross(wb[i], dn)
-        bias_n = n @ (aa_n[i] - ab_n[i]) + 2 * dn @ (va_n[i] - vb_n[i]) + ddn @ (anchor_a[i] - anchor_b[i])
         tangents = np.array(_perpendicular_pair(n))
         J = s.jacobian(c.body_a, ra_p[i])[3:] - s.jacobian(c.body_b, rb_p[i])[3:]
         v_rel = va_p[i] - vb_p[i]
-        rows.append(ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n,
+        rows.append(ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n[i],
                                 tangents @ (aa_p[i] - ab_p[i])))
     return rows
+
+
+def _dots(x, y):
+    """x · y column by column of (3, k) arrays."""
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
 
 
 class ContactSolution(NamedTuple):
@@ -303,7 +312,7 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     ns = len(owner)
     D = np.vstack(D_rows) if D_rows else np.zeros((0, N.shape[1]))
     gamma_d = np.concatenate(gamma_d) if gamma_d else np.zeros(0)
-    E = np.kron(np.eye(ns), np.ones((edges, 1)))  # (edges·ns, ns)
+    E = np.repeat(np.eye(ns), edges, axis=0)  # (edges·ns, ns): edges ones per sticking contact
     Mu = np.zeros((ns, nc))
     Mu[np.arange(ns), owner] = [contacts[i].friction for i in owner]
     rows_nd = np.vstack([N, D])
