@@ -255,10 +255,10 @@ def contacts_rows(snapshot, contacts):
     va_n, vb_n, va_p, vb_p = v.reshape(4, k, 3)
     aa_n, ab_n, aa_p, ab_p = a.reshape(4, k, 3)
     wb, ab, ra_p, rb_p = w[k:2 * k], dw[k:2 * k], r[2 * k:3 * k], r[3 * k:]
-    n = normal.T
-    dn = cross(wb.T, n)
-    ddn = cross(ab.T, n) + cross(wb.T, dn)
-    bias_n = _dots(n, (aa_n - ab_n).T) + 2 * _dots(dn, (va_n - vb_n).T) + _dots(ddn, (anchor_a - anchor_b).T)
+    # ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ and the normal bias, columns over the contacts
+    dn = cross(wb.T, normal.T)
+    ddn = cross(ab.T, normal.T) + cross(wb.T, dn)
+    bias_n = _dots(normal.T, (aa_n - ab_n).T) + 2 * _dots(dn, (va_n - vb_n).T) + _dots(ddn, (anchor_a - anchor_b).T)
     rows = []
     for i, c in enumerate(contacts):
         n = normal[i]
