@@ -9,6 +9,7 @@ import pytest
 
 import multibody as mb
 from multibody.dynamics import _batch
+from multibody.dynamics._spatial_kernels import sines_cosines
 from oracles import random_model, random_state
 
 ALL_KINDS = ("revolute", "prismatic", "spherical", "cylindrical", "planar", "fixed")
@@ -127,19 +128,29 @@ def test_soa_aba_includes_armature():
 
 @numba.njit
 def lane_sines_cosines(q, sc):
-    """The kernels' sin and cos of q[0] (lanes of any length; the kernels' are chunks of LANES)."""
-    _batch.sines_cosines(q, 0, sc, q.shape[1])
+    """The lane kernels' sin and cos of q[0] (lanes of any length; the kernels' are chunks of LANES)."""
+    _batch.lane_sines_cosines(q, 0, sc, q.shape[1])
 
 
-def test_lane_sine_and_cosine_are_libm_to_2_ulp_and_large_angles_fall_back():
-    """The vectorized sin and cos of the revolute joint poses against NumPy's (libm), across the reduction range,
-    and a chunk with an angle beyond it (np.sin and np.cos for the whole chunk) still matches the scalar kernel."""
+@numba.njit
+def vector_sines_cosines(x, sc):
+    """The single-state kernels' sin and cos of a vector."""
+    sines_cosines(x, sc)
+
+
+def test_vectorized_sine_and_cosine_are_libm_to_2_ulp_and_large_angles_fall_back():
+    """The vectorized sin and cos of the revolute joint poses (lanes and single states) against NumPy's (libm),
+    across the reduction range, and a chunk with an angle beyond it (np.sin and np.cos for the whole chunk) still
+    matches the scalar kernel."""
     x = np.concatenate([np.linspace(-7.0, 7.0, 100001), np.random.default_rng(4).uniform(-1e5, 1e5, 100000),
                         np.pi / 4 * np.arange(-400, 401), [0.0, -0.0, 1e-300]])
     sc = np.empty((2, len(x)))
     lane_sines_cosines(x[None], sc)
     np.testing.assert_allclose(sc[0], np.sin(x), rtol=0, atol=2.3e-16)
     np.testing.assert_allclose(sc[1], np.cos(x), rtol=0, atol=2.3e-16)
+    vector = np.empty((2, len(x)))
+    vector_sines_cosines(x, vector)
+    np.testing.assert_array_equal(vector, sc)
     model = mb.Model.chain(3)
     Q, V, T = states(np.random.default_rng(6), model, 40)
     Q[5, 1] = 3e5

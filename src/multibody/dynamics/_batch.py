@@ -28,13 +28,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import numba
 from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from ._core import _invert_spd, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE,
                                NSYM, NVJ, PARENT, cross_force, cross_motion, joint_pose, placed, rodrigues, rotated,
-                               rotation_product)
+                               rotation_product, SINCOS_RANGE, sin_cos, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -82,35 +82,8 @@ def _lane_params(params, b):
     return lambda params, b: params[:, :, b]
 
 
-# sin and cos of a lane loop (np.sin and np.cos are library calls, lane by lane: ~12 ns a pair, 14 % of the ABA of
-# the 7-link chain), here by Cody–Waite reduction x = n π/2 + r, |r| ≤ π/4, with π/2 split in three parts
-# (33 + 33 + 53 bits, so that n π/2 is exact for |n| < 2²⁰), and fdlibm's minimax polynomials of sin and cos on
-# [−π/4, π/4] (error < 1 ulp); the quadrant n mod 4 picks ±sin r or ±cos r. Branch-free, so the loop vectorizes
-# (1.3 ns a pair); within 2 ulp of libm, measured on 10⁶ angles in [−10⁵, 10⁵].
-SIN_POLY = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
-            2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
-COS_POLY = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
-            -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
-PIO2 = (1.57079632673412561417e+00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
-SINCOS_RANGE = 1e5  # [rad] larger angles (in any lane of a chunk) go through np.sin and np.cos
-
-
 @inline
-def sin_cos(x):
-    """(sin x, cos x) for |x| < SINCOS_RANGE, branch-free (see SIN_POLY)."""
-    n = np.floor(x * (2.0 / np.pi) + 0.5)
-    r = ((x - n * PIO2[0]) - n * PIO2[1]) - n * PIO2[2]
-    z = r * r
-    S, C = SIN_POLY, COS_POLY
-    s = r + r * z * (S[0] + z * (S[1] + z * (S[2] + z * (S[3] + z * (S[4] + z * S[5])))))
-    c = 1.0 - 0.5 * z + z * z * (C[0] + z * (C[1] + z * (C[2] + z * (C[3] + z * (C[4] + z * C[5])))))
-    k = np.int64(n) & 3  # sin x = s, c, −s, −c and cos x = c, −s, −c, s in quadrants k = 0, 1, 2, 3
-    sine, cosine = (c, s) if k & 1 else (s, c)
-    return (-sine if k & 2 else sine), (-cosine if (k + 1) & 2 else cosine)
-
-
-@inline
-def sines_cosines(q, iq, sc, nb):
+def lane_sines_cosines(q, iq, sc, nb):
     """sc[0, b], sc[1, b] = sin q[iq, b], cos q[iq, b] (:func:`sin_cos`; np.sin and np.cos if any angle is
     beyond SINCOS_RANGE)."""
     largest = 0.0
@@ -154,31 +127,6 @@ def invert_spd_lanes(D, k, Dinv, iv, nb):
             for c in range(k):
                 Dinv[iv + r, c, b] = Dinvl[0, r, c]
 
-
-
-ALIGN = 64  # [bytes] the lanes' arrays start on a cache line (an AVX-512 load or store then never straddles two)
-
-
-@intrinsic
-def _aligned_stack_doubles(typingctx, count):
-    """Pointer to ``count`` float64 on the stack frame of the compiled function this call ends up in, ALIGN-aligned."""
-    def codegen(context, builder, signature, args):
-        slot = builder.alloca(context.get_value_type(types.float64), size=args[0])
-        slot.align = ALIGN
-        return slot
-    return types.CPointer(types.float64)(types.intp), codegen
-
-
-@inline
-def work(shape):
-    """An uninitialized float64 work array of the given (small) shape on the calling kernel's stack, ALIGN-aligned,
-    as the scalar kernels' ``work`` (whose arrays are 8-byte aligned: lanes loaded across two cache lines measured
-    up to 2× slower, depending on where the stack happened to be). Call it only in a kernel body or an inlined
-    helper, and never return the array."""
-    size = 1
-    for extent in shape:
-        size *= extent
-    return numba.carray(_aligned_stack_doubles(size), shape)
 
 
 def put(out, k, x, b):
@@ -249,7 +197,7 @@ def world_pose(topology, params, i, q, nb, R0, d):
     axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
     T, pt = placement(params, i)
     if jtype == REVOLUTE:
-        sines_cosines(q, iq, sc, nb)
+        lane_sines_cosines(q, iq, sc, nb)
         for b in range(nb):
             ax, ay, az = lane(axis, b)
             compose(lane_rotation(R0, lam, b), rotation_product(lane(T, b), rodrigues(ax, ay, az, sc[0, b], sc[1, b])),

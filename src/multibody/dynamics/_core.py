@@ -3,9 +3,9 @@
 See :mod:`multibody.dynamics._spatial_kernels` for the model layout and the building blocks. Each algorithm
 takes the model arrays (``topology``, ``params``, ``gravity``), the state, and writes its output array; it
 returns True when the output is finite (the NaN guard the public wrappers act on). Per-body work arrays are
-separate arrays on each call's stack (:func:`~._spatial_kernels.work`): a heap allocation costs ~40 ns, and a
-measured variant that carved them from one reused scratch array ran 5–10 % slower (the compiler can no longer
-tell the arrays apart).
+separate arrays on each call's stack without reference counts (:func:`~._spatial_kernels.work`; rnea, crba and
+aba compile with ``_nrt=False``): a heap allocation costs ~40 ns, and a measured variant that carved them from
+one reused scratch array ran 5–10 % slower (the compiler can no longer tell the arrays apart).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import numpy as np
@@ -17,14 +17,14 @@ from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZAXE
                                all_finite, body_velocities, cross_force, cross_motion, force_to_parent,
                                inertia_times, inline, joint_pose, local_poses, motion_to_child, rigid_inertia_times,
                                rotated, rotation_product, row6, subspace_column_in_world_axes,
-                               subspace_times, symmetric_add_shifted, symmetric_subtract, symmetric_times, unpacked,
-                               work, world_poses)
+                               subspace_times, sines_cosines, symmetric_add_shifted, symmetric_subtract, symmetric_times,
+                               unpacked, release, work, world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
 def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     """Recursive Newton–Euler inverse dynamics, τ = M(q) a + c(q, v) − Σ Jᵀ f_ext (RBDA Table 5.1), M including
     the joint armature (τ_k += armature_k a_k).
@@ -41,12 +41,15 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     V = work((n + 1, 6))  # row −1: the world
     A = work((n + 1, 6))
     F = work((n + 1, 6))  # (row −1 collects the forces on the world, unused)
+    SC = work((2, q.shape[0]))  # sin and cos of each entry of q (those of revolute joints are used)
+    sines_cosines(q, SC)
     V[-1] = 0.0
     A[-1, :3] = 0.0
-    A[-1, 3:] = -gravity
+    for r in range(3):
+        A[-1, 3 + r] = -gravity[r]
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        Ri, pi = axis_frame_placement(topology, params, i, q)
+        Ri, pi = axis_frame_placement(topology, params, i, q, SC)
         for r in range(3):
             p[i, r] = pi[r]
             for c in range(3):
@@ -91,6 +94,7 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
             tau[iv + c] = acc
             finite &= np.abs(acc) < np.inf
         force_to_parent(R, p, i, row6(F, i), F, topology[i, PARENT])
+    release((R, p, V, A, F, SC))
     return finite
 
 
@@ -117,17 +121,18 @@ def rotation_times(R, x, y, z):
 
 
 @inline
-def axis_frame_placement(topology, params, i, q):
+def axis_frame_placement(topology, params, i, q, SC):
     """Pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) in its parent's: R_i = T R_J,
     p_i = t + T p_J, with (T, t) the placement between the two axis frames and (R_J, p_J) the joint pose
-    (:func:`joint_pose`), for a revolute joint R_z(θ) and 0. Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
+    (:func:`joint_pose`), for a revolute joint R_z(θ) and 0, with sin θ and cos θ from SC (sines and cosines of the
+    entries of q, :func:`~._spatial_kernels.sines_cosines`). Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
     jtype, iq = topology[i, JTYPE], topology[i, IQ]
     T = (params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
          params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
          params[i, F_ZRTREE + 8])
     t = (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2])
     if jtype == REVOLUTE:  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
-        sn, cs = np.sin(q[iq]), np.cos(q[iq])
+        sn, cs = SC[0, iq], SC[1, iq]
         return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
                 cs * T[6] + sn * T[7], cs * T[7] - sn * T[6], T[8]), t
     RJ, pJ = joint_pose(jtype, params, i, q, iq)
@@ -136,13 +141,13 @@ def axis_frame_placement(topology, params, i, q):
 
 
 @inline
-def axis_frame_pose(topology, params, i, q, R0, p0):
+def axis_frame_pose(topology, params, i, q, R0, p0, SC):
     """World pose of body i's axis frame from its parent's (row −1: the world), R0_i = R0_λ R_i and
     p0_i = p0_λ + R0_λ p_i (:func:`axis_frame_placement`), as a row-major 9-tuple and a 3-tuple."""
     lam = topology[i, PARENT]
     P = (R0[lam, 0, 0], R0[lam, 0, 1], R0[lam, 0, 2], R0[lam, 1, 0], R0[lam, 1, 1], R0[lam, 1, 2], R0[lam, 2, 0],
          R0[lam, 2, 1], R0[lam, 2, 2])
-    R, p = axis_frame_placement(topology, params, i, q)
+    R, p = axis_frame_placement(topology, params, i, q, SC)
     Pp = rotation_times(P, p[0], p[1], p[2])
     return rotation_product(P, R), (p0[lam, 0] + Pp[0], p0[lam, 1] + Pp[1], p0[lam, 2] + Pp[2])
 
@@ -168,7 +173,7 @@ def inertia_about_world_origin(params, i, R, p, Y, k):
     Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
 def crba(topology, params, q, M):
     """Composite-rigid-body algorithm: the joint-space inertia matrix M(q) (nv × nv) (RBDA Table 6.2).
 
@@ -184,12 +189,14 @@ def crba(topology, params, q, M):
     p0 = work((n + 1, 3))
     Y = work((n, 10))              # composite inertias (m, h, I), world axes, about the world origin
     s = work((nv, 6))              # s[iv + k]: column k of body i's motion subspace, world coordinates
+    SC = work((2, q.shape[0]))     # sin and cos of each entry of q (those of revolute joints are used)
+    sines_cosines(q, SC)
     for r in range(3):
         p0[-1, r] = 0.0
         for c in range(3):
             R0[-1, r, c] = 1.0 if r == c else 0.0
     for i in range(n):
-        R, p = axis_frame_pose(topology, params, i, q, R0, p0)
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
         for r in range(3):
             p0[i, r] = p[r]
             for c in range(3):
@@ -233,16 +240,17 @@ def crba(topology, params, q, M):
             # M_ii += armature_i
             M[ivi + k, ivi + k] += params[i, F_ARMATURE + k]
             finite &= np.abs(M[ivi + k, ivi + k]) < np.inf
+    release((R0, p0, Y, s, SC))
     return finite
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _invert_spd(D, k, Dinv, i):
     """Dinv[i] = D⁻¹ for a small symmetric positive-definite k×k block D (Cholesky; scalar fast path)."""
     if k == 1:
         Dinv[i, 0, 0] = 1.0 / D[0, 0]
         return
-    L = np.zeros((k, k))
+    L = work((k, k))  # (the lower triangle, each entry written before it is read)
     for j in range(k):
         s = D[j, j]
         for m in range(j):
@@ -253,7 +261,7 @@ def _invert_spd(D, k, Dinv, i):
             for m in range(j):
                 s -= L[r, m] * L[j, m]
             L[r, j] = s / L[j, j]
-    y = np.empty(k)
+    y = work((k,))
     for c in range(k):  # solve L Lᵀ x = e_c
         for r in range(k):
             s = 1.0 if r == c else 0.0
@@ -368,7 +376,7 @@ def rigid_inertia_in_world_axes(params, i, R, IA, k):
     return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
 def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """Articulated-body algorithm, forward dynamics q̈ = M⁻¹(τ − c + Σ Jᵀ f_ext) in O(n) (RBDA Table 7.1).
 
@@ -399,6 +407,8 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     Dinv = work((n, 6, 6))
     D = work((6, 6))
     u = work((nv,))
+    SC = work((2, q.shape[0]))  # sin and cos of each entry of q (those of revolute joints are used)
+    sines_cosines(q, SC)
     for r in range(3):
         p0[-1, r] = 0.0
         for c in range(3):
@@ -407,7 +417,7 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        R, p = axis_frame_pose(topology, params, i, q, R0, p0)
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
         for r in range(3):
             p0[i, r] = p[r]
             for c in range(3):
@@ -471,7 +481,8 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     # pass 3: accelerations, root to leaves
     A = work((n + 1, 6))
     A[-1, :3] = 0.0
-    A[-1, 3:] = -gravity
+    for r in range(3):
+        A[-1, 3 + r] = -gravity[r]
     for i in range(n):
         nvj, iv = topology[i, NVJ], topology[i, IV]
         # a' = X_i a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + s q̈
@@ -497,7 +508,11 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
         for k in range(nvj):
             for r in range(6):
                 A[i, r] += s[iv + k, r] * qdd[iv + k]
-    return all_finite(qdd)
+    release((R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A, SC))
+    finite = True
+    for k in range(nv):
+        finite &= np.abs(qdd[k]) < np.inf
+    return finite
 
 
 # Single-state entry points for the public wrappers, the model packed in one array (see _spatial_kernels):

@@ -29,8 +29,11 @@ Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA)
 """
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import make_array, populate_array
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 
@@ -43,29 +46,74 @@ inline = njit(cache=True, inline="always")
 
 
 STACK_DOUBLES = 4096  # work arrays up to this many float64 (32 KB) go on the stack, larger ones on the heap
+ALIGN = 64  # [bytes] work arrays start on a cache line (an AVX-512 load or store then never straddles two: the
+#             lanes' arrays, loaded across two lines, measured up to 2× slower depending on where the stack was)
 
 
 @intrinsic
-def _stack_doubles(typingctx, count):
-    """Pointer to ``count`` float64 on the stack frame of the compiled function this call ends up in."""
+def work(typingctx, shape):
+    """An uninitialized C-contiguous float64 array of ``shape`` (a tuple of ints) for a kernel's own use,
+    ALIGN-aligned and without a reference count: on the stack of the kernel it is compiled into when it holds up
+    to STACK_DOUBLES entries (a heap array costs ~40 ns to allocate and free: 5–10 % of an rnea call at N = 7),
+    else from the C heap, given back by :func:`release`, which the kernel calls on it before it returns.
+
+    Kernels whose arrays are all arguments or ``work`` arrays compile with ``_nrt=False``: no reference counting.
+    numba counts the references of each array handed to an inlined helper with a library call (229 calls in an
+    ABA of the 20-link chain, each spilling the floating-point registers around it): 17 % of that ABA's time.
+    Call it in a kernel body, not in a loop (each call takes more stack), and never return the array."""
+    if not (isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape)):
+        return None
+    array_type = types.Array(types.float64, len(shape), "C")
+
     def codegen(context, builder, signature, args):
-        return builder.alloca(context.get_value_type(types.float64), size=args[0])
-    return types.CPointer(types.float64)(types.intp), codegen
+        intp = context.get_value_type(types.intp)
+        dims = [context.cast(builder, d, t, types.intp) for d, t in zip(cgutils.unpack_tuple(builder, args[0]), shape)]
+        size = ir.Constant(intp, 1)
+        for d in dims:
+            size = builder.mul(size, d)
+        double = context.get_value_type(types.float64)
+        with builder.if_else(builder.icmp_signed("<=", size, ir.Constant(intp, STACK_DOUBLES))) as (stack, heap):
+            with stack:
+                slot = builder.alloca(double, size=size)
+                slot.align = ALIGN
+                stack_block = builder.basic_block
+            with heap:  # (aligned_alloc takes a multiple of the alignment)
+                nbytes = builder.and_(builder.add(builder.mul(size, ir.Constant(intp, 8)), ir.Constant(intp, ALIGN - 1)),
+                                      ir.Constant(intp, -ALIGN))
+                allocate = cgutils.get_or_insert_function(
+                    builder.module, ir.FunctionType(cgutils.voidptr_t, [intp, intp]), "aligned_alloc")
+                block = builder.bitcast(builder.call(allocate, [ir.Constant(intp, ALIGN), nbytes]), double.as_pointer())
+                heap_block = builder.basic_block
+        data = builder.phi(double.as_pointer())
+        data.add_incoming(slot, stack_block)
+        data.add_incoming(block, heap_block)
+        strides, stride = [], ir.Constant(intp, 8)
+        for d in reversed(dims):
+            strides.insert(0, stride)
+            stride = builder.mul(stride, d)
+        array = make_array(array_type)(context, builder)
+        populate_array(array, data=data, shape=dims, strides=strides, itemsize=ir.Constant(intp, 8), meminfo=None)
+        return array._getvalue()
+    return array_type(shape), codegen
 
 
-@inline
-def work(shape):
-    """An uninitialized float64 work array of the given shape for a kernel's own use, on the kernel's stack when
-    it is small (a heap array costs ~40 ns to allocate and free: 5–10 % of an rnea call at N = 7).
+@intrinsic
+def release(typingctx, arrays):
+    """Give back the heap memory of the :func:`work` arrays in the tuple ``arrays`` (those past STACK_DOUBLES
+    entries; the stack ones go when the kernel returns)."""
+    if not (isinstance(arrays, types.BaseTuple) and all(isinstance(t, types.Array) for t in arrays)):
+        return None
 
-    The stack memory lives until the function that calls ``work`` returns: call it only in a kernel body (or in
-    an ``inline="always"`` helper, which numba compiles into its caller), and never return the array."""
-    size = 1
-    for extent in shape:
-        size *= extent
-    if size <= STACK_DOUBLES:
-        return numba.carray(_stack_doubles(size), shape)
-    return np.empty(shape)
+    def codegen(context, builder, signature, args):
+        intp = context.get_value_type(types.intp)
+        free = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t]),
+                                              "free")
+        for array_type, value in zip(arrays, cgutils.unpack_tuple(builder, args[0])):
+            array = make_array(array_type)(context, builder, value)
+            with builder.if_then(builder.icmp_signed(">", array.nitems, ir.Constant(intp, STACK_DOUBLES))):
+                builder.call(free, [builder.bitcast(array.data, cgutils.voidptr_t)])
+        return context.get_dummy_value()
+    return types.none(arrays), codegen
 
 
 def axis_frames(topology, params):
@@ -132,6 +180,48 @@ def _unpacked_compiled(packed):
                 numba.carray(_pointer(packed, P_TOPOLOGY + 6 * n, np.float64), (n, NPARAMS)),
                 numba.carray(_pointer(packed, P_GRAVITY, np.float64), (3,)))
     return compiled
+
+
+# sin and cos in a vectorized loop (np.sin and np.cos are library calls: ~12 ns a pair, 14 % of the lanes' ABA of
+# the 7-link chain; in the single-state kernels each call also spills the floating-point registers), here by Cody–Waite reduction x = n π/2 + r, |r| ≤ π/4, with π/2 split in three parts
+# (33 + 33 + 53 bits, so that n π/2 is exact for |n| < 2²⁰), and fdlibm's minimax polynomials of sin and cos on
+# [−π/4, π/4] (error < 1 ulp); the quadrant n mod 4 picks ±sin r or ±cos r. Branch-free, so the loop vectorizes
+# (1.3 ns a pair); within 2 ulp of libm, measured on 10⁶ angles in [−10⁵, 10⁵].
+SIN_POLY = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
+            2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
+COS_POLY = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
+            -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
+PIO2 = (1.57079632673412561417e+00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
+SINCOS_RANGE = 1e5  # [rad] past it (any angle of a loop), np.sin and np.cos
+
+
+@inline
+def sin_cos(x):
+    """(sin x, cos x) for |x| < SINCOS_RANGE, branch-free (see SIN_POLY)."""
+    n = np.floor(x * (2.0 / np.pi) + 0.5)
+    r = ((x - n * PIO2[0]) - n * PIO2[1]) - n * PIO2[2]
+    z = r * r
+    S, C = SIN_POLY, COS_POLY
+    s = r + r * z * (S[0] + z * (S[1] + z * (S[2] + z * (S[3] + z * (S[4] + z * S[5])))))
+    c = 1.0 - 0.5 * z + z * z * (C[0] + z * (C[1] + z * (C[2] + z * (C[3] + z * (C[4] + z * C[5])))))
+    k = np.int64(n) & 3  # sin x = s, c, −s, −c and cos x = c, −s, −c, s in quadrants k = 0, 1, 2, 3
+    sine, cosine = (c, s) if k & 1 else (s, c)
+    return (-sine if k & 2 else sine), (-cosine if (k + 1) & 2 else cosine)
+
+
+@inline
+def sines_cosines(x, SC):
+    """SC[0, k], SC[1, k] = sin x_k, cos x_k for each entry of the vector x, in one vectorized loop
+    (:func:`sin_cos`; np.sin and np.cos if any |x_k| is beyond SINCOS_RANGE)."""
+    largest = 0.0
+    for k in range(x.shape[0]):
+        largest = max(largest, abs(x[k]))
+    if largest < SINCOS_RANGE:
+        for k in range(x.shape[0]):
+            SC[0, k], SC[1, k] = sin_cos(x[k])
+    else:
+        for k in range(x.shape[0]):
+            SC[0, k], SC[1, k] = np.sin(x[k]), np.cos(x[k])
 
 
 @njit(cache=True)
