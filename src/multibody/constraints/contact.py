@@ -319,8 +319,10 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     forces_nd = np.hstack([Fn, D.T])
     A = rows_nd @ K @ forces_nd
     A += regularization * max(np.mean(np.abs(np.diag(A))), 1e-300) * np.eye(A.shape[0])
-    lcp = np.block([[A, np.vstack([np.zeros((nc, ns)), E])],
-                    [np.hstack([Mu, -E.T]), np.zeros((ns, ns))]])
+    # [[A, (0; E)], [(Mu, −Eᵀ), 0]]
+    m = nc + edges * ns
+    lcp = np.zeros((m + ns, m + ns))
+    lcp[:m, :m], lcp[nc:m, m:], lcp[m:, :nc], lcp[m:, nc:m] = A, E, Mu, -E.T
     rhs = np.concatenate([rows_nd @ a_eq - np.concatenate([gamma_n, gamma_d]), np.zeros(ns)])
     z = _lemke_solution(lcp, rhs)
     if z is None:
