@@ -4,6 +4,7 @@ Build a :class:`Model` of rigid bodies joined by joints, then compute its kinema
 compiled recursive algorithms (:func:`rnea`, :func:`crba`, :func:`aba`), or derive its equations of motion
 symbolically (:mod:`multibody.symbolic`).
 """
+from . import _numba_cache  # noqa: F401  (first: the kernels' numba cache stamped with all the kernel sources)
 from .errors import ModelError, SimulationError, SimulationInterrupted
 from .spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat
 from .model import Body, Cylindrical, Fixed, Free, Joint, JointLimits, Model, Planar, Prismatic, Revolute, Spherical
