@@ -132,3 +132,39 @@ def test_a_copy_of_multibody_recompiles_after_an_edit_of_a_kernel_source_only(tm
     with open(copy / "model" / "joints.py", "a") as f:
         f.write("# an edit\n")
     assert compiles()
+
+
+def test_unknown_numba_internals_fall_back_to_numba_with_one_warning():
+    # a numba whose locator list is no list: multibody's locator stays out, numba's own serve, said once
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "from numba.core import caching\n"
+            "caching.CacheImpl._locator_classes = tuple(caching.CacheImpl._locator_classes)\n"
+            "import multibody.constraints.lcp as lcp; print(type(lcp._pivot._cache._impl.locator).__name__)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() in ("UserProvidedCacheLocator", "InTreeCacheLocator")
+    assert result.stderr.count("falls back to numba's own source stamps") == 1, result.stderr
+
+
+def test_an_unreadable_kernel_source_falls_back_with_one_warning(tmp_path):
+    class Locator(KernelSourcesLocator):
+        root = os.path.dirname(_numba_cache.__file__)
+        sources = (str(tmp_path),)  # a directory: open() fails
+    _numba_cache._warned = False
+    with pytest.warns(RuntimeWarning, match="falls back to numba's own source stamps"):
+        assert Locator.from_function(lambda: None, _numba_cache.__file__) is None
+
+
+def test_read_only_sources_cache_where_numba_would(monkeypatch, tmp_path):
+    """An install whose __pycache__ cannot be written (site-packages): numba's user-wide cache, as without us."""
+    from numba.core import caching
+    from multibody.dynamics import _core
+    monkeypatch.setattr(caching.config, "CACHE_DIR", "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def read_only(self):
+        raise PermissionError("read-only")
+    monkeypatch.setattr(caching.InTreeCacheLocator, "ensure_cache_path", read_only)
+    locator = KernelSourcesLocator.from_function(_core.aba.py_func, _core.__file__)
+    assert isinstance(locator._inner, caching.UserWideCacheLocator)
+    assert locator.get_cache_path().startswith(str(tmp_path))
