@@ -17,8 +17,8 @@ from ._spatial_kernels import (F_ARMATURE, F_COM, F_INERTIA, F_MASS, F_S, F_ZAXE
                                all_finite, body_velocities, cross_force, cross_motion, force_to_parent,
                                inertia_times, inline, joint_pose, local_poses, motion_to_child, rigid_inertia_times,
                                rotated, rotation_product, row6, subspace_column_in_world_axes,
-                               subspace_times, sines_cosines, symmetric_add_shifted, symmetric_subtract, symmetric_times,
-                               unpacked, release, work, world_poses)
+                               subspace_times, sines_cosines, symmetric_add_shifted, symmetric_subtract,
+                               symmetric_times, unpacked, release, work, world_poses)
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3

@@ -78,8 +78,8 @@ def work(typingctx, shape):
                 slot.align = ALIGN
                 stack_block = builder.basic_block
             with heap:  # (aligned_alloc takes a multiple of the alignment)
-                nbytes = builder.and_(builder.add(builder.mul(size, ir.Constant(intp, 8)), ir.Constant(intp, ALIGN - 1)),
-                                      ir.Constant(intp, -ALIGN))
+                nbytes = builder.add(builder.mul(size, ir.Constant(intp, 8)), ir.Constant(intp, ALIGN - 1))
+                nbytes = builder.and_(nbytes, ir.Constant(intp, -ALIGN))
                 allocate = cgutils.get_or_insert_function(
                     builder.module, ir.FunctionType(cgutils.voidptr_t, [intp, intp]), "aligned_alloc")
                 block = builder.bitcast(builder.call(allocate, [ir.Constant(intp, ALIGN), nbytes]), double.as_pointer())
@@ -183,7 +183,8 @@ def _unpacked_compiled(packed):
 
 
 # sin and cos in a vectorized loop (np.sin and np.cos are library calls: ~12 ns a pair, 14 % of the lanes' ABA of
-# the 7-link chain; in the single-state kernels each call also spills the floating-point registers), here by Cody–Waite reduction x = n π/2 + r, |r| ≤ π/4, with π/2 split in three parts
+# the 7-link chain; in the single-state kernels each call also spills the floating-point registers), here by
+# Cody–Waite reduction x = n π/2 + r, |r| ≤ π/4, with π/2 split in three parts
 # (33 + 33 + 53 bits, so that n π/2 is exact for |n| < 2²⁰), and fdlibm's minimax polynomials of sin and cos on
 # [−π/4, π/4] (error < 1 ulp); the quadrant n mod 4 picks ±sin r or ±cos r. Branch-free, so the loop vectorizes
 # (1.3 ns a pair); within 2 ulp of libm, measured on 10⁶ angles in [−10⁵, 10⁵].
