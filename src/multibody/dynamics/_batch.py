@@ -26,7 +26,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import numba
 from numba import njit, types
 from numba.extending import overload
 

@@ -153,6 +153,15 @@ def axis_frame_pose(topology, params, i, q, R0, p0, SC):
 
 
 @inline
+def world_frame_row(R0, p0):
+    """Row −1 of the world poses of :func:`axis_frame_pose`: the world itself, R0 = 1 and p0 = 0."""
+    for r in range(3):
+        p0[-1, r] = 0.0
+        for c in range(3):
+            R0[-1, r, c] = 1.0 if r == c else 0.0
+
+
+@inline
 def inertia_about_world_origin(params, i, R, p, Y, k):
     """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
     first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
@@ -191,10 +200,7 @@ def crba(topology, params, q, M):
     s = work((nv, 6))              # s[iv + k]: column k of body i's motion subspace, world coordinates
     SC = work((2, q.shape[0]))     # sin and cos of each entry of q (those of revolute joints are used)
     sines_cosines(q, SC)
-    for r in range(3):
-        p0[-1, r] = 0.0
-        for c in range(3):
-            R0[-1, r, c] = 1.0 if r == c else 0.0
+    world_frame_row(R0, p0)
     for i in range(n):
         R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
         for r in range(3):
@@ -409,10 +415,7 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     u = work((nv,))
     SC = work((2, q.shape[0]))  # sin and cos of each entry of q (those of revolute joints are used)
     sines_cosines(q, SC)
-    for r in range(3):
-        p0[-1, r] = 0.0
-        for c in range(3):
-            R0[-1, r, c] = 1.0 if r == c else 0.0
+    world_frame_row(R0, p0)
     V[-1] = 0.0
     # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
