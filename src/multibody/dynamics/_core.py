@@ -512,10 +512,7 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
             for r in range(6):
                 A[i, r] += s[iv + k, r] * qdd[iv + k]
     release((R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A, SC))
-    finite = True
-    for k in range(nv):
-        finite &= np.abs(qdd[k]) < np.inf
-    return finite
+    return all_finite(qdd)
 
 
 # Single-state entry points for the public wrappers, the model packed in one array (see _spatial_kernels):

@@ -225,10 +225,10 @@ def sines_cosines(x, SC):
             SC[0, k], SC[1, k] = np.sin(x[k]), np.cos(x[k])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def all_finite(x):
     """True if every entry of the array x is finite (the core's NaN guard on its outputs)."""
-    for value in x.ravel():
+    for value in x.flat:
         if not np.isfinite(value):
             return False
     return True
