@@ -15,15 +15,16 @@ def _quat_product(a0, a1, a2, a3, b0, b1, b2, b3, out, off):
     out[off + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def configuration_rate(topology, q, v, qdot):
     """q̇ from v joint by joint: q̇ = v for scalar joints; quaternion rate ½ q ⊗ (0, ω) with ω in child axes;
     free-joint position rate R(q) v_origin; planar (ẋ, ẏ) = Rz(θ)(vx, vy)."""
     for i in range(topology.shape[0]):
         jt, iq, iv = topology[i, JTYPE], topology[i, IQ], topology[i, IV]
-        if jt == REVOLUTE or jt == PRISMATIC or jt == CYLINDRICAL:
-            for k in range(topology[i, NQJ]):
-                qdot[iq + k] = v[iv + k]
+        if jt == REVOLUTE or jt == PRISMATIC:
+            qdot[iq] = v[iv]
+        elif jt == CYLINDRICAL:
+            qdot[iq], qdot[iq + 1] = v[iv], v[iv + 1]
         elif jt == SPHERICAL or jt == FREE:
             o = iq + 3 if jt == FREE else iq
             _quat_product(q[o], q[o + 1], q[o + 2], q[o + 3], 0.0, v[iv], v[iv + 1], v[iv + 2], qdot, o)

@@ -182,7 +182,7 @@ class JointFriction:
                 "velocity_scale": self.velocity_scale}
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_joint_forces(joint_forces, q, v, tau):
     """tau += Q of the joint springs and friction given as rows (iq, iv, k, q₀, c, F_c, v_s)
     (:func:`multibody.simulate.compiled.joint_force_array`): Q[iv] = −k (q[iq] − q₀) − c v[iv]
