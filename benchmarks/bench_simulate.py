@@ -13,9 +13,12 @@ atol = 1e-10 (``mb.simulate``'s defaults but rtol) with 1001 output samples. MuJ
 constraints, RK4) runs at the fixed step that gives the compiled path's end-state error (of DOPRI5; of DOP853
 in the second table), found by secant
 iterations on log(error) vs log(step); its time is ``mj_step`` with ``nstep`` in one call (no output samples).
-Times are the best of ``--runs`` runs. Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
-``--baseline REV`` also times the scipy path of commit REV (``scipy_path_at.py``: issue 13 asks for 10× the path
-as it was when filed, 5a40d97; the scipy path has been made faster since) and gives the compiled DOP853's ratio.
+Times are the best of ``--runs`` rounds, each round one run of every path in turn (interleaved: this machine's
+speed drifts by up to 40 % over tens of seconds, so paths timed minutes apart compare different machines).
+Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
+``--baseline REV`` also times the scipy path of commit REV in the same rounds (``scipy_path_at.py``, a worker
+process: issue 13 asks for 10× the path as it was when filed, 5a40d97; the scipy path has been made faster since)
+and gives the compiled DOP853's ratio.
 
 With an event: the N = 7 chain with a non-terminal ``mb.JointValue`` event, ``mb.simulate`` compiled vs
 ``compiled=False`` (both DOP853, the events located on the dense output).
@@ -60,6 +63,18 @@ def best_time(function, runs):
     return best, result
 
 
+def interleaved(functions, runs):
+    """{name: (best wall time [s], last result)} of the functions of a dict, each run once per round, ``runs``
+    rounds."""
+    best, results = {name: np.inf for name in functions}, {}
+    for _ in range(runs):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            results[name] = function()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: (best[name], results[name]) for name in functions}
+
+
 def mujoco_run(mm, q0, step):
     """(end configuration, wall time [s]) of a 10 s MuJoCo RK4 run at ``step``."""
     import mujoco
@@ -89,7 +104,7 @@ def matching_step(mm, q0, reference, target):
     return steps[-1], errors[-1]
 
 
-def table_rows(sizes, runs):
+def table_rows(sizes, runs, baseline=None):
     rows = []
     for n in sizes:
         model = mb.Model.chain(n)
@@ -99,18 +114,25 @@ def table_rows(sizes, runs):
         uncertainty = np.abs(integrate_tree(model, q0, v0, [0.0, T_END], rtol=1e-12, atol=1e-12)[1][-1]
                              - reference).max()
         integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL)  # compiled (or loaded from the cache)
-        today, traj = best_time(lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL,
-                                                    progress=False, compiled=False), runs)
-        loop, (t, q, v, info) = best_time(lambda: integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL), runs)
-        full, _ = best_time(lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL,
-                                                                           atol=ATOL)), runs)
+        paths = {
+            "today": lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, progress=False,
+                                         compiled=False),
+            "loop": lambda: integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL),
+            "full": lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL)),
+            "dop853": lambda: integrate_tree(model, q0, v0, t_eval, method="DOP853", rtol=RTOL, atol=ATOL)}
+        then = []  # the baseline worker's own times of its runs (without the pipe's)
+        if baseline is not None:
+            paths["baseline"] = lambda: then.append(baseline.time(n))
+        timed = interleaved(paths, runs)
+        (today, traj), (loop, (t, q, v, info)), (full, _), (dop853, (_, q8, _, info8)) = (
+            timed["today"], timed["loop"], timed["full"], timed["dop853"])
         error = np.abs(q[-1] - reference).max()
-        dop853, (_, q8, _, info8) = best_time(lambda: integrate_tree(model, q0, v0, t_eval, method="DOP853", rtol=RTOL,
-                                                                     atol=ATOL), runs)
         row = {"dop853": dop853, "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
                "N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
                "today_nfev": traj.info["nfev"], "loop": loop, "full": full, "error": error, "nfev": info["nfev"],
                "uncertainty": uncertainty}
+        if then:
+            row["baseline"] = min(then)
         try:
             mm = mujoco_chain(model)
         except ImportError:
@@ -210,15 +232,18 @@ def main():
     parser.add_argument("--baseline", metavar="REV", help="also time the scipy path at this commit (issue 13 was "
                         "filed at 5a40d97) and give the compiled DOP853's speed-up against it")
     args = parser.parse_args()
-    rows = table_rows(args.sizes, args.runs)
-    print_table(rows)
     if args.baseline:
-        from scipy_path_at import scipy_path_times
-        then = scipy_path_times(args.baseline, args.sizes, args.runs)
-        for r in rows:
-            print(f"N = {r['N']}: the scipy path at {args.baseline} {1e3 * then[r['N']]:.1f} ms (today "
+        from scipy_path_at import PathAt
+        with PathAt(args.baseline) as baseline:
+            rows = table_rows(args.sizes, args.runs, baseline)
+    else:
+        rows = table_rows(args.sizes, args.runs)
+    print_table(rows)
+    for r in rows:
+        if "baseline" in r:
+            print(f"N = {r['N']}: the scipy path at {args.baseline} {1e3 * r['baseline']:.1f} ms (today "
                   f"{1e3 * r['today']:.1f} ms); compiled DOP853 {1e3 * r['dop853']:.2f} ms: "
-                  f"{then[r['N']] / r['dop853']:.1f}× the path at {args.baseline}")
+                  f"{r['baseline'] / r['dop853']:.1f}× the path at {args.baseline}")
     with_event(args.runs)
     throughput(args.batch, args.runs)
 
