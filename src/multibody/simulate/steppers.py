@@ -66,7 +66,7 @@ SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
 EXPO = 0.2 - 0.75 * BETA
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, dx):
     """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements.
 
@@ -135,7 +135,7 @@ def stopped(stats, max_steps, h, t, nonfinite):
     return GO_ON
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def combination(C, K, out):
     """out = Σ_k C[k] K[k] over the rows k of C (a row of a tableau), summed in k order; the inner loop runs over
     the state entries, so that it vectorizes (a loop over k inside one over the entries did not: measured a third
