@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._core import jacobian as point_jacobian
+from ..dynamics._quantities import jacobian as point_jacobian
 from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError
-from . import _batch, _core
+from . import _batch, _core, _quantities
 from ._core import FLOAT64, OK
 from ._inputs import as_state, batch_of, check_quaternions, external_forces, raise_nonfinite
 
@@ -180,13 +180,13 @@ def energy(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[float | np.ndarray
         return _beams().energy(model, q, v)
     if q.ndim == v.ndim == 1:
         out = np.empty(2)
-        _core.energy(cm.topology, cm.params, cm.gravity, q, v, out)
+        _quantities.energy(cm.topology, cm.params, cm.gravity, q, v, out)
         if not np.isfinite(out).all():
             raise_nonfinite(model, "energy", q=q, v=v)
         return out[0], out[1]
     batch, (qb, vb) = batch_of((q, "q"), (v, "v"))
     out = np.empty((qb.shape[0], 2))
-    if not _core.energy_batch(cm.topology, cm.params, cm.gravity, qb, vb, out):
+    if not _quantities.energy_batch(cm.topology, cm.params, cm.gravity, qb, vb, out):
         raise_nonfinite(model, "energy", q=qb, v=vb)
     return out[:, 0].reshape(batch), out[:, 1].reshape(batch)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _configuration, _core
+from . import _configuration, _quantities
 from ._spatial_kernels import all_finite, world_poses
 from ._inputs import as_state, batch_of, quaternion_norms, raise_nonfinite
 
@@ -88,7 +88,7 @@ def jacobian(model: Model, q: ArrayLike, name: str, point: ArrayLike = (0.0, 0.0
     if cm.flexible:
         J = _beams().jacobian(model, q, name, point)
     else:
-        _core.jacobian(cm.topology, cm.params, q, index, point_body, J)
+        _quantities.jacobian(cm.topology, cm.params, q, index, point_body, J)
     if not all_finite(J):
         raise_nonfinite(model, "jacobian", q=q)
     if axes == "local":
@@ -135,7 +135,7 @@ def _momentum_data(model, q, v):
     if cm.flexible:
         return _beams().momentum_data(model, q, v)
     out = np.empty(9)
-    _core.momentum(cm.topology, cm.params, q, v, out)
+    _quantities.momentum(cm.topology, cm.params, q, v, out)
     if not all_finite(out):
         raise_nonfinite(model, "momentum", q=q, v=v)
     return out
