@@ -1,6 +1,9 @@
 """mb.simulate's fixed-step methods (RK4, semi-implicit Euler, the contact stepper): accuracy against the analytic
 pendulum and DOP853, energy drift, the compiled and Python loops agreeing, output times, events, user code,
 failures and Ctrl-C as on the adaptive path, dt validation."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -173,3 +176,54 @@ def test_a_damper_added_after_a_first_contact_simulation_acts_in_the_next():
     model.add_force(mb.JointSpring("axle", 0.0, damping=damping))
     run = mb.simulate(model, [0.0], [1.0], t_end=10 * dt, method="contact", dt=dt, progress=False)
     np.testing.assert_allclose(run.v[:, 0], (1 + dt * damping / inertia) ** -np.arange(11.0), rtol=1e-12, atol=0)
+
+
+def _wheel_damped_after(edit):
+    """A free wheel simulated once by the contact stepper (which keeps the joint dampers per compiled model), then
+    ``edit(model)``, then again: the second run's velocities."""
+    model = mb.Model("wheel", gravity=(0, 0, 0))
+    model.add(mb.Body("wheel", mass=1.0, inertia=np.diag([1.0, 1.0, 1e-4])), joint=mb.Revolute([0, 0, 1], name="axle"))
+    spring = mb.JointSpring("axle", 0.0, damping=0.0)
+    model.add_force(spring)
+    first = mb.simulate(model, [0.0], [1.0], t_end=0.01, method="contact", dt=1e-3, progress=False)
+    np.testing.assert_allclose(first.v[:, 0], 1.0, rtol=0, atol=1e-15)
+    edit(model, spring)
+    return mb.simulate(model, [0.0], [1.0], t_end=0.01, method="contact", dt=1e-3, progress=False).v[:, 0]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda model, spring: model.forces.append(mb.JointSpring("axle", 0.0, damping=0.5)),
+    lambda model, spring: model.forces.extend([mb.JointSpring("axle", 0.0, damping=0.5)]),
+    lambda model, spring: model.forces.__setitem__(0, mb.JointSpring("axle", 0.0, damping=0.5)),
+    lambda model, spring: setattr(model, "forces", [mb.JointSpring("axle", 0.0, damping=0.5)]),
+    lambda model, spring: setattr(spring, "damping", 0.5),
+], ids=["append", "extend", "item", "assign list", "element attribute"])
+def test_every_edit_of_the_force_elements_reaches_the_next_simulation(edit):
+    """Not only add_force: appending to model.forces, replacing an item or the list, or setting an element's
+    attribute after a first simulation all act in the next one (the compiled model is dropped), never silently
+    ignored."""
+    np.testing.assert_allclose(_wheel_damped_after(edit), (1 + 1e-3 * 0.5 / 1e-4) ** -np.arange(11.0), rtol=1e-12,
+                               atol=0)
+
+
+def test_removing_a_damper_from_model_forces_reaches_the_next_simulation():
+    v = _wheel_damped_after(lambda model, spring: (setattr(spring, "damping", 0.5), model.forces.remove(spring)))
+    np.testing.assert_allclose(v, 1.0, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("clone", [lambda m: pickle.loads(pickle.dumps(m)), copy.deepcopy], ids=["pickle", "deepcopy"])
+def test_a_copied_model_is_its_own_parts_owner(clone):
+    """A pickled or deep-copied model works and its parts clear its compiled form, not the original's, when edited
+    (models could not be pickled before: the parts' weak references to their models)."""
+    model = mb.Model.chain(3)
+    model.add_force(mb.JointSpring(model.joints[0].name, 1.0))
+    model.add_geometry("world", mb.Plane())
+    model.compile()
+    copy_ = clone(model)
+    q, v = np.full(3, 0.3), np.zeros(3)
+    np.testing.assert_array_equal(mb.aba(copy_, q, v, np.zeros(3)), mb.aba(model, q, v, np.zeros(3)))
+    for edit in (lambda m: setattr(m.forces[0], "stiffness", 2.0), lambda m: setattr(m.bodies[0], "mass", 2.0),
+                 lambda m: m.geometries.append(m.geometries[0]), lambda m: m.constraints.clear()):
+        copy_.compile()
+        edit(copy_)
+        assert copy_._compiled is None and model._compiled is not None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ..errors import ModelError, checked_number
+from ..model.part import ModelPart
 from ..spatial import Transform, _as_vector3
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class Plane(Shape):
 SHAPE_TYPES = {cls.kind: cls for cls in (Sphere, Box, Capsule, Plane)}
 
 
-class Geometry:
+class Geometry(ModelPart):
     """A shape attached to a body ("world" for fixed scenery) at ``placement`` in the body frame, with its Coulomb
     ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]. ``exclude``: the names of the
     geometries it never touches (a robot's disabled self-collision pairs, :func:`multibody.io.srdf.disable_collisions`;
@@ -144,6 +145,8 @@ class Geometry:
         new = other.name not in self.exclude or self.name not in other.exclude
         self.exclude.add(other.name)
         other.exclude.add(self.name)
+        self._changed()
+        other._changed()
         return new
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from ..errors import ModelError
 from ..spatial import Transform, _as_vector3
 from .body import Body
 from .joints import Joint, Revolute
+from .part import ModelPart, PartList
 
 if TYPE_CHECKING:
     from ..constraints.geometry import Geometry, Shape
@@ -61,6 +62,11 @@ class CompiledModel:
 class Model:
     """A tree of rigid bodies under gravity.
 
+    The model compiles itself on first use and keeps the compiled form until it changes. Every change drops it: the
+    ``add_*`` methods, assigning ``gravity``, an attribute of a body, joint, force element or contact shape, and any
+    edit of the lists ``forces``, ``constraints`` and ``geometries`` (appending, removing, replacing items or the
+    list). Arrays held by the parts are read-only, so they cannot be edited in place unseen.
+
     Parameters
     ----------
     name : str
@@ -88,13 +94,51 @@ class Model:
         self._index: dict[str, int] = {}
         self._joint_index: dict[str, int] = {}
         self.frames: dict[str, tuple[int, Transform]] = {}  # name -> (body index, −1: world; pose in it)
-        self.forces: list = []  # force elements (springs, dampers): multibody.simulate.forces
-        self.constraints: list = []  # loop closures, rolling, user constraints (multibody.constraints.types)
-        self.geometries: list = []  # contact shapes attached to bodies (multibody.constraints.geometry.Geometry)
+        # force elements (springs, dampers: multibody.simulate.forces), loop closures, rolling and user constraints
+        # (multibody.constraints.types), contact shapes (multibody.constraints.geometry.Geometry): lists whose edits
+        # clear the compiled model (PartList)
+        self._forces, self._constraints, self._geometries = PartList(self), PartList(self), PartList(self)
         self.filter_parent = True  # contact pairs leave out a link's shapes against its parent's (MJCF filterparent)
         # the pose a model file starts from (MJCF's qpos0), where simulations start by default: initial_configuration
         self.reference_configuration: np.ndarray | None = None
         self._compiled: CompiledModel | None = None
+
+    def __setstate__(self, state: dict) -> None:
+        """A copied or unpickled model: its parts record it again (:class:`~multibody.model.part.ModelPart`)."""
+        self.__dict__.update(state)
+        for part in (*self.bodies, *self.joints, *self._forces, *self._geometries):
+            if isinstance(part, ModelPart):
+                part._added_to(self)
+
+    @property
+    def forces(self) -> PartList:
+        """The force elements (:meth:`add_force`); editing the list or an element recompiles the model."""
+        return self._forces
+
+    @forces.setter
+    def forces(self, elements: Iterable) -> None:
+        self._forces = PartList(self, elements)
+        self._compiled = None
+
+    @property
+    def constraints(self) -> PartList:
+        """The constraints (:meth:`add_constraint`); editing the list recompiles the model."""
+        return self._constraints
+
+    @constraints.setter
+    def constraints(self, constraints: Iterable) -> None:
+        self._constraints = PartList(self, constraints)
+        self._compiled = None
+
+    @property
+    def geometries(self) -> PartList:
+        """The contact shapes (:meth:`add_geometry`); editing the list or a shape recompiles the model."""
+        return self._geometries
+
+    @geometries.setter
+    def geometries(self, geometries: Iterable) -> None:
+        self._geometries = PartList(self, geometries)
+        self._compiled = None
 
     @property
     def gravity(self) -> np.ndarray:

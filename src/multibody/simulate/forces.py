@@ -16,6 +16,7 @@ from numba import njit
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError, checked_number
+from ..model.part import ModelPart
 from ..gyrostat import Gyrostat
 from ..spatial import _as_vector3
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from ..model import Model
 
 
-class Spring:
+class Spring(ModelPart):
     """A linear spring-damper between point ``point_a`` of body ``a`` and point ``point_b`` of body ``b``.
 
     Tension T = k (L − L₀) + c L̇ along the line of the points, L = |p_b − p_a|; it pulls the points together
@@ -89,7 +90,7 @@ class Spring:
                 "rest_length": self.rest_length, "damping": self.damping}
 
 
-class JointSpring:
+class JointSpring(ModelPart):
     """A torsional or linear spring-damper on a revolute or prismatic joint: Q = −k (q − q₀) − c q̇.
 
     Parameters
@@ -127,7 +128,7 @@ class JointSpring:
                 "rest": self.rest, "damping": self.damping}
 
 
-class JointFriction:
+class JointFriction(ModelPart):
     """Coulomb (dry) friction on a revolute or prismatic joint, smoothed for an ODE integrator:
 
         Q = −F_c tanh(q̇ / v_s)
