@@ -20,7 +20,7 @@ from ..errors import ModelError
 from ..spatial import Transform, _as_vector3
 from .body import Body
 from .joints import Joint, Revolute
-from .part import ModelPart, PartList
+from .part import ModelPart, PartList, part_list
 
 if TYPE_CHECKING:
     from ..constraints.geometry import Geometry, Shape
@@ -110,35 +110,12 @@ class Model:
             if isinstance(part, ModelPart):
                 part._added_to(self)
 
-    @property
-    def forces(self) -> PartList:
-        """The force elements (:meth:`add_force`); editing the list or an element recompiles the model."""
-        return self._forces
-
-    @forces.setter
-    def forces(self, elements: Iterable) -> None:
-        self._forces = PartList(self, elements)
-        self._compiled = None
-
-    @property
-    def constraints(self) -> PartList:
-        """The constraints (:meth:`add_constraint`); editing the list recompiles the model."""
-        return self._constraints
-
-    @constraints.setter
-    def constraints(self, constraints: Iterable) -> None:
-        self._constraints = PartList(self, constraints)
-        self._compiled = None
-
-    @property
-    def geometries(self) -> PartList:
-        """The contact shapes (:meth:`add_geometry`); editing the list or a shape recompiles the model."""
-        return self._geometries
-
-    @geometries.setter
-    def geometries(self, geometries: Iterable) -> None:
-        self._geometries = PartList(self, geometries)
-        self._compiled = None
+    forces = part_list("forces", "The force elements (:meth:`add_force`); editing the list or an element recompiles "
+                       "the model.")
+    constraints = part_list("constraints", "The constraints (:meth:`add_constraint`); editing the list recompiles "
+                            "the model.")
+    geometries = part_list("geometries", "The contact shapes (:meth:`add_geometry`); editing the list or a shape "
+                           "recompiles the model.")
 
     @property
     def gravity(self) -> np.ndarray:

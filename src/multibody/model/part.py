@@ -72,3 +72,14 @@ def _editing(name):
 for _name in ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "__setitem__", "__delitem__",
               "__iadd__", "__imul__"):
     setattr(PartList, _name, _editing(_name))
+
+
+def part_list(name: str, doc: str) -> property:
+    """The Model property ``name``: its :class:`PartList` (kept as ``_name``); assigning a sequence makes a new one
+    and recompiles the model."""
+    attribute = "_" + name
+
+    def replace(model, items):
+        setattr(model, attribute, PartList(model, items))
+        model._compiled = None
+    return property(lambda model: getattr(model, attribute), replace, doc=doc)
