@@ -20,7 +20,7 @@ from ..errors import ModelError
 from ..spatial import Transform, _as_vector3
 from .body import Body
 from .joints import Joint, Revolute
-from .part import ModelPart, PartList, part_list
+from .part import PartList, part_list
 
 if TYPE_CHECKING:
     from ..constraints.geometry import Geometry, Shape
@@ -104,11 +104,13 @@ class Model:
         self._compiled: CompiledModel | None = None
 
     def __setstate__(self, state: dict) -> None:
-        """A copied or unpickled model: its parts record it again (:class:`~multibody.model.part.ModelPart`)."""
+        """A copied or unpickled model: its parts record it again (:class:`~multibody.model.part.ModelPart`), and
+        its lists of parts are its own."""
         self.__dict__.update(state)
-        for part in (*self.bodies, *self.joints, *self._forces, *self._geometries):
-            if isinstance(part, ModelPart):
-                part._added_to(self)
+        for name in ("_forces", "_constraints", "_geometries"):  # its own lists (a shallow copy shared them)
+            setattr(self, name, PartList(self, state[name]))
+        for part in (*self.bodies, *self.joints):
+            part._added_to(self)
 
     forces = part_list("forces", "The force elements (:meth:`add_force`); editing the list or an element recompiles "
                        "the model.")

@@ -3,8 +3,13 @@ parts clear the model's compiled form when edited: no edit can leave a compiled 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .model import Model
 
 
 class ModelPart:
@@ -79,7 +84,10 @@ def part_list(name: str, doc: str) -> property:
     and recompiles the model."""
     attribute = "_" + name
 
-    def replace(model, items):
+    def get(model: Model) -> PartList:
+        return getattr(model, attribute)
+
+    def replace(model: Model, items: Iterable) -> None:
         setattr(model, attribute, PartList(model, items))
         model._compiled = None
-    return property(lambda model: getattr(model, attribute), replace, doc=doc)
+    return property(get, replace, doc=doc)
