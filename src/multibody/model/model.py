@@ -198,7 +198,6 @@ class Model:
             raise ModelError(f"model '{self.name}': constraints are not supported on models with flexible beams")
         constraint.check(self)
         self.constraints.append(constraint)
-        self._compiled = None
         return constraint
 
     def enforce_joint_limits(self, joints: Iterable[str] | None = None) -> list[Constraint]:
@@ -223,7 +222,6 @@ class Model:
         geometry = Geometry(body, shape, friction=friction, restitution=restitution, placement=placement,
                             name=name or f"{body}_geom{len(self.geometries)}")
         self.geometries.append(geometry)
-        self._compiled = None
         return geometry
 
     def add_force(self, element: _Element) -> _Element:
@@ -234,7 +232,6 @@ class Model:
                              f"got {element!r}")
         element.check(self)
         self.forces.append(element)
-        self._compiled = None
         return element
 
     def add_rotor(self, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,

@@ -47,36 +47,60 @@ class ModelPart:
 class PartList(list):
     """A model's list of parts (``model.forces``, ``model.constraints``, ``model.geometries``): every edit (append,
     remove, item assignment, ...) clears the model's compiled form, as the Model's ``add_*`` methods do, and records
-    the items as parts of the model (:class:`ModelPart`), so that assigning their attributes clears it too."""
+    the items it adds as parts of the model (:class:`ModelPart`), so that assigning their attributes clears it too."""
 
     def __init__(self, model, items=()):
         super().__init__()
         self.model = model
         self.extend(items)
 
-    def _changed(self):
+    def _changed(self, added):
         model = self.__dict__.get("model")  # (absent while pickle refills the list, before its state)
         if model is not None:
             model._compiled = None
-            for part in self:
+            for part in added:
                 if isinstance(part, ModelPart):
                     part._added_to(model)
 
 
-def _editing(name):
+# How each editing method of a list is called: (its arguments, the items it adds), the iterables read once.
+def _adds_nothing(*args):
+    return args, ()
+
+
+def _adds_last(*args):
+    return args, args[-1:]
+
+
+def _adds_all(items):
+    items = list(items)
+    return (items,), items
+
+
+def _sets(key, value):
+    if isinstance(key, slice):
+        value = list(value)
+        return (key, value), value
+    return (key, value), (value,)
+
+
+def _editing(name, adds):
     edit = getattr(list, name)
 
     def method(self, *args, **kwargs):
+        args, added = adds(*args)
         result = edit(self, *args, **kwargs)
-        self._changed()
+        self._changed(added)
         return result
     method.__name__ = name
     return method
 
 
-for _name in ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "__setitem__", "__delitem__",
-              "__iadd__", "__imul__"):
-    setattr(PartList, _name, _editing(_name))
+for _name, _adds in {"append": _adds_last, "insert": _adds_last, "extend": _adds_all, "__iadd__": _adds_all,
+                     "__setitem__": _sets, "remove": _adds_nothing, "pop": _adds_nothing, "clear": _adds_nothing,
+                     "sort": _adds_nothing, "reverse": _adds_nothing, "__delitem__": _adds_nothing,
+                     "__imul__": _adds_nothing}.items():
+    setattr(PartList, _name, _editing(_name, _adds))
 
 
 def part_list(name: str, doc: str) -> property:

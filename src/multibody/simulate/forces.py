@@ -16,8 +16,8 @@ from numba import njit
 
 from ..dynamics import body_pose, jacobian
 from ..errors import ModelError, checked_number
-from ..model.part import ModelPart
 from ..gyrostat import Gyrostat
+from ..model.part import ModelPart
 from ..spatial import _as_vector3
 
 if TYPE_CHECKING:
