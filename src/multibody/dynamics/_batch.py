@@ -12,7 +12,12 @@ body whose joint has one degree of freedom, and its pose) one lane loop does the
 its intermediate values in registers and writes its results to a stack array (``work``), which a second loop copies
 out: LLVM vectorizes a loop only when it can rule out overlap between what it writes and what it reads, and among
 the arguments' many rows it gives up ("too many memory checks"), while a stack array overlaps nothing. Measured
-1.7× the states per second of the same steps writing their arguments directly.
+1.7× the states per second of the same steps writing their arguments directly. The copy-out loops run over all
+LANES lanes, whatever the chunk's count: with a constant length LLVM writes each row copy as a few vector moves
+instead of a call to memmove (10 % of a lockstep RK4 run of the 7-link chain on an Intel Xeon, perf); lanes past the
+count hold values no one reads. The steps compile without reference counting (``_nrt=False``, as the scalar kernels:
+see ``_spatial_kernels.work``): each array handed to an inlined helper cost an atomic increment and decrement, 15 %
+of that run.
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
@@ -33,7 +38,7 @@ from ._core import _invert_spd, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE,
                                NSYM, NVJ, PARENT, cross_force, cross_motion, joint_pose, placed, rodrigues, rotated,
-                               rotation_product, SINCOS_RANGE, sin_cos, work)
+                               rotation_product, SINCOS_RANGE, release, sin_cos, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -45,7 +50,7 @@ inline = njit(cache=True, inline="always")  # the small helpers called inside a 
 # an early exit that keeps a lane loop from vectorizing. fastmath "contract" (only): a × b + c as one fused
 # multiply-add, rounded once: 10–12 % fewer µs per RK4 step of the 7-link chain (measured), the results still within
 # round-off of the scalar kernels' (which round twice; the tests hold them to 1e-12)
-step = njit(cache=True, error_model="numpy", fastmath={"contract"})
+step = njit(cache=True, error_model="numpy", fastmath={"contract"}, _nrt=False)
 
 
 def lane(x, b):
@@ -69,16 +74,27 @@ def _lane(x, b):
     return lambda x, b: x
 
 
-def lane_params(params, b):
-    """Lane b's params (n, NPARAMS): ``params`` itself when shared, params[:, :, b] of per-lane params."""
-    return params if params.ndim == 2 else params[:, :, b]
+def lane_params(params, b, out):
+    """Lane b's params (n, NPARAMS): ``params`` itself when shared, else params[:, :, b] of per-lane params copied to
+    ``out`` (n, NPARAMS), which is returned (a view would need reference counting, which the lane kernels do
+    without)."""
+    if params.ndim == 2:
+        return params
+    out[...] = params[:, :, b]
+    return out
 
 
 @overload(lane_params, inline="always")
-def _lane_params(params, b):
+def _lane_params(params, b, out):
     if params.ndim == 2:
-        return lambda params, b: params
-    return lambda params, b: params[:, :, b]
+        return lambda params, b, out: params
+
+    def copied(params, b, out):
+        for i in range(params.shape[0]):
+            for k in range(params.shape[1]):
+                out[i, k] = params[i, k, b]
+        return out
+    return copied
 
 
 @inline
@@ -116,7 +132,7 @@ def scatter(x, b0, nb, out):
 def invert_spd_lanes(D, k, Dinv, iv, nb):
     """Dinv[iv + r, c, b] = (D⁻¹)_rc for the k×k block D[:k, :k, b] of each lane (the scalar ``_invert_spd`` lane by
     lane: multi-dof joints are the rare case)."""
-    Dl, Dinvl = np.empty((k, k)), np.empty((1, k, k))
+    Dl, Dinvl = work((k, k)), work((1, k, k))
     for b in range(nb):
         for r in range(k):
             for c in range(k):
@@ -186,6 +202,20 @@ def compose(R0_parent, Ri, pi, pose, b):
 
 
 @step
+def other_joint_poses(topology, params, i, q, nb, R0, pose):
+    """:func:`world_pose` for a joint neither revolute nor prismatic, lane by lane through the scalar
+    ``joint_pose``: pose[:, b] = (R0_i row major, d_i)."""
+    jtype, iq, lam = topology[i, JTYPE], topology[i, IQ], topology[i, PARENT]
+    P = work((params.shape[0], params.shape[1]))  # lane b's params
+    for b in range(nb):
+        Pb = lane_params(params, b, P)
+        RJ, pJ = joint_pose(jtype, Pb, i, q[:, b], iq)
+        Ri, pi = placed(Pb, i, RJ, pJ)
+        compose(lane_rotation(R0, lam, b), Ri, pi, pose, b)
+    release((P,))
+
+
+@step
 def world_pose(topology, params, i, q, nb, R0, d):
     """R0[i, :, b], d[i, :, b]: body i's rotation to world axes and the offset d_i = p0_i − p0_λ of its origin from
     its parent's (:func:`compose`) at each lane, from its pose in its parent, placement ∘ joint (RBDA Table 4.1):
@@ -207,15 +237,12 @@ def world_pose(topology, params, i, q, nb, R0, d):
             pJ = rotated_vector(Tb, ax * q[iq, b], ay * q[iq, b], az * q[iq, b])
             compose(lane_rotation(R0, lam, b), Tb, (p[0] + pJ[0], p[1] + pJ[1], p[2] + pJ[2]), pose, b)
     else:
-        for b in range(nb):
-            RJ, pJ = joint_pose(jtype, lane_params(params, b), i, q[:, b], iq)
-            Ri, pi = placed(lane_params(params, b), i, RJ, pJ)
-            compose(lane_rotation(R0, lam, b), Ri, pi, pose, b)
+        other_joint_poses(topology, params, i, q, nb, R0, pose)
     for k in range(9):
-        for b in range(nb):
+        for b in range(LANES):
             R0[i, k, b] = pose[k, b]
     for k in range(3):
-        for b in range(nb):
+        for b in range(LANES):
             d[i, k, b] = pose[9 + k, b]
 
 
@@ -332,13 +359,13 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
         put(result, 18, I, b)
         put(result, 39, f, b)
     for r in range(6):
-        for b in range(nb):
+        for b in range(LANES):
             S[iv, r, b] = result[r, b]
             V[i, r, b] = result[6 + r, b]
             C[i, r, b] = result[12 + r, b]
             PA[i, r, b] = result[39 + r, b]
     for r in range(NSYM):
-        for b in range(nb):
+        for b in range(LANES):
             IA[i, r, b] = result[18 + r, b]
 
 
@@ -409,10 +436,10 @@ def articulate_single_dof(params, i, lam, iv, d, S, IA, PA, C, U, u, Dinv, nb):
         result[6, b], result[7, b] = dinv, ui
         put(result, 8, I2, b)
         put(result, 29, f2, b)
-    for b in range(nb):
+    for b in range(LANES):
         Dinv[iv, 0, b], u[iv, b] = result[6, b], result[7, b]
     for r in range(6):
-        for b in range(nb):
+        for b in range(LANES):
             U[iv, r, b] = result[r, b]
             PA[lam, r, b] += result[29 + r, b]
     for r in range(NSYM):
@@ -475,9 +502,9 @@ def accelerate_single_dof(i, lam, iv, d, S, C, U, u, Dinv, A, qdd, nb):
                         a[5] + s[5] * acc), b)
         result[6, b] = acc
     for r in range(6):
-        for b in range(nb):
+        for b in range(LANES):
             A[i, r, b] = result[r, b]
-    for b in range(nb):
+    for b in range(LANES):
         qdd[iv, b] = result[6, b]
 
 
@@ -572,7 +599,7 @@ def chunk_workspaces(T, n, nq, nv):
             np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L)), np.empty((T, n + 1, 6, L)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, first, stride, qs, qd, u, out, R0, d, S, V, C, IA,
                PA, U, D, Dinv, A):
     """:func:`aba_chunk` over the chunks first, first + stride, first + 2 stride, … of LANES states: one thread's

@@ -19,7 +19,7 @@ from numba import njit
 from numba.extending import overload
 
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
-from ..dynamics._spatial_kernels import JTYPE, PARENT
+from ..dynamics._spatial_kernels import JTYPE, PARENT, work
 from ..model.joints import PRISMATIC, REVOLUTE
 from .forces import add_joint_forces
 
@@ -70,7 +70,7 @@ def applies(model) -> bool:
     return bool(np.isin(cm.topology[:, JTYPE], (REVOLUTE, PRISMATIC)).all())
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def joint_torques(tau, joint_forces, q, v, b0, nb, out):
     """out[:, b] = τ_{b0 + b} + Q(q[:, b], v[:, b]): run b0 + b's torque (tau (B, n)) and joint springs and
     friction (joint_forces[b0 + b], :func:`multibody.simulate.forces.add_joint_forces`), lanes last."""
@@ -107,7 +107,7 @@ def _chunk_params(params, b0, nb, lanes):
     return per_run
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
                   q, v, qs, vs, taus, qdd, dq, dv, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
@@ -162,7 +162,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
     return t_eval.shape[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
                    first, stride, state, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """The runs of chunks first, first + stride, … of LANES runs (one thread's share, in its own arrays: ``state``
@@ -170,7 +170,7 @@ def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_
     of a chunk (:func:`chunk_params`) and the ABA's work arrays). counts[b]: the samples written for run b.
     Releases the GIL."""
     B, L = X.shape[0], LANES
-    no_forces = np.zeros((1, 0, 6))
+    no_forces = work((1, 0, 6))  # (no body forces)
     for b0 in range(first * L, B, stride * L):
         nb = min(L, B - b0)
         written = advance_chunk(topology, chunk_params(params, b0, nb, lanes), gravity, euler, tau, joint_forces, X,
