@@ -15,11 +15,12 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import multibody as mb
 from multibody.constraints.contact import candidate_pairs, pairs_and_unsupported
-from multibody.constraints.geometry import Geometry, has_contact_model
+from multibody.constraints.geometry import Geometry, contact_coefficients, has_contact_model
 from multibody.io import model_to_dict
 
 mujoco = pytest.importorskip("mujoco")
@@ -198,3 +199,76 @@ def test_srdf_and_mjcf_exclusions_are_one_geometry_method():
     a, b = Geometry("world", mb.Sphere(0.1), name="a"), Geometry("world", mb.Sphere(0.1), name="b")
     assert a.exclude_contacts(b) and not b.exclude_contacts(a)
     assert a.exclude == {"b"} and b.exclude == {"a"}
+
+
+def mujoco_contact_coefficients(name, seconds=1.5):
+    """{(g1, g2): (friction, dim)} of the contacts MuJoCo makes in ``seconds`` of the file's motion from qpos0
+    with random controls (falls, self-collisions), with g1 < g2."""
+    m = mujoco.MjModel.from_xml_path(str(SUITE / name))
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(0)
+    seen = {}
+    for _ in range(int(seconds / m.opt.timestep)):
+        d.ctrl[:] = rng.uniform(-1, 1, m.nu)
+        mujoco.mj_step(m, d)
+        for c in d.contact[:d.ncon]:
+            seen[tuple(sorted((int(c.geom1), int(c.geom2))))] = (float(c.friction[0]), int(c.dim))
+    return m, seen
+
+
+@pytest.mark.parametrize("name", ["humanoid.xml", "quadruped.xml", "cheetah.xml", "walker.xml", "hopper.xml"])
+def test_contact_friction_is_mujocos_on_its_own_contacts(name):
+    """Each contact MuJoCo makes in a fall of the model (the oracle: its compiled contacts' friction and dimension)
+    gets the same friction from multibody's rule (contact_coefficients: the priority, then the larger friction of
+    the two geoms and their larger condim; condim 1 frictionless). The humanoid's body geoms have condim 1: its
+    self-contacts are frictionless, its contacts with the floor not."""
+    m, seen = mujoco_contact_coefficients(name)
+    model = load_quietly(SUITE / name)
+    assert model.friction_rule == "max"
+    geometry = {g: model.geometries[i] for i, g in enumerate(geom_index(m, model))}
+    checked = dims = 0
+    for (g1, g2), (friction, dim) in seen.items():
+        if g1 in geometry and g2 in geometry:
+            mu, _ = contact_coefficients(model.friction_rule, geometry[g1], geometry[g2])
+            assert mu == (friction if dim > 1 else 0.0), (m.geom(g1).name, m.geom(g2).name, mu, friction, dim)
+            checked += 1
+            dims |= 1 << dim
+    assert checked >= 2, seen
+    if name == "humanoid.xml":
+        assert dims & 2 and dims & 8, "both frictionless (condim 1) and frictional contacts were checked"
+
+
+def test_priority_and_condim_decide_a_contacts_friction_and_are_kept_in_model_files():
+    a = Geometry("world", mb.Sphere(0.1), friction=0.2, name="a")
+    b = Geometry("world", mb.Sphere(0.1), friction=0.8, restitution=0.3, name="b")
+    assert contact_coefficients("geometric", a, b) == (0.4, 0.3)
+    assert contact_coefficients("max", a, b) == (0.8, 0.3)
+    a.priority = 1
+    assert contact_coefficients("max", a, b) == (0.2, 0.3)
+    a.condim = 1
+    assert contact_coefficients("max", a, b) == (0.0, 0.3)  # the higher priority's condim
+    a.priority = 0
+    assert contact_coefficients("max", a, b) == (0.8, 0.3)  # the larger condim
+    with pytest.raises(mb.ModelError, match="condim must be 1 .* got 6"):
+        Geometry("world", mb.Sphere(0.1), condim=6)
+    model = mb.Model("two")
+    model.add(mb.Body("ball", mass=1.0, inertia=np.eye(3)), joint=mb.Free())
+    model.add_geometry("ball", mb.Sphere(0.1), friction=0.3, priority=2, condim=1)
+    model.add_geometry("world", mb.Plane())
+    model.friction_rule = "max"
+    back = mb.io.model_from_dict(model_to_dict(model))
+    assert back.friction_rule == "max"
+    assert [(g.priority, g.condim) for g in back.geometries] == [(2, 1), (0, 3)]
+    with pytest.raises(mb.ModelError, match="friction_rule must be one of geometric, max, got 'min'"):
+        model.friction_rule = "min"
+
+
+def test_mjcf_condim_4_and_6_warn_that_only_sliding_friction_acts():
+    xml = SMALL.format(option="", contact="").replace('<geom name="ball" size=".1"/>',
+                                                       '<geom name="ball" size=".1" condim="6" priority="1"/>')
+    with pytest.warns(UserWarning, match=r"torsional and rolling friction \(geom condim 4 and 6"):
+        model = mb.Model.from_mjcf(xml)
+    ball = next(g for g in model.geometries if g.name == "ball")
+    assert (ball.condim, ball.priority) == (3, 1)
+    with pytest.raises(mb.ModelError, match=r"<geom name='ball'> condim: expected an integer, got '2.5'|condim must"):
+        load_quietly(xml.replace('condim="6"', 'condim="2.5"'))

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..model.joints import Fixed
 from ._kinematics import cross
-from .geometry import Plane, collide, has_contact_model
+from .geometry import Plane, collide, contact_coefficients, has_contact_model
 from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
 from .types import _perpendicular_pair
 
@@ -224,8 +224,7 @@ def detect(model, snapshot, margin=0.0):
     contacts = []
     for i, j in pairs[apart <= margin].tolist():
         ga, gb = model.geometries[i], model.geometries[j]
-        mu = np.sqrt(ga.friction * gb.friction)
-        e = max(ga.restitution, gb.restitution)
+        mu, e = contact_coefficients(model.friction_rule, ga, gb)
         contacts += [Contact(ga, gb, int(index[i]), int(index[j]), c, mu, e)
                      for c in collide(ga.shape, (R[i], p[i]), gb.shape, (R[j], p[j]), margin)]
     return contacts

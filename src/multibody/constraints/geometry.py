@@ -120,10 +120,16 @@ class Geometry(ModelPart):
     ``friction`` coefficient (≥ 0) and Newton ``restitution`` coefficient in [0, 1]. ``exclude``: the names of the
     geometries it never touches (a robot's disabled self-collision pairs, :func:`multibody.io.srdf.disable_collisions`;
     an MJCF file's contact filters); ``include``: those it can touch whatever the filters (an MJCF file's
-    ``<contact><pair>``). Neither is kept in model files, whose saving says so."""
+    ``<contact><pair>``). Neither is kept in model files, whose saving says so.
+
+    ``priority`` and ``condim`` are MuJoCo's geom attributes, which decide a contact's coefficients with the other
+    shape's (:func:`contact_coefficients`): of two shapes of different priority the higher one's friction holds;
+    ``condim`` 1 makes the contact frictionless unless the other shape has 3 (sliding friction, the default) and
+    the same or a higher priority."""
 
     def __init__(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
-                 placement: Transform | None = None, name: str | None = None) -> None:
+                 placement: Transform | None = None, name: str | None = None, priority: int = 0,
+                 condim: int = 3) -> None:
         if not isinstance(shape, Shape):
             raise ModelError(f"geometry on '{body}': shape must be mb.Sphere, mb.Box, mb.Capsule or mb.Plane, "
                              f"got {shape!r}")
@@ -135,8 +141,14 @@ class Geometry(ModelPart):
             raise ModelError(f"geometry on '{body}': friction must be finite and ≥ 0, got {friction}")
         if not 0.0 <= restitution <= 1.0:
             raise ModelError(f"geometry on '{body}': restitution must be in [0, 1], got {restitution}")
+        if condim not in (1, 3) or isinstance(condim, bool):
+            raise ModelError(f"geometry on '{body}': condim must be 1 (frictionless) or 3 (sliding friction), got "
+                             f"{condim!r}")
+        if not isinstance(priority, (int, np.integer)) or isinstance(priority, bool):
+            raise ModelError(f"geometry on '{body}': priority must be an integer, got {priority!r}")
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
+        self.priority, self.condim = int(priority), int(condim)
         self.exclude: set[str] = set()
         self.include: set[str] = set()
 
@@ -156,11 +168,36 @@ class Geometry(ModelPart):
             warnings.warn(f"geometry {self.name!r}: its disabled and explicit contact pairs ({len(self.exclude)}, "
                           f"{len(self.include)}, from an SRDF or MJCF file) are not saved in the model file: read "
                           "that file again after loading it", stacklevel=2)
-        return {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
+        data = {"body": self.body, "shape": self.shape.to_dict(), "friction": self.friction,
                 "restitution": self.restitution, "placement": placement_to_dict(self.placement), "name": self.name}
+        if self.priority:
+            data["priority"] = self.priority
+        if self.condim != 3:
+            data["condim"] = self.condim
+        return data
 
     def __repr__(self):
         return f"Geometry({self.name!r}, {self.shape!r} on {self.body!r})"
+
+
+FRICTION_RULES = ("geometric", "max")
+
+
+def contact_coefficients(rule: str, a: Geometry, b: Geometry) -> tuple[float, float]:
+    """(friction μ, restitution e) of a contact between geometries a and b. μ: the friction of the shape of
+    higher ``priority``, or for equal priorities by ``rule`` (``Model.friction_rule``): "geometric" √(μ_a μ_b) or
+    "max" max(μ_a, μ_b) (MuJoCo's, which an MJCF file's model takes); 0 when the contact's ``condim`` (the
+    higher-priority shape's, or the larger of the two) is 1. e = max(e_a, e_b)."""
+    if a.priority != b.priority:
+        top = a if a.priority > b.priority else b
+        mu, condim = top.friction, top.condim
+    elif rule == "geometric":
+        mu, condim = float(np.sqrt(a.friction * b.friction)), max(a.condim, b.condim)
+    elif rule == "max":
+        mu, condim = max(a.friction, b.friction), max(a.condim, b.condim)
+    else:
+        raise ModelError(f"friction rule must be one of {', '.join(FRICTION_RULES)}, got {rule!r}")
+    return (mu if condim > 1 else 0.0), max(a.restitution, b.restitution)
 
 
 class ContactPoint(NamedTuple):

@@ -19,7 +19,9 @@ together (the balls of Newton's cradle) is *idle*: watched like a resting pair, 
 articulated-body algorithm; an impact takes in the pairs already in contact within ``release_distance``, so a
 pulse runs through a row of touching bodies in one impact.
 
-Pair properties follow the contact module: friction μ = √(μ_A μ_B), restitution e = max(e_A, e_B).
+Pair properties follow the contact module (:func:`~multibody.constraints.geometry.contact_coefficients`): friction
+μ = √(μ_A μ_B) (or max(μ_A, μ_B): ``Model.friction_rule``; the higher-priority shape's), restitution
+e = max(e_A, e_B).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from numpy.typing import ArrayLike
 from ..constraints.contact import contact_pairs
 from ..constraints.forward import forward_dynamics
 from ..constraints.limits import LimitStops, joint_limits
-from ..constraints.geometry import collide
+from ..constraints.geometry import collide, contact_coefficients
 from ..constraints.types import equality_constraints
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
@@ -123,8 +125,8 @@ class Collisions:
                 return contact.point
             k = self.model.body_index(body)
             return R0[k].T @ (contact.point - p0[k])
-        e = check_restitution(max(ga.restitution, gb.restitution), f"shapes {ga.name}, {gb.name}")
-        mu = float(np.sqrt(ga.friction * gb.friction))
+        mu, e = contact_coefficients(self.model.friction_rule, ga, gb)
+        e = check_restitution(e, f"shapes {ga.name}, {gb.name}")
         if body_a is None:  # a world shape listed first (MJCF floors): the moving body first, the normal towards it
             return Contact(body_b, local(body_b), -np.asarray(contact.normal), None, contact.point, e, mu)
         return Contact(body_a, local(body_a), contact.normal, body_b, local(body_b), e, mu)

@@ -29,10 +29,10 @@ from ..simulate.forces import FORCE_TYPES
 JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "cylindrical": Cylindrical,
                "spherical": Spherical, "planar": Planar, "free": Free, "floating": Free, "fixed": Fixed}
 _AXIAL = (Revolute, Prismatic, Cylindrical)
-TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "geometries", "initial",
-             "simulation")
+TOP_LEVEL = ("name", "gravity", "bodies", "dh", "frames", "forces", "constraints", "geometries", "friction_rule",
+             "initial", "simulation")
 BODY_KEYS = ("name", "parent", "joint", "placement", "mass", "com", "inertia", "beam")
-GEOMETRY_KEYS = ("body", "shape", "friction", "restitution", "placement", "name")
+GEOMETRY_KEYS = ("body", "shape", "friction", "restitution", "placement", "name", "priority", "condim")
 SIMULATION_KEYS = {"t_end": float, "t_start": float, "method": str, "rtol": float, "atol": float,
                    "max_step": float, "samples": int, "dt": float}
 _REQUIRED = object()
@@ -301,6 +301,7 @@ def _add_geometry(reader, model, data, path):
     shape_path = _join(path, "shape")
     shape = _construct(reader, _typed(reader, shape_data, shape_path, SHAPE_TYPES, "shape"), shape_data, shape_path)
     options = {key: reader.get(data, key, path, "number") for key in ("friction", "restitution") if key in data}
+    options.update({key: reader.get(data, key, path, "int") for key in ("priority", "condim") if key in data})
     name = reader.get(data, "name", path, "string", None)
     placement = _placement(reader, data.get("placement"), _join(path, "placement"))
     with reader.at(path):
@@ -340,6 +341,9 @@ def model_from_dict(data, source="<dict>"):
             model.add_constraint(_constraint(reader, item, path))
     for i, item in enumerate(reader.get(data, "geometries", "", "list", [])):
         _add_geometry(reader, model, item, f"geometries[{i}]")
+    if "friction_rule" in data:
+        with reader.at("friction_rule"):
+            model.friction_rule = reader.get(data, "friction_rule", "", "string")
     return model
 
 
@@ -583,6 +587,8 @@ def model_to_dict(model):
         data["constraints"] = [c.to_dict() for c in model.constraints]
     if model.geometries:
         data["geometries"] = [g.to_dict() for g in model.geometries]
+        if model.friction_rule != "geometric":
+            data["friction_rule"] = model.friction_rule
         if not model.filter_parent:
             warnings.warn(f"model '{model.name}': filter_parent = False (a link's shapes touch its parent's) is not "
                           "saved in the model file: set it again after loading it", stacklevel=2)

@@ -26,7 +26,9 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
   ``relpose``, or from the reference configuration qpos0 as MuJoCo does); MuJoCo's constraints are soft
   (``solref``/``solimp``), multibody's are exact.
 * Geoms of type sphere, box, capsule and plane that collide (``contype`` or ``conaffinity`` non-zero, or named by
-  a ``<contact><pair>``) become contact geometries with their sliding ``friction``, paired as MuJoCo pairs them:
+  a ``<contact><pair>``) become contact geometries with their sliding ``friction``, ``priority`` and ``condim``
+  (4 and 6 act as 3, with a warning: no torsional or rolling friction), their contacts' friction mixed by MuJoCo's
+  rule (``model.friction_rule = "max"``), paired as MuJoCo pairs them:
   not when (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) is zero, nor when ``<contact><exclude>`` names
   their bodies (``Geometry.exclude``), always when a ``<contact><pair>`` names them (``Geometry.include``), none
   with ``<flag contact="disable">``; the weld and parent filters are
@@ -98,6 +100,12 @@ class _Mjcf:
 
     def number(self, attrs, name, where, default):
         return float(self.numbers(attrs, name, where, 1, default)[0])
+
+    def integer(self, attrs, name, where, default):
+        value = self.number(attrs, name, where, str(default))
+        if value != int(value):
+            self.fail(f"{where} {name}", f"expected an integer, got {attrs.get(name)!r}")
+        return int(value)
 
     def choice(self, attrs, name, where, allowed, default):
         value = attrs.get(name, default)
@@ -383,7 +391,8 @@ class _Builder:
         self.mjcf, self.classes, self.model = mjcf, classes, model
         self.plans = []       # [body name, parent, joint, placement, mass, com, inertia]
         self.springs = []     # JointSpring arguments
-        self.geoms = []       # (body, shape, placement, friction, name, MJCF body, contype, conaffinity)
+        self.geoms = []       # (body, shape, placement, {friction, priority, condim}, name, MJCF body, contype,
+        #                        conaffinity)
         self.sites = []       # (name, body, placement)
         self.offsets = {"world": Transform()}  # MuJoCo body frame in its multibody body frame
         self.mb_body = {"world": "world"}       # MuJoCo body name -> multibody body carrying it
@@ -557,12 +566,19 @@ class _Builder:
         if contype == conaffinity == 0 and label not in self.paired:
             return
         pose, size = _geom_frame(mjcf, attrs, kind, where)
-        friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0]
         shape = _contact_shape(kind, size)
         if shape is None:
             mjcf.ignored[f"contact geoms of type {kind}"] += 1
             return
-        self.geoms.append((body, shape, offset @ pose, friction, label, mj_body, contype, conaffinity))
+        # the arguments of add_geometry that decide a contact's friction (contact_coefficients, MuJoCo's rule)
+        condim = mjcf.integer(attrs, "condim", where, 3)
+        if condim not in (1, 3, 4, 6):
+            mjcf.fail(where, f"condim must be 1, 3, 4 or 6, got {condim}")
+        if condim > 3:
+            mjcf.ignored["torsional and rolling friction (geom condim 4 and 6; their sliding friction acts)"] += 1
+        contact = {"friction": mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0],
+                   "priority": mjcf.integer(attrs, "priority", where, 0), "condim": min(condim, 3)}
+        self.geoms.append((body, shape, offset @ pose, contact, label, mj_body, contype, conaffinity))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -592,11 +608,12 @@ def model_from_mjcf(path_or_xml, name=None):
     for joint_name, stiffness, rest, damping in builder.springs:
         from ..simulate.forces import JointSpring
         model.add_force(JointSpring(joint_name, stiffness, rest=rest, damping=damping))
-    geometries = [model.add_geometry(body, shape, friction=friction, placement=placement, name=label)
-                  for body, shape, placement, friction, label, *_ in builder.geoms]
+    geometries = [model.add_geometry(body, shape, placement=placement, name=label, **contact)
+                  for body, shape, placement, contact, label, *_ in builder.geoms]
     _contact_filters(mjcf, root, builder, geometries)
     _contact_pairs(mjcf, root, classes, geometries)
     model.filter_parent = "filterparent" not in mjcf.disabled
+    model.friction_rule = "max"  # MuJoCo's: of two geoms of equal priority, the larger friction
     for label, body, placement in builder.sites:
         if label not in model.frames and label not in model._index and label != "world":
             model.add_frame(label, body, placement)

@@ -99,6 +99,7 @@ class Model:
         # clear the compiled model (PartList)
         self._forces, self._constraints, self._geometries = PartList(self), PartList(self), PartList(self)
         self.filter_parent = True  # contact pairs leave out a link's shapes against its parent's (MJCF filterparent)
+        self.friction_rule = "geometric"  # a contact's friction from its two shapes' (contact_coefficients)
         # the pose a model file starts from (MJCF's qpos0), where simulations start by default: initial_configuration
         self.reference_configuration: np.ndarray | None = None
         self._compiled: CompiledModel | None = None
@@ -209,18 +210,35 @@ class Model:
             j.name for j in self.joints if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
         return [self.add_constraint(JointLimit(name)) for name in names]
 
+    @property
+    def friction_rule(self) -> str:
+        """How a contact's Coulomb friction comes from its two shapes' of equal priority: "geometric" √(μ_a μ_b)
+        (the default) or "max" max(μ_a, μ_b), MuJoCo's, which models read from MJCF files take
+        (:func:`~multibody.constraints.geometry.contact_coefficients`)."""
+        return self._friction_rule
+
+    @friction_rule.setter
+    def friction_rule(self, rule: str) -> None:
+        from ..constraints.geometry import FRICTION_RULES
+        if rule not in FRICTION_RULES:
+            raise ModelError(f"model '{self.name}': friction_rule must be one of {', '.join(FRICTION_RULES)}, got "
+                             f"{rule!r}")
+        self._friction_rule = rule
+
     def add_geometry(self, body: str, shape: Shape, friction: float = 0.5, restitution: float = 0.0,
-                     placement: Transform | None = None, name: str | None = None) -> Geometry:
+                     placement: Transform | None = None, name: str | None = None, priority: int = 0,
+                     condim: int = 3) -> Geometry:
         """Attach a contact shape (``mb.Sphere``, ``mb.Box``, ``mb.Capsule``, ``mb.Plane``) to ``body`` (or
         "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
-        ``restitution`` in [0, 1]. Returns the :class:`~multibody.constraints.geometry.Geometry`."""
+        ``restitution`` in [0, 1]; ``priority`` and ``condim`` as MuJoCo's geoms have them (1: frictionless, 3:
+        sliding friction; :class:`~multibody.constraints.geometry.Geometry`). Returns the Geometry."""
         from ..constraints.geometry import Geometry
         if self.ne:
             raise ModelError(f"model '{self.name}': contact shapes are not supported on models with flexible beams")
         if body != "world":
             self.body_index(body)
         geometry = Geometry(body, shape, friction=friction, restitution=restitution, placement=placement,
-                            name=name or f"{body}_geom{len(self.geometries)}")
+                            name=name or f"{body}_geom{len(self.geometries)}", priority=priority, condim=condim)
         self.geometries.append(geometry)
         return geometry
 
