@@ -19,7 +19,7 @@ from ..dynamics._batch import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
 from .events import builtin, event_rows
-from .forces import JointFriction, JointSpring
+from .forces import JointFriction, JointSpring, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 
@@ -52,18 +52,13 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
 
 
 def joint_force_array(model):
-    """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`."""
-    rows = []
-    for element in getattr(model, "forces", ()):
-        _, iq, iv = model.one_dof_joint(element.joint, element.name)
-        if isinstance(element, JointSpring):
-            rows.append((iq, iv, element.stiffness, element.rest, element.damping, 0.0, 1.0))
-        elif isinstance(element, JointFriction):
-            rows.append((iq, iv, 0.0, 0.0, 0.0, element.friction, element.velocity_scale))
-        else:
-            raise ModelError(f"model '{model.name}': force element {element.name!r} ({type(element).__name__}) "
-                             "cannot be compiled; use multibody.simulate")
-    return np.array(rows, dtype=float).reshape(len(rows), 7)
+    """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`
+    (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has other force elements."""
+    rows, others = joint_force_rows(model)
+    if others:
+        raise ModelError(f"model '{model.name}': force element {others[0].name!r} ({type(others[0]).__name__}) "
+                         "cannot be compiled; use multibody.simulate")
+    return rows
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,

@@ -186,7 +186,7 @@ class JointFriction(ModelPart):
 @njit(cache=True, _nrt=False)
 def add_joint_forces(joint_forces, q, v, tau):
     """tau += Q of the joint springs and friction given as rows (iq, iv, k, q₀, c, F_c, v_s)
-    (:func:`multibody.simulate.compiled.joint_force_array`): Q[iv] = −k (q[iq] − q₀) − c v[iv]
+    (:func:`joint_force_rows`): Q[iv] = −k (q[iq] − q₀) − c v[iv]
     − F_c tanh(v[iv]/v_s), the compiled twin of :meth:`JointSpring.generalized_force` and
     :meth:`JointFriction.generalized_force`."""
     for e in range(joint_forces.shape[0]):
@@ -200,10 +200,34 @@ def add_joint_forces(joint_forces, q, v, tau):
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}
 
 
+def joint_force_rows(model):
+    """(rows, others): the model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for
+    :func:`add_joint_forces` (m, 7), and its other force elements (a tuple). Found once per compiled model (kept in
+    ``CompiledModel.derived``, which any edit of the model or of its force elements drops)."""
+    derived = (model._compiled or model.compile()).derived
+    if "joint_forces" not in derived:
+        rows, others = [], []
+        for element in getattr(model, "forces", ()):
+            if isinstance(element, (JointSpring, JointFriction)):
+                _, iq, iv = model.one_dof_joint(element.joint, element.name)
+                rows.append((iq, iv, element.stiffness, element.rest, element.damping, 0.0, 1.0)
+                            if isinstance(element, JointSpring) else
+                            (iq, iv, 0.0, 0.0, 0.0, element.friction, element.velocity_scale))
+            else:
+                others.append(element)
+        derived["joint_forces"] = (np.array(rows, dtype=float).reshape(len(rows), 7), tuple(others))
+    return derived["joint_forces"]
+
+
 def elements_force(model, q, v):
-    """Σ Q of the model's force elements (nv,)."""
+    """Σ Q of the model's force elements (nv,): the joint springs and friction in one compiled call
+    (:func:`add_joint_forces`: a Python call per element was a tenth of a contact step of the dm_control cheetah),
+    the others by their ``generalized_force``."""
+    rows, others = joint_force_rows(model)
     Q = np.zeros(model.nv)
-    for element in getattr(model, "forces", ()):
+    if rows.shape[0]:
+        add_joint_forces(rows, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), Q)
+    for element in others:
         Q += element.generalized_force(model, q, v)
     return Q
 
