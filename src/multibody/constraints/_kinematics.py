@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._quantities import jacobian as point_jacobian
+from ..dynamics._core import cross as cross3
+from ..dynamics._quantities import jacobian_at_poses
 from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError
@@ -78,27 +79,57 @@ class Snapshot:
         world), (r, ω, v_P, α⁰, a⁰_P), each (k, 3): the body coordinates and the motion in world axes (zeros on the
         world)."""
         bodies = np.asarray(bodies, dtype=np.int64)
-        x = np.asarray(x, dtype=float)
-        r = x.copy()
-        w, v, dw, a = np.zeros((4, len(bodies), 3))
-        on = bodies >= 0
-        b = bodies[on]
-        R = self.R0[b]
-        r[on] = (R.transpose(0, 2, 1) @ (x[on] - self.p0[b])[..., None])[..., 0]
-        rho = (R @ r[on][..., None])[..., 0].T
-        w[on], dw[on] = self.w[b], self.dw[b]
-        wT, dwT = self.w[b].T, self.dw[b].T
-        v[on] = self.dp[b] + cross(wT, rho).T
-        a[on] = self.ddp[b] + cross(dwT, rho).T + cross(wT, cross(wT, rho)).T
-        return r, w, v, dw, a
+        out = np.zeros((5, len(bodies), 3))
+        point_motions(self.R0, self.p0, self.w, self.dp, self.dw, self.ddp, bodies,
+                      np.ascontiguousarray(x, dtype=float), out)
+        return out[0], out[1], out[2], out[3], out[4]
 
     def jacobian(self, body, r):
         """J (6 × nv), world axes, [ω; v_P] = J v for the point with body coordinates r (zeros for the world)."""
-        J = np.zeros((6, self.nv))
-        if body >= 0:
-            cm = self.model._compiled or self.model.compile()
-            point_jacobian(cm.topology, cm.params, self.q, body, np.asarray(r, dtype=float), J)
+        return self.jacobians([body], np.reshape(r, (1, 3)))[0]
+
+    def jacobians(self, bodies, r):
+        """:meth:`jacobian` of many points at once: J (k, 6, nv) for the points r (k, 3) (body coordinates) of
+        ``bodies`` (k,), in one compiled call at the snapshot's poses."""
+        cm = self.model._compiled or self.model.compile()
+        bodies = np.asarray(bodies, dtype=np.int64)
+        J = np.zeros((len(bodies), 6, self.nv))
+        point_jacobians(cm.topology, cm.params, self.R0, self.p0, bodies, np.asarray(r, dtype=float), J)
         return J
+
+
+@njit(cache=True)
+def point_motions(R0, p0, w, dp, dw, ddp, bodies, x, out):
+    """out = (r, ω, v_P, α⁰, a⁰_P) (5, k, 3) of :meth:`Snapshot.motions` for the world points x (k, 3) fixed in
+    ``bodies`` (k,): r = R0ᵀ (x − p0), ρ = x − p0 (world axes), v_P = ṗ + ω × ρ, a⁰_P = p̈⁰ + α⁰ × ρ + ω × (ω × ρ);
+    on the world (−1) r = x and zero motion. out zeroed beforehand."""
+    for k in range(bodies.shape[0]):
+        b = bodies[k]
+        if b < 0:
+            out[0, k] = x[k]
+            continue
+        R, d = R0[b], x[k] - p0[b]
+        r = (R[0, 0] * d[0] + R[1, 0] * d[1] + R[2, 0] * d[2], R[0, 1] * d[0] + R[1, 1] * d[1] + R[2, 1] * d[2],
+             R[0, 2] * d[0] + R[1, 2] * d[1] + R[2, 2] * d[2])
+        # ρ = R r: the body point back in world axes, as the motion of a point of body b
+        rho = (R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2], R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
+               R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
+        wb, dwb = (w[b, 0], w[b, 1], w[b, 2]), (dw[b, 0], dw[b, 1], dw[b, 2])
+        wr = cross3(wb, rho)
+        dwr, wwr = cross3(dwb, rho), cross3(wb, wr)
+        for c in range(3):
+            out[0, k, c], out[1, k, c], out[3, k, c] = r[c], wb[c], dwb[c]
+            out[2, k, c] = dp[b, c] + wr[c]
+            out[4, k, c] = ddp[b, c] + dwr[c] + wwr[c]
+
+
+@njit(cache=True)
+def point_jacobians(topology, params, R0, p0, bodies, r, J):
+    """J[k] (6 × nv) of the point r[k] (body coordinates) of bodies[k] at the poses R0, p0 (zeros for the world,
+    −1); J zeroed beforehand."""
+    for k in range(bodies.shape[0]):
+        if bodies[k] >= 0:
+            jacobian_at_poses(topology, params, R0, p0, bodies[k], r[k], J[k])
 
 
 @njit(cache=True)

@@ -39,7 +39,7 @@ from ..model.joints import Fixed
 from ._kinematics import cross
 from .geometry import Plane, collide, contact_coefficients, has_contact_model
 from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
-from .types import _perpendicular_pair
+from .types import _perpendicular_pairs
 
 
 class ApproximateContactWarning(UserWarning):
@@ -258,15 +258,15 @@ def contacts_rows(snapshot, contacts):
     dn = cross(wb.T, normal.T)
     ddn = cross(ab.T, normal.T) + cross(wb.T, dn)
     bias_n = _dots(normal.T, (aa_n - ab_n).T) + 2 * _dots(dn, (va_n - vb_n).T) + _dots(ddn, (anchor_a - anchor_b).T)
-    rows = []
-    for i, c in enumerate(contacts):
-        n = normal[i]
-        tangents = np.array(_perpendicular_pair(n))
-        J = s.jacobian(c.body_a, ra_p[i])[3:] - s.jacobian(c.body_b, rb_p[i])[3:]
-        v_rel = va_p[i] - vb_p[i]
-        rows.append(ContactRows(n @ J, tangents @ J, tangents, n @ v_rel, tangents @ v_rel, bias_n[i],
-                                tangents @ (aa_p[i] - ab_p[i])))
-    return rows
+    # the rows at the contact points: J_P = J_A(P) − J_B(P) (linear part), n and the tangents on it, all at once
+    tangents = np.stack(_perpendicular_pairs(normal), axis=1)  # (k, 2, 3)
+    J = s.jacobians(np.concatenate([body_a, body_b]), np.concatenate([ra_p, rb_p]))[:, 3:]
+    J = J[:k] - J[k:]
+    N, T = (normal[:, None] @ J)[:, 0], tangents @ J
+    v_rel = va_p - vb_p
+    vn, vt = _dots(normal.T, v_rel.T), (tangents @ v_rel[..., None])[..., 0]
+    bias_t = (tangents @ (aa_p - ab_p)[..., None])[..., 0]
+    return [ContactRows(*row) for row in zip(N, T, tangents, vn, vt, bias_n, bias_t)]
 
 
 def _dots(x, y):

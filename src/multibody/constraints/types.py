@@ -59,10 +59,18 @@ def _unit(vector, field):
 
 def _perpendicular_pair(n):
     """Two unit vectors completing n to a right-handed orthonormal basis (t1, t2, n)."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    t1 = cross(helper, n)
-    t1 /= np.linalg.norm(t1)
-    return t1, cross(n, t1)
+    t1, t2 = _perpendicular_pairs(np.reshape(n, (1, 3)))
+    return t1[0], t2[0]
+
+
+def _perpendicular_pairs(n):
+    """:func:`_perpendicular_pair` of each row of n (k, 3): t1, t2 (k, 3), t1 along e_x × n = (0, −n_z, n_y)
+    (e_y × n = (n_z, 0, −n_x) where |n_x| ≥ 0.9)."""
+    n = np.asarray(n, dtype=float).T
+    zero = np.zeros_like(n[0])
+    t1 = np.where(np.abs(n[0]) < 0.9, np.array([zero, -n[2], n[1]]), np.array([n[2], zero, -n[0]]))
+    t1 /= np.sqrt(t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2])
+    return t1.T, cross(n, t1).T
 
 
 class Constraint:

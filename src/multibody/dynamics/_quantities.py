@@ -70,14 +70,21 @@ def momentum(topology, params, q, v, out):
 
 @njit(cache=True)
 def jacobian(topology, params, q, body, point, J):
-    """J (6 × nv): [ω; v_P] = J v in world axes for a point P fixed in ``body`` (body coordinates).
-
-    Column of joint j (an ancestor of body): ω = R0_j S_ω,  v = R0_j S_v + ω × (P − p0_j).
-    """
+    """J (6 × nv): [ω; v_P] = J v in world axes for a point P fixed in ``body`` (body coordinates)
+    (:func:`jacobian_at_poses` at the poses of q)."""
     n = topology.shape[0]
     R0 = np.empty((n, 3, 3))
     p0 = np.empty((n, 3))
     world_poses(topology, params, q, R0, p0)
+    jacobian_at_poses(topology, params, R0, p0, body, point, J)
+
+
+@njit(cache=True)
+def jacobian_at_poses(topology, params, R0, p0, body, point, J):
+    """:func:`jacobian` given the world poses R0 (n, 3, 3), p0 (n, 3) of the bodies.
+
+    Column of joint j (an ancestor of body): ω = R0_j S_ω,  v = R0_j S_v + ω × (P − p0_j).
+    """
     P = np.empty(3)
     for r in range(3):
         P[r] = p0[body, r] + R0[body, r, 0] * point[0] + R0[body, r, 1] * point[1] + R0[body, r, 2] * point[2]
