@@ -230,16 +230,13 @@ def detect(model, snapshot, margin=0.0):
     return contacts
 
 
-def contact_rows(snapshot, contact):
-    """:class:`ContactRows` of a contact (:func:`contacts_rows` of one)."""
-    return contacts_rows(snapshot, [contact])[0]
-
-
 def contacts_rows(snapshot, contacts):
     """:class:`ContactRows` of each contact. The normal bias treats n as fixed in body B (exact for planes and box
     faces): g̈ = n·(a⁰_A − a⁰_B) + 2 ṅ·(v_A − v_B) + n̈·(r_A − r_B), ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ, evaluated at
     the anchors; the tangential rows use the material points at the contact point. The point kinematics of all
     contacts come in one batch (:meth:`~._kinematics.Snapshot.motions`)."""
+    if not contacts:
+        return []
     s = snapshot
     body_a = np.array([c.body_a for c in contacts])
     body_b = np.array([c.body_b for c in contacts])

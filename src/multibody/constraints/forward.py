@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from ..dynamics import aba, crba
 from ..dynamics._inputs import as_state
 from ._kinematics import Snapshot
-from .contact import contact_rows, detect, solve_contacts
+from .contact import contacts_rows, detect, solve_contacts
 from .gauss import GaussSolver
 from .limits import active_sides, joint_limits, limit_multipliers, limit_rows, limit_sides
 from .types import stack
@@ -130,7 +130,7 @@ def constraint_forces(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike |
     solver = GaussSolver(M, rows.J, rcond)
     a, lam = solver.solve(a_free, gamma)
     report, limit_forces = [], []
-    c_rows = [contact_rows(s, c) for c in contacts]
+    c_rows = contacts_rows(s, contacts)
     active = [i for i, r in enumerate(c_rows) if r.vn <= slip_velocity]
     if active or sides:
         contacts, c_rows = [contacts[i] for i in active], [c_rows[i] for i in active]
