@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ModelError, checked_number
 from ..model.part import ModelPart
 from ..spatial import Transform, _as_vector3
+from ._kinematics import cross
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -332,22 +333,18 @@ def box_box(pose_a, box_a, pose_b, box_b, margin):
     (Ra, pa), (Rb, pb) = pose_a, pose_b
     ha, hb = box_a.half_extents, box_b.half_extents
     d = pa - pb
-    best_face, best_edge = (-np.inf, None), (-np.inf, None)
-    for kind, axis in [("a", i) for i in range(3)] + [("b", j) for j in range(3)] + \
-                      [("edge", (i, j)) for i in range(3) for j in range(3)]:
-        u = Ra[:, axis] if kind == "a" else Rb[:, axis] if kind == "b" else np.cross(Ra[:, axis[0]], Rb[:, axis[1]])
-        length = np.linalg.norm(u)
-        if length < 1e-9:  # parallel edges: their cross product is no axis (a face axis covers them)
-            continue
-        u = u / length
-        separation = abs(u @ d) - ha @ np.abs(Ra.T @ u) - hb @ np.abs(Rb.T @ u)
-        n = u if u @ d >= 0 else -u  # from B towards A
-        if kind == "edge" and separation > best_edge[0]:
-            best_edge = (separation, (kind, axis, n))
-        elif kind != "edge" and separation > best_face[0]:
-            best_face = (separation, (kind, axis, n))
+    # the 15 axes, all at once: A's face normals, B's, then A's edge i × B's edge j at 6 + 3 i + j
+    axes = np.concatenate([Ra.T, Rb.T, cross(Ra[:, :, None], Rb[:, None, :]).reshape(3, 9).T])
+    length = np.sqrt(np.einsum("ki,ki->k", axes, axes))
+    usable = length >= 1e-9  # parallel edges: their cross product is no axis (a face axis covers them)
+    u = axes / np.where(usable, length, 1.0)[:, None]
+    along = u @ d
+    separations = np.where(usable, np.abs(along) - np.abs(u @ Ra) @ ha - np.abs(u @ Rb) @ hb, -np.inf)
+    face, edge = int(np.argmax(separations[:6])), 6 + int(np.argmax(separations[6:]))  # (the first of equals)
     tie = 1e-6 * min(ha.max(), hb.max())
-    separation, (kind, axis, n) = best_edge if best_edge[0] > best_face[0] + tie else best_face
+    best = edge if separations[edge] > separations[face] + tie else face
+    separation, n = separations[best], (u[best] if along[best] >= 0 else -u[best])  # n from B towards A
+    kind, axis = ("a", best) if best < 3 else ("b", best - 3) if best < 6 else ("edge", divmod(best - 6, 3))
     if separation > margin:
         return []
     if kind == "edge":
