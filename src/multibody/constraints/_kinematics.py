@@ -101,8 +101,8 @@ class Snapshot:
 @njit(cache=True)
 def point_motions(R0, p0, w, dp, dw, ddp, bodies, x, out):
     """out = (r, ω, v_P, α⁰, a⁰_P) (5, k, 3) of :meth:`Snapshot.motions` for the world points x (k, 3) fixed in
-    ``bodies`` (k,): r = R0ᵀ (x − p0), ρ = x − p0 (world axes), v_P = ṗ + ω × ρ, a⁰_P = p̈⁰ + α⁰ × ρ + ω × (ω × ρ);
-    on the world (−1) r = x and zero motion. out zeroed beforehand."""
+    ``bodies`` (k,): r = R0ᵀ (x − p0), ρ = R0 r (x − p0 to round-off, world axes), v_P = ṗ + ω × ρ,
+    a⁰_P = p̈⁰ + α⁰ × ρ + ω × (ω × ρ); on the world (−1) r = x and zero motion. out zeroed beforehand."""
     for k in range(bodies.shape[0]):
         b = bodies[k]
         if b < 0:
