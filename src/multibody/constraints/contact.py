@@ -29,9 +29,9 @@ constraint force mixing of 1e-6: an approximation, said once by an :class:`Appro
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
+import functools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -293,28 +293,25 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     """
     nc = len(contacts)
     K = solver.compliance()
-    angles = 2 * np.pi * np.arange(edges) / edges
-    cone = np.column_stack([np.cos(angles), np.sin(angles)])  # (edges, 2) in the (t1, t2) basis
+    cone = _pyramid(edges)
     N = np.array([r.N for r in rows])
     Fn = N.T.copy()  # (nv, nc) normal force columns, with kinetic friction folded in for sliding contacts
-    D_rows, gamma_d, owner = [], [], []
-    for i, (r, mu) in enumerate(zip(rows, (c.friction for c in contacts))):
-        if sliding[i]:
-            Fn[:, i] -= mu * (r.vt / np.linalg.norm(r.vt)) @ r.T
-        elif mu > 0:
-            D_rows.append(cone @ r.T)
-            gamma_d.append(cone @ gamma_t[i])
-            owner.append(i)
+    mu = np.array([c.friction for c in contacts])
+    for i in np.flatnonzero(sliding):
+        Fn[:, i] -= mu[i] * (rows[i].vt / np.linalg.norm(rows[i].vt)) @ rows[i].T
+    owner = [i for i in range(nc) if not sliding[i] and mu[i] > 0]
     ns = len(owner)
-    D = np.vstack(D_rows) if D_rows else np.zeros((0, N.shape[1]))
-    gamma_d = np.concatenate(gamma_d) if gamma_d else np.zeros(0)
+    # the pyramid's edge directions on each sticking contact's tangent rows, contact after contact
+    D = (cone @ np.array([rows[i].T for i in owner]).reshape(ns, 2, N.shape[1])).reshape(edges * ns, N.shape[1])
+    gamma_d = (np.asarray(gamma_t).reshape(nc, 2)[owner] @ cone.T).ravel()
     E = np.repeat(np.eye(ns), edges, axis=0)  # (edges·ns, ns): edges ones per sticking contact
     Mu = np.zeros((ns, nc))
-    Mu[np.arange(ns), owner] = [contacts[i].friction for i in owner]
+    Mu[np.arange(ns), owner] = mu[owner]
     rows_nd = np.vstack([N, D])
     forces_nd = np.hstack([Fn, D.T])
     A = rows_nd @ K @ forces_nd
-    A += regularization * max(np.mean(np.abs(np.diag(A))), 1e-300) * np.eye(A.shape[0])
+    diagonal = A.reshape(-1)[::A.shape[0] + 1]  # (a view)
+    diagonal += regularization * max(np.mean(np.abs(diagonal)), 1e-300)
     # [[A, (0; E)], [(Mu, −Eᵀ), 0]]
     m = nc + edges * ns
     lcp = np.zeros((m + ns, m + ns))
@@ -373,6 +370,16 @@ def _relaxed_contacts(K, a_eq, contacts, rows, gamma_n, gamma_t):
         status.append("separate" if lam_n <= 0 else "slip" if slipping else "stick")
     Q = W.T @ f
     return ContactSolution(a_eq + K @ Q, Q, forces, status)
+
+
+@functools.lru_cache(maxsize=None)
+def _pyramid(edges):
+    """The friction pyramid's ``edges`` unit directions (edges, 2) in a contact's tangent basis (t1, t2), at angles
+    2π k / edges."""
+    angles = 2 * np.pi * np.arange(edges) / edges
+    cone = np.column_stack([np.cos(angles), np.sin(angles)])
+    cone.flags.writeable = False
+    return cone
 
 
 def _at_cone_edge(z, nc, ns, edges, owner, i, tol=1e-9):
