@@ -186,8 +186,8 @@ def test_filter_parent_is_the_models_switch_and_its_saving_says_it_is_not_kept()
 
 
 def test_contact_pair_settings_warn_naming_the_pair_and_unknown_names_raise():
-    xml = SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="chest" friction=".3 .3 .1 0 0"/></contact>')
-    with pytest.warns(UserWarning, match=r"<contact><pair> arm–chest friction \(the geoms' are used\)"):
+    xml = SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="chest" solref=".01 1"/></contact>')
+    with pytest.warns(UserWarning, match=r"<contact><pair> arm–chest solref \(not read\)"):
         mb.Model.from_mjcf(xml)
     with pytest.raises(mb.ModelError, match=r"<contact><pair geom1='arm' geom2='nothing'> geom2: unknown geom"):
         load_quietly(SMALL.format(option="", contact='<contact><pair geom1="arm" geom2="nothing"/></contact>'))
@@ -229,7 +229,7 @@ def test_contact_friction_is_mujocos_on_its_own_contacts(name):
     checked = dims = 0
     for (g1, g2), (friction, dim) in seen.items():
         if g1 in geometry and g2 in geometry:
-            mu, _ = contact_coefficients(model.friction_rule, geometry[g1], geometry[g2])
+            mu, _ = contact_coefficients(model, geometry[g1], geometry[g2])
             assert mu == (friction if dim > 1 else 0.0), (m.geom(g1).name, m.geom(g2).name, mu, friction, dim)
             checked += 1
             dims |= 1 << dim
@@ -241,14 +241,18 @@ def test_contact_friction_is_mujocos_on_its_own_contacts(name):
 def test_priority_and_condim_decide_a_contacts_friction_and_are_kept_in_model_files():
     a = Geometry("world", mb.Sphere(0.1), friction=0.2, name="a")
     b = Geometry("world", mb.Sphere(0.1), friction=0.8, restitution=0.3, name="b")
-    assert contact_coefficients("geometric", a, b) == (0.4, 0.3)
-    assert contact_coefficients("max", a, b) == (0.8, 0.3)
+    geometric, largest = mb.Model("geometric"), mb.Model("max")
+    largest.friction_rule = "max"
+    assert contact_coefficients(geometric, a, b) == (0.4, 0.3)
+    assert contact_coefficients(largest, a, b) == (0.8, 0.3)
     a.priority = 1
-    assert contact_coefficients("max", a, b) == (0.2, 0.3)
+    assert contact_coefficients(largest, a, b) == (0.2, 0.3)
     a.condim = 1
-    assert contact_coefficients("max", a, b) == (0.0, 0.3)  # the higher priority's condim
+    assert contact_coefficients(largest, a, b) == (0.0, 0.3)  # the higher priority's condim
     a.priority = 0
-    assert contact_coefficients("max", a, b) == (0.8, 0.3)  # the larger condim
+    assert contact_coefficients(largest, a, b) == (0.8, 0.3)  # the larger condim
+    largest.pair_friction[frozenset(("b", "a"))] = 0.6
+    assert contact_coefficients(largest, a, b) == (0.6, 0.3)  # the pair's own
     with pytest.raises(mb.ModelError, match="condim must be 1 .* got 6"):
         Geometry("world", mb.Sphere(0.1), condim=6)
     model = mb.Model("two")
@@ -272,3 +276,23 @@ def test_mjcf_condim_4_and_6_warn_that_only_sliding_friction_acts():
     assert (ball.condim, ball.priority) == (3, 1)
     with pytest.raises(mb.ModelError, match=r"<geom name='ball'> condim: expected an integer, got '2.5'|condim must"):
         load_quietly(xml.replace('condim="6"', 'condim="2.5"'))
+
+
+@pytest.mark.parametrize("pair", ['<pair geom1="ball" geom2="floor"/>',
+                                  '<pair geom1="floor" geom2="ball" friction=".2 .2 .01 .001 .001"/>',
+                                  '<pair geom1="ball" geom2="floor" friction=".4" condim="1"/>'])
+def test_an_explicit_pairs_friction_is_the_pairs_as_mujoco_takes_it(pair):
+    """MuJoCo gives a <contact><pair> its own friction and condim (defaults 1 and 3), not the geoms' mix: the oracle
+    is the compiled MjModel's pair_friction and pair_dim."""
+    xml = f"""<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1" friction=".3"/>
+      <body pos="0 0 .1"><freejoint/><geom name="ball" size=".1" friction=".7" condim="1"/></body></worldbody>
+      <contact>{pair}</contact></mujoco>"""
+    m = mujoco.MjModel.from_xml_string(xml)
+    model = load_quietly(xml)
+    ball, floor = (next(g for g in model.geometries if g.name == name) for name in ("ball", "floor"))
+    expected = m.pair_friction[0, 0] if m.pair_dim[0] > 1 else 0.0
+    assert contact_coefficients(model, ball, floor)[0] == expected
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model_to_dict(model)
+    assert any("the friction of 1 explicit contact pairs" in str(w.message) for w in caught)

@@ -224,7 +224,7 @@ def detect(model, snapshot, margin=0.0):
     contacts = []
     for i, j in pairs[apart <= margin].tolist():
         ga, gb = model.geometries[i], model.geometries[j]
-        mu, e = contact_coefficients(model.friction_rule, ga, gb)
+        mu, e = contact_coefficients(model, ga, gb)
         contacts += [Contact(ga, gb, int(index[i]), int(index[j]), c, mu, e)
                      for c in collide(ga.shape, (R[i], p[i]), gb.shape, (R[j], p[j]), margin)]
     return contacts

@@ -31,6 +31,8 @@ from ._kinematics import cross
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from ..model import Model
+
 
 class Shape:
     """Base of the contact shapes; ``bounding_radius`` is ∞ for a plane."""
@@ -184,11 +186,16 @@ class Geometry(ModelPart):
 FRICTION_RULES = ("geometric", "max")
 
 
-def contact_coefficients(rule: str, a: Geometry, b: Geometry) -> tuple[float, float]:
-    """(friction μ, restitution e) of a contact between geometries a and b. μ: the friction of the shape of
-    higher ``priority``, or for equal priorities by ``rule`` (``Model.friction_rule``): "geometric" √(μ_a μ_b) or
-    "max" max(μ_a, μ_b) (MuJoCo's, which an MJCF file's model takes); 0 when the contact's ``condim`` (the
-    higher-priority shape's, or the larger of the two) is 1. e = max(e_a, e_b)."""
+def contact_coefficients(model: Model, a: Geometry, b: Geometry) -> tuple[float, float]:
+    """(friction μ, restitution e) of a contact between geometries a and b of ``model``. μ: the pair's own
+    (``model.pair_friction``, an MJCF ``<contact><pair>``'s) if it has one, else the friction of the shape of
+    higher ``priority``, or for equal priorities by ``model.friction_rule``: "geometric" √(μ_a μ_b) or "max"
+    max(μ_a, μ_b) (MuJoCo's, which an MJCF file's model takes); 0 when the contact's ``condim`` (the higher-priority
+    shape's, or the larger of the two) is 1. e = max(e_a, e_b)."""
+    rule, e = model.friction_rule, max(a.restitution, b.restitution)
+    pair = model.pair_friction.get(frozenset((a.name, b.name)))
+    if pair is not None:
+        return pair, e
     if a.priority != b.priority:
         top = a if a.priority > b.priority else b
         mu, condim = top.friction, top.condim
@@ -198,7 +205,7 @@ def contact_coefficients(rule: str, a: Geometry, b: Geometry) -> tuple[float, fl
         mu, condim = max(a.friction, b.friction), max(a.condim, b.condim)
     else:
         raise ModelError(f"friction rule must be one of {', '.join(FRICTION_RULES)}, got {rule!r}")
-    return (mu if condim > 1 else 0.0), max(a.restitution, b.restitution)
+    return (mu if condim > 1 else 0.0), e
 
 
 class ContactPoint(NamedTuple):

@@ -125,7 +125,7 @@ class Collisions:
                 return contact.point
             k = self.model.body_index(body)
             return R0[k].T @ (contact.point - p0[k])
-        mu, e = contact_coefficients(self.model.friction_rule, ga, gb)
+        mu, e = contact_coefficients(self.model, ga, gb)
         e = check_restitution(e, f"shapes {ga.name}, {gb.name}")
         if body_a is None:  # a world shape listed first (MJCF floors): the moving body first, the normal towards it
             return Contact(body_b, local(body_b), -np.asarray(contact.normal), None, contact.point, e, mu)

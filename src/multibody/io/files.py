@@ -589,6 +589,10 @@ def model_to_dict(model):
         data["geometries"] = [g.to_dict() for g in model.geometries]
         if model.friction_rule != "geometric":
             data["friction_rule"] = model.friction_rule
+        if model.pair_friction:
+            warnings.warn(f"model '{model.name}': the friction of {len(model.pair_friction)} explicit contact pairs "
+                          "(model.pair_friction, from an MJCF file's <contact><pair>) is not saved in the model file: "
+                          "read that file again after loading it", stacklevel=2)
         if not model.filter_parent:
             warnings.warn(f"model '{model.name}': filter_parent = False (a link's shapes touch its parent's) is not "
                           "saved in the model file: set it again after loading it", stacklevel=2)

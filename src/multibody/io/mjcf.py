@@ -30,7 +30,8 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
   (4 and 6 act as 3, with a warning: no torsional or rolling friction), their contacts' friction mixed by MuJoCo's
   rule (``model.friction_rule = "max"``), paired as MuJoCo pairs them:
   not when (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) is zero, nor when ``<contact><exclude>`` names
-  their bodies (``Geometry.exclude``), always when a ``<contact><pair>`` names them (``Geometry.include``), none
+  their bodies (``Geometry.exclude``), always when a ``<contact><pair>`` names them (``Geometry.include``, with the
+  pair's own ``friction`` and ``condim`` in ``model.pair_friction``, as MuJoCo takes them), none
   with ``<flag contact="disable">``; the weld and parent filters are
   :func:`~multibody.constraints.contact.candidate_pairs`' (``model.filter_parent``: ``<flag filterparent>``).
   Named sites become frames (when the name is free).
@@ -611,7 +612,7 @@ def model_from_mjcf(path_or_xml, name=None):
     geometries = [model.add_geometry(body, shape, placement=placement, name=label, **contact)
                   for body, shape, placement, contact, label, *_ in builder.geoms]
     _contact_filters(mjcf, root, builder, geometries)
-    _contact_pairs(mjcf, root, classes, geometries)
+    _contact_pairs(mjcf, root, classes, model, geometries)
     model.filter_parent = "filterparent" not in mjcf.disabled
     model.friction_rule = "max"  # MuJoCo's: of two geoms of equal priority, the larger friction
     for label, body, placement in builder.sites:

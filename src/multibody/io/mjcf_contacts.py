@@ -4,7 +4,7 @@ pairs as ``Geometry.exclude`` and ``Geometry.include`` (the weld and parent filt
 """
 from __future__ import annotations
 
-_PAIR_SETTINGS = ("condim", "friction", "solref", "solreffriction", "solimp", "margin", "gap")  # not read
+_PAIR_SETTINGS = ("solref", "solreffriction", "solimp", "margin", "gap")  # not read
 
 
 def _contact_shape(kind, size):
@@ -41,10 +41,11 @@ def _contact_filters(mjcf, root, builder, geometries):
                 geometries[i].exclude_contacts(geometries[j])
 
 
-def _contact_pairs(mjcf, root, classes, geometries):
+def _contact_pairs(mjcf, root, classes, model, geometries):
     """Each ``<contact><pair geom1 geom2>`` as ``Geometry.include``: the two touch whatever the filters (not when
-    the contacts are off). The pair's own settings (friction, condim, solref, margin, ...) are not read: the contact
-    takes the geoms' friction, as MuJoCo does when the pair gives none; each pair that sets one is listed."""
+    the contacts are off), with the pair's own friction in ``model.pair_friction``, as MuJoCo takes it: the pair's
+    ``friction`` (default 1, not the geoms') unless its ``condim`` is 1 (default 3; 4 and 6 act as 3, with a
+    warning). Its other settings (solref, margin, ...) are not read; each pair that sets one is listed."""
     if mjcf.disabled & {"contact", "constraint"}:
         return
     from .mjcf import _attributes
@@ -63,6 +64,13 @@ def _contact_pairs(mjcf, root, classes, geometries):
                 mjcf.ignored[f"{label} (a geom of a shape multibody has no contact model for)"] += 1
                 continue
             by_name[pair[0]].include.add(pair[1])
+            condim = mjcf.integer(attrs, "condim", where, 3)
+            if condim not in (1, 3, 4, 6):
+                mjcf.fail(f"{where} condim", f"must be 1, 3, 4 or 6, got {condim}")
+            if condim > 3:
+                mjcf.ignored["torsional and rolling friction (pair condim 4 and 6; their sliding friction acts)"] += 1
+            friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3, 4, 5), "1 1 0.005 0.0001 0.0001")[0]
+            model.pair_friction[frozenset(pair)] = friction if condim > 1 else 0.0
             settings = [key for key in _PAIR_SETTINGS if key in attrs]
             if settings:
-                mjcf.ignored[f"{label} {', '.join(settings)} (the geoms' are used)"] += 1
+                mjcf.ignored[f"{label} {', '.join(settings)} (not read)"] += 1

@@ -100,6 +100,7 @@ class Model:
         self._forces, self._constraints, self._geometries = PartList(self), PartList(self), PartList(self)
         self.filter_parent = True  # contact pairs leave out a link's shapes against its parent's (MJCF filterparent)
         self.friction_rule = "geometric"  # a contact's friction from its two shapes' (contact_coefficients)
+        self.pair_friction: dict[frozenset[str], float] = {}  # {geometry names}: the friction of their contacts
         # the pose a model file starts from (MJCF's qpos0), where simulations start by default: initial_configuration
         self.reference_configuration: np.ndarray | None = None
         self._compiled: CompiledModel | None = None
