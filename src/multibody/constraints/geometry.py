@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ModelError, checked_number
 from ..model.part import ModelPart
 from ..spatial import Transform, _as_vector3
+from ._faces import clipped_face
 from ._kinematics import cross
 
 if TYPE_CHECKING:
@@ -370,29 +371,14 @@ def box_box(pose_a, box_a, pose_b, box_b, margin):
 
 def _clipped_face(p_ref, R_ref, h_ref, axis, normal, p_inc, R_inc, h_inc):
     """[(corner, gap)]: the incident box's face most opposed to the reference box's face with outward ``normal``
-    (along its ``axis``), clipped to that face's sides, each corner with its height above the reference face."""
-    face = p_ref + h_ref[axis] * normal
-    k = int(np.argmax(np.abs(R_inc.T @ normal)))
-    center = p_inc - np.sign(R_inc[:, k] @ normal) * h_inc[k] * R_inc[:, k]
-    e1, e2 = (R_inc[:, m] * h_inc[m] for m in range(3) if m != k)
-    polygon = [center + e1 + e2, center - e1 + e2, center - e1 - e2, center + e1 - e2]
-    for m in range(3):
-        if m != axis:
-            for side in (1.0, -1.0):  # keep side · R_ref[:, m] · (x − p_ref) ≤ h_ref[m]
-                polygon = _clip(polygon, side * R_ref[:, m], h_ref[m] + side * R_ref[:, m] @ p_ref)
-    return [(x, float(normal @ (x - face))) for x in polygon]
-
-
-def _clip(polygon, normal, offset):
-    """Sutherland–Hodgman: the part of a convex polygon (list of points) with normal · x ≤ offset."""
-    kept = []
-    for x, y in zip(polygon, polygon[1:] + polygon[:1]):
-        fx, fy = normal @ x - offset, normal @ y - offset
-        if fx <= 0.0:
-            kept.append(x)
-        if fx * fy < 0.0:
-            kept.append(x + fx / (fx - fy) * (y - x))
-    return kept
+    (along its ``axis``), clipped to that face's sides, each corner with its height above the reference face
+    (compiled: :func:`._faces.clipped_face`)."""
+    out = np.empty((8, 4))
+    count = clipped_face(np.ascontiguousarray(p_ref, dtype=float), np.ascontiguousarray(R_ref, dtype=float),
+                         np.ascontiguousarray(h_ref, dtype=float), axis, np.ascontiguousarray(normal, dtype=float),
+                         np.ascontiguousarray(p_inc, dtype=float), np.ascontiguousarray(R_inc, dtype=float),
+                         np.ascontiguousarray(h_inc, dtype=float), out)
+    return [(out[c, :3], float(out[c, 3])) for c in range(count)]
 
 
 def has_contact_model(kind_a: type, kind_b: type) -> bool:
