@@ -25,7 +25,8 @@ def clipped_face(p_ref, R_ref, h_ref, axis, normal, p_inc, R_inc, h_inc, out):
     first, second = (1, 2) if k == 0 else (0, 2) if k == 1 else (0, 1)
     e1, e2 = R_inc[:, first] * h_inc[first], R_inc[:, second] * h_inc[second]
     polygon, clipped = np.empty((8, 3)), np.empty((8, 3))
-    polygon[0], polygon[1], polygon[2], polygon[3] = center + e1 + e2, center - e1 + e2, center - e1 - e2, center + e1 - e2
+    polygon[0], polygon[1] = center + e1 + e2, center - e1 + e2
+    polygon[2], polygon[3] = center - e1 - e2, center + e1 - e2
     count = 4
     for m in range(3):
         if m == axis:

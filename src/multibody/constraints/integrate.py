@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
-from ..simulate.forces import JointSpring
+from ..simulate.forces import joint_force_rows
 from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
@@ -57,14 +57,14 @@ def _speed_bound(model, s):
 
 
 def _joint_damping(model):
-    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere. Found
-    once per compiled model (kept in ``CompiledModel.derived``; ``Model.add_force`` drops it)."""
+    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere: the
+    damping column of :func:`~multibody.simulate.forces.joint_force_rows`, summed per joint. Found once per compiled
+    model (kept in ``CompiledModel.derived``, which any edit of the model or its force elements drops)."""
     derived = (model._compiled or model.compile()).derived
     if "joint_damping" not in derived:
+        rows, _ = joint_force_rows(model)
         damping = np.zeros(model.nv)
-        for element in model.forces:
-            if isinstance(element, JointSpring):
-                damping[model.v_slice(element.joint).start] += element.damping
+        np.add.at(damping, rows[:, 1].astype(np.int64), rows[:, 4])
         derived["joint_damping"] = damping
     return derived["joint_damping"]
 

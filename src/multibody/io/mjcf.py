@@ -56,7 +56,7 @@ from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Prismatic, Revolute, Spherical
 from ..model.body import combined
 from ..spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat, rotation_z_to
-from .mjcf_contacts import _contact_filters, _contact_pairs, _contact_shape
+from .mjcf_contacts import _condim, _contact_filters, _contact_pairs, _contact_shape
 
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom", "extension", "compiler", "option",
@@ -572,13 +572,8 @@ class _Builder:
             mjcf.ignored[f"contact geoms of type {kind}"] += 1
             return
         # the arguments of add_geometry that decide a contact's friction (contact_coefficients, MuJoCo's rule)
-        condim = mjcf.integer(attrs, "condim", where, 3)
-        if condim not in (1, 3, 4, 6):
-            mjcf.fail(where, f"condim must be 1, 3, 4 or 6, got {condim}")
-        if condim > 3:
-            mjcf.ignored["torsional and rolling friction (geom condim 4 and 6; their sliding friction acts)"] += 1
         contact = {"friction": mjcf.numbers(attrs, "friction", where, (1, 2, 3), "1 0.005 0.0001")[0],
-                   "priority": mjcf.integer(attrs, "priority", where, 0), "condim": min(condim, 3)}
+                   "priority": mjcf.integer(attrs, "priority", where, 0), "condim": _condim(mjcf, attrs, where, "geom")}
         self.geoms.append((body, shape, offset @ pose, contact, label, mj_body, contype, conaffinity))
 
 

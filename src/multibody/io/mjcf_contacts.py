@@ -20,6 +20,18 @@ def _contact_shape(kind, size):
     return None
 
 
+def _condim(mjcf, attrs, where, kind):
+    """The ``condim`` of a geom or pair (``kind``) as multibody takes it: 1 (frictionless) or 3 (sliding friction;
+    MuJoCo's 4 and 6 add torsional and rolling friction, which multibody does not model: they act as 3, with a
+    warning)."""
+    condim = mjcf.integer(attrs, "condim", where, 3)
+    if condim not in (1, 3, 4, 6):
+        mjcf.fail(f"{where} condim", f"must be 1, 3, 4 or 6, got {condim}")
+    if condim > 3:
+        mjcf.ignored[f"torsional and rolling friction ({kind} condim 4 and 6; their sliding friction acts)"] += 1
+    return min(condim, 3)
+
+
 def _contact_filters(mjcf, root, builder, geometries):
     """MuJoCo's per-geom contact filters as ``Geometry.exclude`` (the weld and parent filters are
     :func:`~multibody.constraints.contact.candidate_pairs`'): two geoms touch only if (contype₁ & conaffinity₂) or
@@ -64,11 +76,7 @@ def _contact_pairs(mjcf, root, classes, model, geometries):
                 mjcf.ignored[f"{label} (a geom of a shape multibody has no contact model for)"] += 1
                 continue
             by_name[pair[0]].include.add(pair[1])
-            condim = mjcf.integer(attrs, "condim", where, 3)
-            if condim not in (1, 3, 4, 6):
-                mjcf.fail(f"{where} condim", f"must be 1, 3, 4 or 6, got {condim}")
-            if condim > 3:
-                mjcf.ignored["torsional and rolling friction (pair condim 4 and 6; their sliding friction acts)"] += 1
+            condim = _condim(mjcf, attrs, where, "pair")
             friction = mjcf.numbers(attrs, "friction", where, (1, 2, 3, 4, 5), "1 1 0.005 0.0001 0.0001")[0]
             model.pair_friction[frozenset(pair)] = friction if condim > 1 else 0.0
             settings = [key for key in _PAIR_SETTINGS if key in attrs]
