@@ -21,9 +21,11 @@ of that run.
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
-held as 21 symmetric entries; the two agree to round-off, not bit for bit (fused multiply-adds here). Joints with
-one degree of freedom (revolute, prismatic: the common case) take one lane loop per pass and body; the others go
-lane by lane, their poses through the scalar kernels' ``joint_pose``. The compiled-model layout is the one
+held as 21 symmetric entries, the bodies posed by their axis frames (:func:`~._spatial_kernels.axis_frames`: a
+revolute joint turns about z, and its axis in world axes is a column of the frame's rotation); the two agree to
+round-off, not bit for bit (fused multiply-adds here). Joints with one degree of freedom (revolute, prismatic: the
+common case) take one lane loop per pass and body; the others go lane by lane, their poses through the scalar
+kernels' ``axis_frame_placement``. The compiled-model layout is the one
 documented in :mod:`multibody.dynamics._spatial_kernels`.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
@@ -34,11 +36,11 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ._core import _invert_spd, dot6, translated
+from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
-from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, IQ, IV, JTYPE,
-                               NSYM, NVJ, PARENT, cross_force, cross_motion, joint_pose, placed, rodrigues, rotated,
-                               rotation_product, SINCOS_RANGE, release, sin_cos, work)
+from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_MASS, F_S, F_ZAXES, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ,
+                               IV, JTYPE, NSYM, NVJ, PARENT, cross_force, cross_motion, release, rigid_inertia_times,
+                               rotated, rotation_product, SINCOS_RANGE, sin_cos, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -160,7 +162,7 @@ def _put(out, k, x, b):
 
 @inline
 def lane_rotation(R0, i, b):
-    """Body i's rotation to world axes at lane b, R0[i, :, b] (row major), as a 9-tuple."""
+    """The rotation of body i's axis frame to world axes at lane b, R0[i, :, b] (row major), as a 9-tuple."""
     return (R0[i, 0, b], R0[i, 1, b], R0[i, 2, b], R0[i, 3, b], R0[i, 4, b], R0[i, 5, b], R0[i, 6, b], R0[i, 7, b],
             R0[i, 8, b])
 
@@ -186,17 +188,27 @@ def rotated_vector(R, x, y, z):
 
 
 @inline
-def placement(params, i):
-    """Body i's joint placement: (R_tree row-major 9-tuple, p_tree 3-tuple), numbers or lane arrays."""
-    return ((params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
-             params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
-             params[i, F_RTREE + 8]), (params[i, F_PTREE], params[i, F_PTREE + 1], params[i, F_PTREE + 2]))
+def axis_placement(params, i):
+    """Body i's placement in its parent's axis frame, both axis frames (:func:`~._spatial_kernels.axis_frames`):
+    (T row-major 9-tuple, t 3-tuple), numbers or lane arrays."""
+    return ((params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
+             params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
+             params[i, F_ZRTREE + 8]), (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2]))
+
+
+@inline
+def turned_about_z(T, s, c):
+    """T R_z(θ) for T a row-major 9-tuple, from s = sin θ and c = cos θ: the columns (c T_x + s T_y, c T_y − s T_x,
+    T_z)."""
+    return (c * T[0] + s * T[1], c * T[1] - s * T[0], T[2], c * T[3] + s * T[4], c * T[4] - s * T[3], T[5],
+            c * T[6] + s * T[7], c * T[7] - s * T[6], T[8])
 
 
 @inline
 def compose(R0_parent, Ri, pi, pose, b):
-    """pose[:, b] = (R0_i row major, d_i): body i's rotation to world axes R0_i = R0_λ R_i and the offset of its
-    origin from its parent's in world axes, d_i = p0_i − p0_λ = R0_λ p_i, from its pose in its parent (R_i, p_i)."""
+    """pose[:, b] = (R0_i row major, d_i): the rotation of body i's axis frame to world axes R0_i = R0_λ R_i and the
+    offset of its origin from its parent's in world axes, d_i = p0_i − p0_λ = R0_λ p_i, from its pose in its
+    parent's axis frame (R_i, p_i)."""
     put(pose, 0, rotation_product(R0_parent, Ri), b)
     put(pose, 9, rotated_vector(R0_parent, pi[0], pi[1], pi[2]), b)
 
@@ -204,36 +216,30 @@ def compose(R0_parent, Ri, pi, pose, b):
 @step
 def other_joint_poses(topology, params, i, q, nb, R0, pose):
     """:func:`world_pose` for a joint neither revolute nor prismatic, lane by lane through the scalar
-    ``joint_pose``: pose[:, b] = (R0_i row major, d_i)."""
-    jtype, iq, lam = topology[i, JTYPE], topology[i, IQ], topology[i, PARENT]
+    ``axis_frame_placement``: pose[:, b] = (R0_i row major, d_i)."""
+    lam = topology[i, PARENT]
     P = work((params.shape[0], params.shape[1]))  # lane b's params
     for b in range(nb):
-        Pb = lane_params(params, b, P)
-        RJ, pJ = joint_pose(jtype, Pb, i, q[:, b], iq)
-        Ri, pi = placed(Pb, i, RJ, pJ)
+        # (sines and cosines: those of revolute joints only, none here)
+        Ri, pi = axis_frame_placement(topology, lane_params(params, b, P), i, q[:, b], P)
         compose(lane_rotation(R0, lam, b), Ri, pi, pose, b)
     release((P,))
 
 
 @step
 def world_pose(topology, params, i, q, nb, R0, d):
-    """R0[i, :, b], d[i, :, b]: body i's rotation to world axes and the offset d_i = p0_i − p0_λ of its origin from
-    its parent's (:func:`compose`) at each lane, from its pose in its parent, placement ∘ joint (RBDA Table 4.1):
-    R_i = R_tree R_J, p_i = p_tree + R_tree p_J. Revolute and prismatic joints are vectorized; the other joint types
-    go lane by lane through the scalar ``joint_pose``. Results go through a stack array (see the module docstring)."""
-    sc, pose = work((2, LANES)), work((12, LANES))
-    jtype, iq, lam = topology[i, JTYPE], topology[i, IQ], topology[i, PARENT]
-    axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
-    T, pt = placement(params, i)
-    if jtype == REVOLUTE:
-        lane_sines_cosines(q, iq, sc, nb)
+    """R0[i, :, b], d[i, :, b] for a joint that is not revolute (:func:`revolute_body` places those): body i's
+    rotation to world axes and the offset d_i = p0_i − p0_λ of its origin from its parent's (:func:`compose`) at
+    each lane, from its pose in its parent's axis frame (:func:`axis_placement`), placement ∘ joint (RBDA Table
+    4.1): R_i = T R_J, p_i = t + T p_J (its own axis frame is its body frame). Prismatic joints are vectorized; the
+    other joint types go lane by lane. Results go through a stack array (see the module docstring)."""
+    pose = work((12, LANES))
+    iq, lam = topology[i, IQ], topology[i, PARENT]
+    if topology[i, JTYPE] == PRISMATIC:
+        axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
+        T, t = axis_placement(params, i)
         for b in range(nb):
-            ax, ay, az = lane(axis, b)
-            compose(lane_rotation(R0, lam, b), rotation_product(lane(T, b), rodrigues(ax, ay, az, sc[0, b], sc[1, b])),
-                    lane(pt, b), pose, b)
-    elif jtype == PRISMATIC:
-        for b in range(nb):
-            (ax, ay, az), Tb, p = lane(axis, b), lane(T, b), lane(pt, b)
+            (ax, ay, az), Tb, p = lane(axis, b), lane(T, b), lane(t, b)
             pJ = rotated_vector(Tb, ax * q[iq, b], ay * q[iq, b], az * q[iq, b])
             compose(lane_rotation(R0, lam, b), Tb, (p[0] + pJ[0], p[1] + pJ[1], p[2] + pJ[2]), pose, b)
     else:
@@ -262,22 +268,30 @@ def in_world_axes(R, s):
 
 @inline
 def body_inertia(params, i):
-    """Body i's inertia (mass, mass center (3), I00, I11, I22, I01, I02, I12; about the body origin, body axes)
-    as a 10-tuple (numbers or lane arrays), the scalar kernels' compact form."""
-    return (params[i, F_MASS], params[i, F_COM], params[i, F_COM + 1], params[i, F_COM + 2], params[i, F_INERTIA],
-            params[i, F_INERTIA + 7], params[i, F_INERTIA + 14], params[i, F_INERTIA + 1], params[i, F_INERTIA + 2],
-            params[i, F_INERTIA + 8])
+    """Body i's inertia in its axis frame (:func:`~._spatial_kernels.axis_frames`): mass, mass center (3) and
+    rotational inertia about the body origin (xx, yy, zz, xy, xz, yz), a 10-tuple (numbers or lane arrays)."""
+    return (params[i, F_MASS], params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2], params[i, F_ZINERTIA],
+            params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3],
+            params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5])
 
 
 @inline
 def rigid_inertia_in_world_axes(body, R):
-    """A body's spatial inertia (a :func:`body_inertia` of numbers) about its origin in world axes (R: its rotation
-    to world axes), as a 21-tuple (:func:`symmetric_product`): [[R I_O Rᵀ, [h]×], [[h]×ᵀ, m 1]], h = m R c
-    (RBDA eqs. 2.63, 2.66 with p = 0)."""
+    """A body's spatial inertia (a :func:`body_inertia` of numbers) about its origin in world axes (R: its axis
+    frame's rotation to world axes) compactly, as (m, h, I) with h = m R c and I = R I_O Rᵀ (xx, yy, zz, xy, xz, yz)
+    (RBDA eqs. 2.63, 2.66 with p = 0): a 10-tuple as :func:`~._spatial_kernels.rigid_inertia_times` takes it."""
     m, c0, c1, c2, I00, I11, I22, I01, I02, I12 = body
     I = rotated((I00, I01, I02, I01, I11, I12, I02, I12, I22), R)
     hx, hy, hz = rotated_vector(R, m * c0, m * c1, m * c2)
-    return (I[0], I[4], I[8], I[1], I[2], I[5], 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
+    return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
+
+
+@inline
+def symmetric_of(Y):
+    """The compact rigid inertia Y = (m, h, I) of :func:`rigid_inertia_in_world_axes` as a 21-tuple
+    (:func:`symmetric_product`): [[I, [h]×], [[h]×ᵀ, m 1]]."""
+    m, hx, hy, hz, I00, I11, I22, I01, I02, I12 = Y
+    return (I00, I11, I22, I01, I02, I12, 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
 
 
 @inline
@@ -330,21 +344,75 @@ def force_shifted(f, dx, dy, dz):
 
 
 @inline
+def inertia_times(Y, m):
+    """Y m for a compact rigid inertia Y = (m, h, I) (:func:`rigid_inertia_in_world_axes`) and a motion m, as a
+    6-tuple (:func:`~._spatial_kernels.rigid_inertia_times`)."""
+    return rigid_inertia_times(Y[0], Y[1], Y[2], Y[3], Y[4], Y[5], Y[6], Y[7], Y[8], Y[9], m[0], m[1], m[2], m[3], m[4],
+                               m[5])
+
+
+@inline
 def velocity_and_bias(R, dx, dy, dz, v_parent, vJ, body):
-    """Pass 1 of the ABA at a body (world axes, about its origin; R its rotation to world axes, d its offset from
-    its parent, vJ = s q̇ its joint's velocity): v = X_d v_λ + vJ ;  c = v ×m vJ ;  I (the body's inertia) ;
-    p^A = v ×* I v. Returns (v, c, I, p^A) as tuples (I a 21-tuple)."""
+    """Pass 1 of the ABA at a body (world axes, about its origin; R its axis frame's rotation to world axes, d its
+    offset from its parent, vJ = S q̇ its joint's velocity): v = X_d v_λ + vJ ;  c = v ×m vJ ;  I (the body's
+    inertia) ;  p^A = v ×* I v. Returns (v, c, I, p^A) as tuples (I a 21-tuple)."""
     x = translated(v_parent, dx, dy, dz)
     v = (x[0] + vJ[0], x[1] + vJ[1], x[2] + vJ[2], x[3] + vJ[3], x[4] + vJ[4], x[5] + vJ[5])
-    I = rigid_inertia_in_world_axes(body, R)
-    return v, cross_motion(v, vJ), I, cross_force(v, symmetric_product(I, v))
+    Y = rigid_inertia_in_world_axes(body, R)
+    return v, cross_motion(v, vJ), symmetric_of(Y), cross_force(v, inertia_times(Y, v))
+
+
+@step
+def revolute_body(params, i, lam, iq, iv, q, qd, R0, d, S, V, C, IA, PA, nb):
+    """Pass 1 of the ABA at body i, whose joint is revolute, in one loop over the lanes, as the scalar ``aba``: the
+    world pose of its axis frame, R0_i = R0_λ T R_z(θ) and d_i = R0_λ t (:func:`axis_placement`, :func:`compose`);
+    its motion subspace s = [z; 0], z = R0_i e_z its axis in world axes (the body origin lies on it);
+    v = X_d v_λ + s q̇ ;  c = v ×m s q̇ = [ω × z; v × z] q̇ ;  I (the body's inertia) ;  p^A = v ×* I v
+    (:func:`velocity_and_bias`, less the products with the zeros of s). Results through a stack array: rows 0–8 R0_i,
+    9–11 d_i, 12–17 v, 18–23 c, 24–44 I, 45–50 p^A; S[iv] = [z; 0] from rows 2, 5, 8."""
+    sc, result = work((2, LANES)), work((51, LANES))
+    (T, t), body = axis_placement(params, i), body_inertia(params, i)
+    lane_sines_cosines(q, iq, sc, nb)
+    for b in range(nb):
+        P, tb = lane_rotation(R0, lam, b), lane(t, b)
+        R = rotation_product(P, turned_about_z(lane(T, b), sc[0, b], sc[1, b]))
+        dx, dy, dz = rotated_vector(P, tb[0], tb[1], tb[2])
+        rate = qd[iv, b]
+        w0, w1, w2 = R[2] * rate, R[5] * rate, R[8] * rate
+        x = translated(lane_vector(V, lam, b), dx, dy, dz)
+        v = (x[0] + w0, x[1] + w1, x[2] + w2, x[3], x[4], x[5])
+        c = (v[1] * w2 - v[2] * w1, v[2] * w0 - v[0] * w2, v[0] * w1 - v[1] * w0, v[4] * w2 - v[5] * w1,
+             v[5] * w0 - v[3] * w2, v[3] * w1 - v[4] * w0)
+        Y = rigid_inertia_in_world_axes(lane(body, b), R)
+        put(result, 0, R, b)
+        put(result, 9, (dx, dy, dz), b)
+        put(result, 12, v, b)
+        put(result, 18, c, b)
+        put(result, 24, symmetric_of(Y), b)
+        put(result, 45, cross_force(v, inertia_times(Y, v)), b)
+    for k in range(9):
+        for b in range(LANES):
+            R0[i, k, b] = result[k, b]
+    for r in range(3):
+        for b in range(LANES):
+            d[i, r, b] = result[9 + r, b]
+            S[iv, r, b] = result[2 + 3 * r, b]
+            S[iv, 3 + r, b] = 0.0
+    for r in range(6):
+        for b in range(LANES):
+            V[i, r, b] = result[12 + r, b]
+            C[i, r, b] = result[18 + r, b]
+            PA[i, r, b] = result[45 + r, b]
+    for r in range(NSYM):
+        for b in range(LANES):
+            IA[i, r, b] = result[24 + r, b]
 
 
 @step
 def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA, nb):
-    """:func:`velocity_and_bias` at body i for a joint with one degree of freedom, whose motion subspace column
-    s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop over the lanes, results through a stack array (rows 0–5 s, 6–11
-    v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
+    """:func:`velocity_and_bias` at body i for a joint with one degree of freedom that is not revolute (prismatic;
+    :func:`revolute_body` does those), whose motion subspace column s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop
+    over the lanes, results through a stack array (rows 0–5 s, 6–11 v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
     column, body = subspace_column(params, i, 0), body_inertia(params, i)
     result = work((45, LANES))
     for b in range(nb):
@@ -392,50 +460,74 @@ def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, n
 
 
 @step
-def subtract_external_forces(f_ext, i, b0, R0, PA, nb):
-    """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) rotated to world axes; lane b's
-    force is f_ext[b0 + b] (or f_ext[0] for all)."""
+def subtract_external_forces(params, f_ext, i, b0, R0, PA, nb):
+    """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) in world axes, R Qᵀ f (R the
+    axis frame's rotation to world axes, Q its axes in body axes: F_ZAXES); lane b's force is f_ext[b0 + b] (or
+    f_ext[0] for all)."""
+    axes = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
+            params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
+            params[i, F_ZAXES + 8])
     for b in range(nb):
-        f, R = f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i], lane_rotation(R0, i, b)
-        n_w, f_w = rotated_vector(R, f[0], f[1], f[2]), rotated_vector(R, f[3], f[4], f[5])
-        for r in range(3):
-            PA[i, r, b] -= n_w[r]
-            PA[i, 3 + r, b] -= f_w[r]
+        f, R, Q = f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i], lane_rotation(R0, i, b), lane(axes, b)
+        for o in (0, 3):
+            x, y, z = f[o], f[o + 1], f[o + 2]
+            f_w = rotated_vector(R, Q[0] * x + Q[3] * y + Q[6] * z, Q[1] * x + Q[4] * y + Q[7] * z,
+                                 Q[2] * x + Q[5] * y + Q[8] * z)
+            for r in range(3):
+                PA[i, o + r, b] -= f_w[r]
 
 
 @inline
-def articulated_single_dof(I, P, c, s, tau, armature):
-    """Pass 2 of the ABA at a body whose joint has one degree of freedom (I = I^A, P = p^A, c its velocity-product
-    acceleration, s its subspace column, all tuples): U = I^A s ;  D = sᵀ U + armature ;  u = τ − sᵀ p^A ;
-    I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u − Uᵀ c). Returns U, D⁻¹, u, I^a,
-    p^a."""
-    U, Ic = symmetric_product(I, s), symmetric_product(I, c)
-    dinv = 1.0 / (dot6(s, U) + armature)
-    u = tau - dot6(s, P)
+def symmetric_product_angular(S, w0, w1, w2):
+    """S [ω; 0] = [A ω; Bᵀ ω] for a symmetric 6×6 matrix S = [[A, B], [Bᵀ, C]] (21-tuple, :func:`symmetric_product`)
+    and a motion with no linear part, as a 6-tuple."""
+    return (S[0] * w0 + S[3] * w1 + S[4] * w2, S[3] * w0 + S[1] * w1 + S[5] * w2, S[4] * w0 + S[5] * w1 + S[2] * w2,
+            S[6] * w0 + S[9] * w1 + S[12] * w2, S[7] * w0 + S[10] * w1 + S[13] * w2,
+            S[8] * w0 + S[11] * w1 + S[14] * w2)
+
+
+@inline
+def articulated_single_dof(I, P, c, U, sU, sP, tau, armature, dx, dy, dz, result, b):
+    """Pass 2 of the ABA at one lane of a body whose joint has one degree of freedom (I = I^A, P = p^A, c its
+    velocity-product acceleration, U = I^A s, sU = sᵀ U and sP = sᵀ p^A for its subspace column s; tuples and
+    numbers): D = sᵀ U + armature ;  u = τ − sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;
+    p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u − Uᵀ c); and the parent's shares X_dᵀ I^a X_d and
+    X_dᵀ p^a (d its offset from the parent). Writes result[:, b]: rows 0–5 U, 6 D⁻¹, 7 u, 8–28 and 29–34 the
+    parent's shares."""
+    Ic = symmetric_product(I, c)
+    dinv = 1.0 / (sU + armature)
+    u = tau - sP
     w = (u - dot6(U, c)) * dinv
     pa = (P[0] + Ic[0] + U[0] * w, P[1] + Ic[1] + U[1] * w, P[2] + Ic[2] + U[2] * w, P[3] + Ic[3] + U[3] * w,
           P[4] + Ic[4] + U[4] * w, P[5] + Ic[5] + U[5] * w)
     Ia = symmetric_minus_outer(I, U, (U[0] * dinv, U[1] * dinv, U[2] * dinv, U[3] * dinv, U[4] * dinv, U[5] * dinv))
-    return U, dinv, u, Ia, pa
+    put(result, 0, U, b)
+    result[6, b], result[7, b] = dinv, u
+    put(result, 8, symmetric_shifted(Ia, dx, dy, dz), b)
+    put(result, 29, force_shifted(pa, dx, dy, dz), b)
 
 
 @step
-def articulate_single_dof(params, i, lam, iv, d, S, IA, PA, C, U, u, Dinv, nb):
+def articulate_single_dof(params, i, lam, iv, revolute, d, S, IA, PA, C, U, u, Dinv, nb):
     """:func:`articulated_single_dof` at body i and its hand-over to the parent, I^A_λ += X_dᵀ I^a X_d,
-    p^A_λ += X_dᵀ p^a (d = d_i), in one loop over the lanes; u[iv] = τ − sᵀ p^A over τ. Results go through a stack
-    array: rows 0–5 U, 6 D⁻¹, 7 u, 8–28 and 29–34 the parent's shares of I^a and p^a."""
+    p^A_λ += X_dᵀ p^a (d = d_i), in one loop over the lanes; u[iv] = τ − sᵀ p^A over τ. A ``revolute`` joint's
+    s = [z; 0] takes the products with its angular half alone. Results go through a stack array (rows as
+    :func:`articulated_single_dof` writes them)."""
     armature = params[i, F_ARMATURE]
     result = work((35, LANES))
-    for b in range(nb):
-        Ui, dinv, ui, Ia, pa = articulated_single_dof(lane_symmetric(IA, i, b), lane_vector(PA, i, b),
-                                                      lane_vector(C, i, b), lane_vector(S, iv, b), u[iv, b],
-                                                      lane(armature, b))
-        dx, dy, dz = d[i, 0, b], d[i, 1, b], d[i, 2, b]
-        I2, f2 = symmetric_shifted(Ia, dx, dy, dz), force_shifted(pa, dx, dy, dz)
-        put(result, 0, Ui, b)
-        result[6, b], result[7, b] = dinv, ui
-        put(result, 8, I2, b)
-        put(result, 29, f2, b)
+    if revolute:
+        for b in range(nb):
+            I, P, z0, z1, z2 = lane_symmetric(IA, i, b), lane_vector(PA, i, b), S[iv, 0, b], S[iv, 1, b], S[iv, 2, b]
+            Ui = symmetric_product_angular(I, z0, z1, z2)
+            articulated_single_dof(I, P, lane_vector(C, i, b), Ui, z0 * Ui[0] + z1 * Ui[1] + z2 * Ui[2],
+                                   z0 * P[0] + z1 * P[1] + z2 * P[2], u[iv, b], lane(armature, b), d[i, 0, b],
+                                   d[i, 1, b], d[i, 2, b], result, b)
+    else:
+        for b in range(nb):
+            I, P, s = lane_symmetric(IA, i, b), lane_vector(PA, i, b), lane_vector(S, iv, b)
+            Ui = symmetric_product(I, s)
+            articulated_single_dof(I, P, lane_vector(C, i, b), Ui, dot6(s, Ui), dot6(s, P), u[iv, b],
+                                   lane(armature, b), d[i, 0, b], d[i, 1, b], d[i, 2, b], result, b)
     for b in range(LANES):
         Dinv[iv, 0, b], u[iv, b] = result[6, b], result[7, b]
     for r in range(6):
@@ -547,11 +639,11 @@ def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S,
     row b0 + b.
 
     The work arrays (lane axis last, LANES long; rows −1 of R0, V, IA, PA and A: the world): R0 (n + 1, 9) the
-    bodies' rotations to world axes (row major) and d (n, 3) the offsets of their origins from their parents';
-    S (nv, 6) the motion subspace columns in world axes; V (n + 1, 6) body velocities; C (n, 6) velocity-product
-    accelerations c_i = v_i ×m S q̇; IA (n + 1, 21) and PA (n + 1, 6) articulated-body inertias (21-entry
-    symmetric storage) and bias forces; U (nv, 6) with U[iv + k] = I^A_i S[iv + k]; D (6, 6) and Dinv (nv, 6)
-    with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
+    rotations of the bodies' axis frames to world axes (row major) and d (n, 3) the offsets of their origins from
+    their parents'; S (nv, 6) the motion subspace columns in world axes; V (n + 1, 6) body velocities; C (n, 6)
+    velocity-product accelerations c_i = v_i ×m S q̇; IA (n + 1, 21) and PA (n + 1, 6) articulated-body inertias
+    (21-entry symmetric storage) and bias forces; U (nv, 6) with U[iv + k] = I^A_i S[iv + k]; D (6, 6) and
+    Dinv (nv, 6) with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
     """
     n = topology.shape[0]
     for k in range(9):
@@ -564,18 +656,21 @@ def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S,
     # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        world_pose(topology, params, i, q, nb, R0, d)
-        if nvj == 1:
-            velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA, nb)
+        if topology[i, JTYPE] == REVOLUTE:
+            revolute_body(params, i, lam, topology[i, IQ], iv, q, qd, R0, d, S, V, C, IA, PA, nb)
         else:
-            velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, nb)
+            world_pose(topology, params, i, q, nb, R0, d)
+            if nvj == 1:
+                velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA, nb)
+            else:
+                velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, nb)
         if f_ext.shape[1] > 0:
-            subtract_external_forces(f_ext, i, b0, R0, PA, nb)
+            subtract_external_forces(params, f_ext, i, b0, R0, PA, nb)
     # pass 2: articulated inertias, leaves to root, each handed to its parent (λ = −1: the discarded world row)
     for i in range(n - 1, -1, -1):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
         if nvj == 1:
-            articulate_single_dof(params, i, lam, iv, d, S, IA, PA, C, U, u, Dinv, nb)
+            articulate_single_dof(params, i, lam, iv, topology[i, JTYPE] == REVOLUTE, d, S, IA, PA, C, U, u, Dinv, nb)
         else:
             articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb)
     # pass 3: accelerations, root to leaves
