@@ -165,7 +165,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
 @njit(cache=True, nogil=True, _nrt=False)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
                    first, stride, state, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
-    """The runs of chunks first, first + stride, … of LANES runs (one thread's share, in its own arrays: ``state``
+    """The runs of chunks first, first + stride, … of LANES runs (a task's share, in its thread's own arrays: ``state``
     (8, n, LANES) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk`, ``lanes`` for the per-run params
     of a chunk (:func:`chunk_params`) and the ABA's work arrays). counts[b]: the samples written for run b.
     Releases the GIL."""
@@ -182,14 +182,20 @@ def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_
 
 
 def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts, threads):
-    """Every run of X (B, 2n) by RK4 (or semi-implicit Euler if ``euler``) through t_eval, LANES runs at a time, the
-    chunks dealt out round robin to ``threads`` Python threads (as :func:`multibody.dynamics._batch.aba_batch`
-    does); counts[b]: the samples written for run b. ``params``: the runs' shared params (n, NPARAMS), or
-    each run's (B, n, NPARAMS); joint_forces (B, m, 7): each run's joint springs and friction."""
+    """Every run of X (B, 2n) by RK4 (or semi-implicit Euler if ``euler``) through t_eval, LANES runs at a time, each
+    chunk a task for the first of ``threads`` Python threads to be free, in that thread's own arrays (dealt out
+    as the threads come free rather than round robin: a thread slowed by another process on its core then takes
+    fewer chunks instead of holding up the end); counts[b]: the samples written for run b. ``params``: the runs'
+    shared params (n, NPARAMS), or each run's (B, n, NPARAMS); joint_forces (B, m, 7): each run's joint springs
+    and friction."""
     B, n = X.shape[0], tau.shape[1]
-    T = max(1, min(threads, (B + LANES - 1) // LANES))
-    work, state = thread_workspaces(T, topology.shape[0], n, n), np.empty((T, 8, n, LANES))
-    lanes = np.empty((T,) + (params.shape[1:] if params.ndim == 3 else (0, 0)) + (LANES,))
+    chunks = (B + LANES - 1) // LANES
 
-    in_threads(lambda k: lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out,
-                                        stop, counts, k, T, state[k], lanes[k], *work[k][4:]), T, T)
+    def chunk(k):
+        work = thread_workspaces(1, topology.shape[0], n, n)[0]
+        state = np.empty((8, n, LANES))
+        lanes = np.empty((params.shape[1:] if params.ndim == 3 else (0, 0)) + (LANES,))
+        lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts, k,
+                       chunks, state, lanes, *work[4:])
+
+    in_threads(chunk, chunks, max(1, min(threads, chunks)))
