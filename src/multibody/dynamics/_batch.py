@@ -213,6 +213,18 @@ def compose(R0_parent, Ri, pi, pose, b):
     put(pose, 9, rotated_vector(R0_parent, pi[0], pi[1], pi[2]), b)
 
 
+@inline
+def copy_pose(pose, i, R0, d):
+    """R0[i] = pose rows 0–8 and d[i] = pose rows 9–11, for all lanes (the copy-out of a stack array of poses:
+    :func:`compose`)."""
+    for k in range(9):
+        for b in range(LANES):
+            R0[i, k, b] = pose[k, b]
+    for k in range(3):
+        for b in range(LANES):
+            d[i, k, b] = pose[9 + k, b]
+
+
 @step
 def other_joint_poses(topology, params, i, q, nb, R0, pose):
     """:func:`world_pose` for a joint neither revolute nor prismatic, lane by lane through the scalar
@@ -244,12 +256,7 @@ def world_pose(topology, params, i, q, nb, R0, d):
             compose(lane_rotation(R0, lam, b), Tb, (p[0] + pJ[0], p[1] + pJ[1], p[2] + pJ[2]), pose, b)
     else:
         other_joint_poses(topology, params, i, q, nb, R0, pose)
-    for k in range(9):
-        for b in range(LANES):
-            R0[i, k, b] = pose[k, b]
-    for k in range(3):
-        for b in range(LANES):
-            d[i, k, b] = pose[9 + k, b]
+    copy_pose(pose, i, R0, d)
 
 
 @inline
@@ -362,6 +369,20 @@ def velocity_and_bias(R, dx, dy, dz, v_parent, vJ, body):
     return v, cross_motion(v, vJ), symmetric_of(Y), cross_force(v, inertia_times(Y, v))
 
 
+@inline
+def copy_body(result, k, i, V, C, IA, PA):
+    """V[i], C[i], IA[i], PA[i] = the rows k … k + 38 of a stack array, v, c, I, p^A as :func:`velocity_and_bias`
+    returns them, for all lanes."""
+    for r in range(6):
+        for b in range(LANES):
+            V[i, r, b] = result[k + r, b]
+            C[i, r, b] = result[k + 6 + r, b]
+            PA[i, r, b] = result[k + 33 + r, b]
+    for r in range(NSYM):
+        for b in range(LANES):
+            IA[i, r, b] = result[k + 12 + r, b]
+
+
 @step
 def revolute_body(params, i, lam, iq, iv, q, qd, R0, d, S, V, C, IA, PA, nb):
     """Pass 1 of the ABA at body i, whose joint is revolute, in one loop over the lanes, as the scalar ``aba``: the
@@ -390,22 +411,12 @@ def revolute_body(params, i, lam, iq, iv, q, qd, R0, d, S, V, C, IA, PA, nb):
         put(result, 18, c, b)
         put(result, 24, symmetric_of(Y), b)
         put(result, 45, cross_force(v, inertia_times(Y, v)), b)
-    for k in range(9):
-        for b in range(LANES):
-            R0[i, k, b] = result[k, b]
+    copy_pose(result, i, R0, d)
     for r in range(3):
         for b in range(LANES):
-            d[i, r, b] = result[9 + r, b]
             S[iv, r, b] = result[2 + 3 * r, b]
             S[iv, 3 + r, b] = 0.0
-    for r in range(6):
-        for b in range(LANES):
-            V[i, r, b] = result[12 + r, b]
-            C[i, r, b] = result[18 + r, b]
-            PA[i, r, b] = result[45 + r, b]
-    for r in range(NSYM):
-        for b in range(LANES):
-            IA[i, r, b] = result[24 + r, b]
+    copy_body(result, 12, i, V, C, IA, PA)
 
 
 @step
@@ -429,12 +440,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
     for r in range(6):
         for b in range(LANES):
             S[iv, r, b] = result[r, b]
-            V[i, r, b] = result[6 + r, b]
-            C[i, r, b] = result[12 + r, b]
-            PA[i, r, b] = result[39 + r, b]
-    for r in range(NSYM):
-        for b in range(LANES):
-            IA[i, r, b] = result[18 + r, b]
+    copy_body(result, 6, i, V, C, IA, PA)
 
 
 @step
