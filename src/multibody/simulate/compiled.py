@@ -1,7 +1,7 @@
 """Compiled time integration of a tree: the whole step loop in numba, no Python per step.
 
 For the models ``multibody.simulate`` handles without Python callables (a tree under gravity, a constant joint
-torque, joint springs and friction, built-in events): the methods (DOPRI5, DOP853, RK4, semi-implicit Euler) and
+torque, joint springs and friction, springs between body points, built-in events): the methods (DOPRI5, DOP853, RK4, semi-implicit Euler) and
 the equations they integrate are described in :mod:`multibody.simulate.steppers`, which holds the step loops; this
 module is their Python side:
 :func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over threads
@@ -19,20 +19,21 @@ from ..dynamics._batch import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
 from .events import builtin, event_rows
-from .forces import JointFriction, JointSpring, joint_force_rows
+from .forces import JointFriction, JointSpring, Spring, joint_force_rows, spring_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
     """Why the compiled loop cannot run this simulation ("" if it can): it takes a rigid tree without constraints, a
-    constant torque, joint springs and friction as the only force elements, only built-in events without an action
+    constant torque, joint springs and friction and springs between points as the only force elements (not
+    gyrostats' rotors), only built-in events without an action
     (:mod:`multibody.simulate.events`), no custom dynamics."""
     if getattr(model, "constraints", None):
         return "the model has constraints"
     if model.ne:
         return "the model has flexible beams"
-    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction))]
+    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction, Spring))]
     if others:
         return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
     if callable(torque):
@@ -53,12 +54,20 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
 
 def joint_force_array(model):
     """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`
-    (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has other force elements."""
+    (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has force elements the compiled loop
+    does not take (:func:`unsupported`)."""
     rows, others = joint_force_rows(model)
+    others = [e for e in others if not isinstance(e, Spring)]
     if others:
         raise ModelError(f"model '{model.name}': force element {others[0].name!r} ({type(others[0]).__name__}) "
                          "cannot be compiled; use multibody.simulate")
     return rows
+
+
+def force_arrays(model):
+    """(joint rows, spring rows): the model's force elements as the compiled loop's ``rates`` takes them
+    (:func:`joint_force_array`, :func:`~multibody.simulate.forces.spring_rows`)."""
+    return joint_force_array(model), spring_rows(model)
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
@@ -105,7 +114,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
-    return cm, x0, t_start, t_eval, tau, joint_force_array(model), settings
+    return cm, x0, t_start, t_eval, tau, force_arrays(model), settings
 
 
 def _info(method, rtol, atol, dt, stats, status):
@@ -212,19 +221,23 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     X_out = np.full((B, T, X0.shape[1]), np.nan)
     stats, status, count = np.zeros((B, 5)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
     X0 = np.ascontiguousarray(X0)
-    # each run's params (n, NPARAMS) and joint springs and friction (m, 7), shared by all runs of one model
+    # each run's params (n, NPARAMS), joint springs and friction (m, 7) and springs (s, 11), shared by all runs of
+    # one model; springs take the per-run loop (the lockstep kernel applies no body forces)
     params = cm.params if models is None else np.array([(m._compiled or m.compile()).params for m in models])
-    forces = np.broadcast_to(rows, (B,) + rows.shape) if models is None else np.array(
+    forces = np.broadcast_to(rows[0], (B,) + rows[0].shape) if models is None else np.array(
         [joint_force_array(m) for m in models]).reshape(B, -1, 7)
+    springs = None if models is None else np.array([spring_rows(m) for m in models]).reshape(B, -1, 11)
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
-    if code in (RK4, EULER) and max_steps is None and lockstep.applies(model if models is None else models[0]):
+    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0]
+            and lockstep.applies(model if models is None else models[0])):
         return _lockstep(cm, params, code, tau, forces, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol,
                          dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
-        status[b], count[b] = run(arrays, code, tau[b], rows if models is None else forces[b], X0[b].copy(), t_start,
-                                  t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
+        elements = rows if models is None else (forces[b], springs[b])
+        status[b], count[b] = run(arrays, code, tau[b], elements, X0[b].copy(), t_start, t_eval, float(rtol_),
+                                  float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
@@ -262,6 +275,6 @@ def tree_trajectory(model, t, q, v, info, tau=None):
     tau = np.zeros(cm.nv) if tau is None else np.ascontiguousarray(tau, dtype=float)
     X = np.concatenate([q, v], axis=1)
     a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
-    sample_rates((cm.topology, cm.params, cm.gravity), tau, joint_force_array(model), X, cm.nq, a, taus)
+    sample_rates((cm.topology, cm.params, cm.gravity), tau, force_arrays(model), X, cm.nq, a, taus)
     info = dict(info)
     return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

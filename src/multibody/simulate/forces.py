@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics import body_pose, jacobian
+from ..dynamics._spatial_kernels import body_velocities, local_poses, release, work, world_poses
 from ..errors import ModelError, checked_number
 from ..gyrostat import Gyrostat
 from ..model.part import ModelPart
@@ -195,6 +196,90 @@ def add_joint_forces(joint_forces, q, v, tau):
         if joint_forces[e, 5] > 0.0:
             force -= joint_forces[e, 5] * np.tanh(v[iv] / joint_forces[e, 6])
         tau[iv] += force
+
+
+@njit(cache=True, _nrt=False)
+def spring_body_forces(topology, params, springs, q, v, f_ext):
+    """f_ext (n, 6) = the forces of the springs given as rows (a, b, r_a (3), r_b (3), k, L₀, c)
+    (:func:`spring_rows`) on the bodies, each [moment; force] in body axes about the body origin (as the ABA
+    takes them): the compiled twin of :meth:`Spring.generalized_force` (Q = Σ Jᵀ f). Tension
+    T = k (L − L₀) + c L̇ along u = (P_b − P_a) / L; the force −T u acts at P_b, +T u at P_a (points at rest
+    in the world for body −1). Points that coincide with L₀ > 0 give NaN forces (no direction)."""
+    n = topology.shape[0]
+    R, p, R0, p0, V = work((n, 3, 3)), work((n, 3)), work((n, 3, 3)), work((n, 3)), work((n + 1, 6))
+    local_poses(topology, params, q, R, p)
+    world_poses(topology, params, q, R0, p0)
+    body_velocities(topology, params, R, p, v, V)
+    f_ext[:] = 0.0
+    for e in range(springs.shape[0]):
+        Pa, va = spring_end(springs, e, 0, R0, p0, V)
+        Pb, vb = spring_end(springs, e, 1, R0, p0, V)
+        d0, d1, d2 = Pb[0] - Pa[0], Pb[1] - Pa[1], Pb[2] - Pa[2]
+        w0, w1, w2 = vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]
+        stiffness, rest, damping = springs[e, 8], springs[e, 9], springs[e, 10]
+        length = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        if length > 0.0:
+            u0, u1, u2 = d0 / length, d1 / length, d2 / length
+            tension = stiffness * (length - rest) + damping * (u0 * w0 + u1 * w1 + u2 * w2)
+            force = (-tension * u0, -tension * u1, -tension * u2)
+        elif rest > 0.0:
+            force = (np.nan, np.nan, np.nan)
+        else:  # (as Spring.generalized_force: −(k d + c ḋ) with d = 0)
+            force = (-(stiffness * d0 + damping * w0), -(stiffness * d1 + damping * w1),
+                     -(stiffness * d2 + damping * w2))
+        push_at_end(f_ext, springs, e, 1, R0, force)
+        push_at_end(f_ext, springs, e, 0, R0, (-force[0], -force[1], -force[2]))
+    release((R, p, R0, p0, V))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def spring_end(springs, e, end, R0, p0, V):
+    """World position P = p0 + R0 r and velocity v_P = R0 (v_O + ω × r) of end 0 (a) or 1 (b) of spring row e
+    (V: body velocities in body axes), as two 3-tuples; a world point (body −1) is at rest."""
+    i, k = int(springs[e, end]), 2 + 3 * end
+    r0, r1, r2 = springs[e, k], springs[e, k + 1], springs[e, k + 2]
+    if i < 0:
+        return (r0, r1, r2), (0.0, 0.0, 0.0)
+    w0, w1, w2, o0, o1, o2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
+    m0, m1, m2 = o0 + w1 * r2 - w2 * r1, o1 + w2 * r0 - w0 * r2, o2 + w0 * r1 - w1 * r0
+    return ((p0[i, 0] + R0[i, 0, 0] * r0 + R0[i, 0, 1] * r1 + R0[i, 0, 2] * r2,
+             p0[i, 1] + R0[i, 1, 0] * r0 + R0[i, 1, 1] * r1 + R0[i, 1, 2] * r2,
+             p0[i, 2] + R0[i, 2, 0] * r0 + R0[i, 2, 1] * r1 + R0[i, 2, 2] * r2),
+            (R0[i, 0, 0] * m0 + R0[i, 0, 1] * m1 + R0[i, 0, 2] * m2,
+             R0[i, 1, 0] * m0 + R0[i, 1, 1] * m1 + R0[i, 1, 2] * m2,
+             R0[i, 2, 0] * m0 + R0[i, 2, 1] * m1 + R0[i, 2, 2] * m2))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def push_at_end(f_ext, springs, e, end, R0, force):
+    """f_ext[i] += [r × f; f], f = R0ᵀ force: a world force acting at end ``end`` of spring row e (body i, point r
+    in body axes), as a body force (body axes, about the body origin); nothing for a world point."""
+    i, k = int(springs[e, end]), 2 + 3 * end
+    if i < 0:
+        return
+    r0, r1, r2 = springs[e, k], springs[e, k + 1], springs[e, k + 2]
+    f0 = R0[i, 0, 0] * force[0] + R0[i, 1, 0] * force[1] + R0[i, 2, 0] * force[2]
+    f1 = R0[i, 0, 1] * force[0] + R0[i, 1, 1] * force[1] + R0[i, 2, 1] * force[2]
+    f2 = R0[i, 0, 2] * force[0] + R0[i, 1, 2] * force[1] + R0[i, 2, 2] * force[2]
+    f_ext[i, 0] += r1 * f2 - r2 * f1
+    f_ext[i, 1] += r2 * f0 - r0 * f2
+    f_ext[i, 2] += r0 * f1 - r1 * f0
+    f_ext[i, 3] += f0
+    f_ext[i, 4] += f1
+    f_ext[i, 5] += f2
+
+
+def spring_rows(model):
+    """The model's :class:`Spring` elements as rows (a, b, r_a (3), r_b (3), k, L₀, c) for
+    :func:`spring_body_forces` (s, 11): a and b body indices, −1 for the world (its point in world coordinates).
+    Found once per compiled model (``CompiledModel.derived``, dropped by any edit of the model or its elements)."""
+    derived = (model._compiled or model.compile()).derived
+    if "springs" not in derived:
+        rows = [(-1 if e.a == "world" else model.body_index(e.a), -1 if e.b == "world" else model.body_index(e.b),
+                 *e.point_a, *e.point_b, e.stiffness, e.rest_length, e.damping)
+                for e in getattr(model, "forces", ()) if isinstance(e, Spring)]
+        derived["springs"] = np.array(rows, dtype=float).reshape(len(rows), 11)
+    return derived["springs"]
 
 
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}

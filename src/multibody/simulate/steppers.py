@@ -26,11 +26,11 @@ from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 tableau (scipy's, BSD)
 
 from ..dynamics._configuration import configuration_rate, integrate
-from ..dynamics._core import aba
+from ..dynamics._core import aba, rnea
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
 from .events import ROW
-from .forces import add_joint_forces
+from .forces import add_joint_forces, spring_body_forces
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
@@ -67,18 +67,29 @@ EXPO = 0.2 - 0.75 * BETA
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, dx):
-    """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements.
+def rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, dx):
+    """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements and
+    the springs' body forces.
 
-    joint_forces (m, 7): rows (iq, iv, k, q₀, c, F_c, v_s) of :func:`joint_force_array`, added to τ by
-    :func:`multibody.simulate.forces.add_joint_forces`.
+    forces: (joint rows (m, 7), spring rows (s, 11)). The joint rows (iq, iv, k, q₀, c, F_c, v_s) are those of
+    :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the springs
+    between body points act on the bodies (:func:`multibody.simulate.forces.spring_body_forces`, into
+    ``body_forces`` (n, 6), or (0, 6) when there are none).
     """
     q, v = x[:nq], x[nq:]
     configuration_rate(topology, q, v, dx[:nq])
     for k in range(tau.shape[0]):
         tau_work[k] = tau[k]
-    add_joint_forces(joint_forces, q, v, tau_work)
-    aba(topology, params, gravity, q, v, tau_work, no_forces, dx[nq:])
+    add_joint_forces(forces[0], q, v, tau_work)
+    if forces[1].shape[0] > 0:
+        spring_body_forces(topology, params, forces[1], q, v, body_forces)
+    aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
+
+
+@njit(cache=True)
+def body_force_work(topology, forces):
+    """The rates' body-force array: (n, 6) when there are springs between bodies, else (0, 6) (none)."""
+    return np.zeros((topology.shape[0] if forces[1].shape[0] > 0 else 0, 6))
 
 
 @njit(cache=True)
@@ -100,7 +111,7 @@ def error_norm(x, x_new, err, rtol, atol):
 
 
 @njit(cache=True)
-def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, tau_work, no_forces, order):
+def initial_step(arrays, tau, forces, x, f0, nq, rtol, atol, h_max, work, tau_work, body_forces, order):
     """First step size of a method of ``order`` (Hairer's HINIT): h^order × (second-derivative estimate) ≈ 0.01."""
     topology, params, gravity = arrays
     dnf, dny = 0.0, 0.0
@@ -113,7 +124,7 @@ def initial_step(arrays, tau, joint_forces, x, f0, nq, rtol, atol, h_max, work, 
     y1, f1 = work[0], work[1]
     for i in range(x.shape[0]):
         y1[i] = x[i] + h * f0[i]
-    rates(topology, params, gravity, tau, joint_forces, y1, nq, tau_work, no_forces, f1)
+    rates(topology, params, gravity, tau, forces, y1, nq, tau_work, body_forces, f1)
     der2 = 0.0
     for i in range(x.shape[0]):
         der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
@@ -150,7 +161,7 @@ def combination(C, K, out):
 
 
 @njit(cache=True, _nrt=False)
-def explicit_stages(arrays, tau, joint_forces, A, first, count, x, h, K, y, nq, tau_work, no_forces):
+def explicit_stages(arrays, tau, forces, A, first, count, x, h, K, y, nq, tau_work, body_forces):
     """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta step from x
     with the stages before ``first`` in K; y is left at the last stage's state."""
     topology, params, gravity = arrays
@@ -158,31 +169,31 @@ def explicit_stages(arrays, tau, joint_forces, A, first, count, x, h, K, y, nq, 
         combination(A[st, :st], K, y)
         for i in range(x.shape[0]):
             y[i] = x[i] + h * y[i]
-        rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+        rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[st])
 
 
 @njit(cache=True)
-def adaptive_start(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events,
+def adaptive_start(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events,
                    stages, dense_rows, order):
     """The set-up of an adaptive run (:func:`dopri5`, :func:`dop853`): its work arrays — stage derivatives K
     (``stages`` rows), stage state y, the step's dense output (``dense_rows`` rows), two more state-sized rows,
-    the rates' torque, no body forces, the events' workspace, values and log (:func:`event_work`) —, the samples
+    the rates' torque and body forces, the events' workspace, values and log (:func:`event_work`) —, the samples
     at the start time written to x_out, K[0] = ẋ(t, x), the events' values g at x, and the first step
     (``h_first``, or guessed for a method of ``order``).
 
-    Returns (K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status) with j the
+    Returns (K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status) with j the
     samples written and status GO_ON, or the status that ends the run already (a non-finite ẋ, or every sample
     written)."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
     K, y, dense, work = np.empty((stages, nx)), np.empty(nx), np.empty((dense_rows, nx)), np.empty((2, nx))
-    tau_work, no_forces = np.empty(tau.shape[0]), np.zeros((0, 6))
+    tau_work, body_forces = np.empty(tau.shape[0]), body_force_work(topology, forces)
     event_space, g, g_new, log, count = event_work(topology, events, nx)
     T, j = t_eval.shape[0], 0
     while j < T and t_eval[j] <= t:
         x_out[j] = x
         j += 1
-    rates(topology, params, gravity, tau, joint_forces, x, nq, tau_work, no_forces, K[0])
+    rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, K[0])
     stats[NFEV] += 1
     h, status = h_first, GO_ON
     if not finite(K[0]):
@@ -190,11 +201,11 @@ def adaptive_start(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h
     elif j == T:
         h, status = 0.0, OK
     elif h <= 0.0:
-        h = initial_step(arrays, tau, joint_forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, no_forces, order)
+        h = initial_step(arrays, tau, forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, body_forces, order)
         stats[NFEV] += 1
     if status == GO_ON:
         event_values(topology, params, events, x, nq, event_space, g)
-    return K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status
+    return K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status
 
 
 @njit(cache=True)
@@ -227,7 +238,7 @@ def holds_output(t_eval, j, t_new):
 
 
 @njit(cache=True)
-def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
+def dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
     """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]);
     the built-in ``events`` (rows of :func:`multibody.simulate.events.event_rows`) watched after each step.
 
@@ -238,8 +249,8 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
     method = np.int64(DOPRI5)  # (a variable, not a literal: the callees compile once for every method)
     # K: stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1); dense: the continuous extension's d₀ … d₄
-    K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
-        arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 7, 5, 5.0)
+    K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
+        arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 7, 5, 5.0)
     t_end = t_eval[t_eval.shape[0] - 1]
     err = work[0]
     err_old, rejected_last, nonfinite = 1e-4, False, False
@@ -250,7 +261,7 @@ def dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
-        explicit_stages(arrays, tau, joint_forces, A5, 1, 7, x, h, K, y, nq, tau_work, no_forces)
+        explicit_stages(arrays, tau, forces, A5, 1, 7, x, h, K, y, nq, tau_work, body_forces)
         stats[NFEV] += 6
         # local error estimate h Σ e_s k_s, measured against the tolerances
         for i in range(nx):
@@ -306,7 +317,7 @@ def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log, co
 
 
 @njit(cache=True)
-def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
+def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
     """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
     0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
     that holds an output time or an event's crossing)."""
@@ -314,8 +325,8 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
     nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
     method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
     # K: stages 1 … 12, the new state's derivative (row 12), the dense-output stages; dense: F₀ … F₆
-    K, y, dense, work, tau_work, no_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
-        arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 16, 7, 8.0)
+    K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
+        arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 16, 7, 8.0)
     t_end = t_eval[t_eval.shape[0] - 1]
     e5, e3 = work[0], work[1]
     rejected_last, nonfinite = False, False
@@ -327,7 +338,7 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
             h = t_end - t
         # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
         # is the new state y and k_12 = f(y)
-        explicit_stages(arrays, tau, joint_forces, A8, 1, 13, x, h, K, y, nq, tau_work, no_forces)
+        explicit_stages(arrays, tau, forces, A8, 1, 13, x, h, K, y, nq, tau_work, body_forces)
         stats[NFEV] += 12
         # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
         combination(E5_8, K, e5)
@@ -354,7 +365,7 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
         crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
         if crossing or holds_output(t_eval, j, t_new):
             # 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
-            explicit_stages(arrays, tau, joint_forces, A8, 13, 16, x, h, K, work[0], nq, tau_work, no_forces)
+            explicit_stages(arrays, tau, forces, A8, 13, 16, x, h, K, work[0], nq, tau_work, body_forces)
             stats[NFEV] += 3
             for r in range(4):
                 combination(D8[r], K, dense[3 + r])
@@ -376,7 +387,7 @@ def dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, 
 
 
 @njit(cache=True)
-def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats, events):
+def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, stats, events):
     """Integrate ẋ from (t, x) through t_eval with RK4 or semi-implicit Euler: each interval between output
     times (and from t to the first) in equal steps of at most dt, so that the steps land on the output times.
     The events' crossings are located on the cubic Hermite interpolant of each step (the rates at its end: one
@@ -384,7 +395,7 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
     topology, params, gravity = arrays
     nx, nv = x.shape[0], tau.shape[0]
     nq = nx - nv
-    no_forces = np.zeros((0, 6))
+    body_forces = body_force_work(topology, forces)
     tau_work = np.empty(nv)
     K = np.empty((4, nx))
     y = np.empty(nx)
@@ -404,7 +415,7 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
                 c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
                 for i in range(nx):
                     y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
-                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[st])
+                rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[st])
             stats[NFEV] += 4 if method == RK4 else 1
             if method == RK4:
                 for i in range(nx):
@@ -422,7 +433,7 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
             if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
                 # Hermite data on [t, t_new]: the states and h × their rates (ẋ₁ one more evaluation)
                 h_step = t_new - t
-                rates(topology, params, gravity, tau, joint_forces, y, nq, tau_work, no_forces, K[1])
+                rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[1])
                 stats[NFEV] += 1
                 for i in range(nx):
                     dense[0, i], dense[1, i] = x[i], y[i]
@@ -446,34 +457,37 @@ def fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x
 
 
 @njit(cache=True, nogil=True)
-def run_with_events(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
+def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
                     x_out, stats, events):
     """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, ROW):
     (status, samples written, event log (rows: event index, time [s]))."""
     stats[T_REACHED] = t
     if method == DOP853:
-        return dop853(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
+        return dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
                       events)
     if method == DOPRI5:
-        return dopri5(arrays, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
+        return dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
                       events)
-    return fixed_step(arrays, method, tau, joint_forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
+    return fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
 
 
 @njit(cache=True, nogil=True)
-def run(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
+def run(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
     """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) without events: (status, samples written)."""
-    status, count, _ = run_with_events(arrays, method, tau, joint_forces, x, t, t_eval, rtol, atol, h_max, h_first,
+    status, count, _ = run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first,
                                        dt, max_steps, x_out, stats, np.zeros((0, ROW)))
     return status, count
 
 
 @njit(cache=True)
-def sample_rates(arrays, tau, joint_forces, X, nq, A, TAU):
+def sample_rates(arrays, tau, forces, X, nq, A, TAU):
     """At each state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces TAU[j] = τ (T, nv)."""
     topology, params, gravity = arrays
-    no_forces = np.zeros((0, 6))
-    dx = np.empty(X.shape[1])
+    body_forces = body_force_work(topology, forces)
+    dx, Q, zero = np.empty(X.shape[1]), np.empty(TAU.shape[1]), np.zeros(TAU.shape[1])
     for j in range(X.shape[0]):
-        rates(topology, params, gravity, tau, joint_forces, X[j], nq, TAU[j], no_forces, dx)
+        rates(topology, params, gravity, tau, forces, X[j], nq, TAU[j], body_forces, dx)
         A[j] = dx[nq:]
+        if body_forces.shape[0] > 0:  # the springs' Σ Jᵀ f = −rnea(q, 0, 0, f) without gravity
+            rnea(topology, params, np.zeros(3), X[j, :nq], zero, zero, body_forces, Q)
+            TAU[j] -= Q
