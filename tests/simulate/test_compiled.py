@@ -143,24 +143,37 @@ def test_failures_raise_with_the_samples_computed_so_far():
     assert info["status"] == ["non-finite state"] * 2
 
 
+class Drag:
+    """A force element of the user's own: Q = −0.1 q̇ (Python; the compiled loop does not take it)."""
+    name = "drag"
+
+    def check(self, model):
+        pass
+
+    def generalized_force(self, model, q, v):
+        return -0.1 * np.asarray(v)
+
+
 def test_what_it_does_not_compile_is_refused():
     model, q0, v0 = hanging_chain(3)
     assert unsupported(model) == ""
     assert "callable" in unsupported(model, torque=lambda t, q, v: 0 * v)
     model.add_force(mb.Spring("link1", (0.3, 0, 0), "world", (0, 0, 0), stiffness=1.0))
-    assert unsupported(model) == ""
     model.add_force(mb.Gyrostat("link2", (0, 0, 1), polar_inertia=0.02, spin=40.0))
-    assert "Gyrostat" in unsupported(model)
-    with pytest.raises(ValueError, match="Gyrostat"):
+    assert unsupported(model) == ""
+    model.add_force(Drag())
+    assert "Drag" in unsupported(model)
+    with pytest.raises(ValueError, match="Drag"):
         integrate_tree(model, q0, v0, [0.0, 1.0])
     with pytest.raises(ValueError, match="dt"):
         integrate_tree(mb.Model.chain(2), [0, 0], [0, 0], [0.0, 1.0], method="RK4")
 
 
 def with_springs(model):
-    """``model`` with two damped springs between body points (one to a world point, one between two bodies) and a
-    joint spring."""
+    """``model`` with two damped springs between body points (one to a world point, one between two bodies), a
+    spinning rotor (a gyrostat) and a joint spring."""
     names = [body.name for body in model.bodies]
+    model.add_force(mb.Gyrostat(names[1], (0.0, 0.6, 0.8), polar_inertia=0.05, spin=30.0))
     model.add_force(mb.Spring("world", (0.3, 0.2, -0.5), names[-1], (0.1, 0.05, 0.0), stiffness=40.0,
                               rest_length=0.2, damping=0.7))
     model.add_force(mb.Spring(names[0], (0.1, 0.0, 0.02), names[2], (0.0, 0.1, 0.0), stiffness=15.0,
@@ -171,9 +184,9 @@ def with_springs(model):
 
 
 @pytest.mark.parametrize("make", [lambda: hanging_chain(4, swing=0.4), floating_tree], ids=["chain4", "floating"])
-def test_springs_between_points_run_compiled_as_in_python(make):
-    """Springs (mb.Spring) act as body forces in the compiled loop: the same motion, accelerations and applied
-    generalized forces as Spring.generalized_force in scipy's loop."""
+def test_springs_and_rotors_run_compiled_as_in_python(make):
+    """Springs (mb.Spring) and gyrostats act as body forces in the compiled loop: the same motion, accelerations
+    and applied generalized forces as their generalized_force in scipy's loop."""
     model, q0, v0 = make()
     model = with_springs(model)
     v0 = v0 + 0.3
@@ -190,8 +203,8 @@ def test_springs_in_batches_of_models_match_single_runs():
     """A batch of models whose springs differ (their own stiffness): each run as the single compiled run of its
     model, RK4 taking the per-run loop (the lockstep kernel has no body forces)."""
     models = [with_springs(hanging_chain(4)[0]) for _ in range(3)]
-    for k, model in enumerate(models):
-        model.forces[0].stiffness = 10.0 * (k + 1)
+    for k, model in enumerate(models):  # (an element's edit drops the compiled model and its element rows)
+        next(e for e in model.forces if isinstance(e, mb.Spring)).stiffness = 10.0 * (k + 1)
     q0, v0 = hanging_chain(4)[1:]
     t_eval = np.linspace(0.0, 0.5, 6)
     _, Q, _, info = integrate_tree_batch(models, q0, v0 + 0.2, t_eval, method="RK4", dt=1e-3)
@@ -239,7 +252,7 @@ def test_simulate_takes_several_initial_states_and_a_torque_per_run():
             one = mb.simulate(model, Q0[b], None, 0.5, method=method, torque=tau[b], samples=6, compiled=False, **options)
             np.testing.assert_allclose(runs[b].q, one.q, rtol=0, atol=1e-10)
             np.testing.assert_allclose(runs[b].tau, one.tau, rtol=0, atol=1e-12)
-    model.add_force(mb.Gyrostat("link2", (0, 0, 1), polar_inertia=0.02, spin=40.0))  # (not compiled)
+    model.add_force(Drag())  # (not compiled)
     runs = mb.simulate(model, Q0[:2], np.zeros(3), 0.1, samples=3)
     assert len(runs) == 2 and not runs[0].info.get("compiled")
     np.testing.assert_allclose(runs[1].q, mb.simulate(model, Q0[1], None, 0.1, samples=3).q, rtol=0, atol=0)

@@ -1,9 +1,9 @@
 """Compiled time integration of a tree: the whole step loop in numba, no Python per step.
 
 For the models ``multibody.simulate`` handles without Python callables (a tree under gravity, a constant joint
-torque, joint springs and friction, springs between body points, built-in events): the methods (DOPRI5, DOP853, RK4, semi-implicit Euler) and
-the equations they integrate are described in :mod:`multibody.simulate.steppers`, which holds the step loops; this
-module is their Python side:
+torque, joint springs and friction, springs between body points, gyrostats, built-in events): the methods (DOPRI5,
+DOP853, RK4, semi-implicit Euler) and the equations they integrate are described in
+:mod:`multibody.simulate.steppers`, which holds the step loops; this module is their Python side:
 :func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over threads
 (the compiled loop releases the GIL; no numba parallel region, whose compilation would double the time).
 """
@@ -17,23 +17,25 @@ import numpy as np
 
 from ..dynamics._batch import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
+from ..gyrostat import Gyrostat
 from . import lockstep
 from .events import builtin, event_rows
-from .forces import JointFriction, JointSpring, Spring, joint_force_rows, spring_rows
+from .forces import JointFriction, JointSpring, Spring, body_force_rows, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
     """Why the compiled loop cannot run this simulation ("" if it can): it takes a rigid tree without constraints, a
-    constant torque, joint springs and friction and springs between points as the only force elements (not
-    gyrostats' rotors), only built-in events without an action
+    constant torque, joint springs and friction, springs between points and gyrostats (constant spin) as the only
+    force elements (not force elements of the user's own classes), only built-in events without an action
     (:mod:`multibody.simulate.events`), no custom dynamics."""
     if getattr(model, "constraints", None):
         return "the model has constraints"
     if model.ne:
         return "the model has flexible beams"
-    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction, Spring))]
+    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction, Spring,
+                                                                             Gyrostat))]
     if others:
         return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
     if callable(torque):
@@ -57,7 +59,7 @@ def joint_force_array(model):
     (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has force elements the compiled loop
     does not take (:func:`unsupported`)."""
     rows, others = joint_force_rows(model)
-    others = [e for e in others if not isinstance(e, Spring)]
+    others = [e for e in others if not isinstance(e, (Spring, Gyrostat))]
     if others:
         raise ModelError(f"model '{model.name}': force element {others[0].name!r} ({type(others[0]).__name__}) "
                          "cannot be compiled; use multibody.simulate")
@@ -65,9 +67,9 @@ def joint_force_array(model):
 
 
 def force_arrays(model):
-    """(joint rows, spring rows): the model's force elements as the compiled loop's ``rates`` takes them
-    (:func:`joint_force_array`, :func:`~multibody.simulate.forces.spring_rows`)."""
-    return joint_force_array(model), spring_rows(model)
+    """(joint rows, spring rows, rotor rows): the model's force elements as the compiled loop's ``rates`` takes
+    them (:func:`joint_force_array`, :func:`~multibody.simulate.forces.body_force_rows`)."""
+    return (joint_force_array(model),) + body_force_rows(model)
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
@@ -221,21 +223,23 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     X_out = np.full((B, T, X0.shape[1]), np.nan)
     stats, status, count = np.zeros((B, 5)), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
     X0 = np.ascontiguousarray(X0)
-    # each run's params (n, NPARAMS), joint springs and friction (m, 7) and springs (s, 11), shared by all runs of
-    # one model; springs take the per-run loop (the lockstep kernel applies no body forces)
+    # each run's params (n, NPARAMS), joint springs and friction (m, 7), springs (s, 11) and rotors (g, 5), shared by
+    # all runs of one model; springs and rotors take the per-run loop (the lockstep kernel applies no body forces)
     params = cm.params if models is None else np.array([(m._compiled or m.compile()).params for m in models])
     forces = np.broadcast_to(rows[0], (B,) + rows[0].shape) if models is None else np.array(
         [joint_force_array(m) for m in models]).reshape(B, -1, 7)
-    springs = None if models is None else np.array([spring_rows(m) for m in models]).reshape(B, -1, 11)
+    springs, rotors = (None, None) if models is None else (
+        np.array([body_force_rows(m)[0] for m in models]).reshape(B, -1, 11),
+        np.array([body_force_rows(m)[1] for m in models]).reshape(B, -1, 5))
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
-    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0]
+    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0]
             and lockstep.applies(model if models is None else models[0])):
         return _lockstep(cm, params, code, tau, forces, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol,
                          dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
-        elements = rows if models is None else (forces[b], springs[b])
+        elements = rows if models is None else (forces[b], springs[b], rotors[b])
         status[b], count[b] = run(arrays, code, tau[b], elements, X0[b].copy(), t_start, t_eval, float(rtol_),
                                   float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
     in_threads(one, B, threads)

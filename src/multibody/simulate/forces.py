@@ -199,18 +199,27 @@ def add_joint_forces(joint_forces, q, v, tau):
 
 
 @njit(cache=True, _nrt=False)
-def spring_body_forces(topology, params, springs, q, v, f_ext):
-    """f_ext (n, 6) = the forces of the springs given as rows (a, b, r_a (3), r_b (3), k, L₀, c)
-    (:func:`spring_rows`) on the bodies, each [moment; force] in body axes about the body origin (as the ABA
-    takes them): the compiled twin of :meth:`Spring.generalized_force` (Q = Σ Jᵀ f). Tension
-    T = k (L − L₀) + c L̇ along u = (P_b − P_a) / L; the force −T u acts at P_b, +T u at P_a (points at rest
-    in the world for body −1). Points that coincide with L₀ > 0 give NaN forces (no direction)."""
+def element_body_forces(topology, params, springs, rotors, q, v, f_ext):
+    """f_ext (n, 6) = the forces of the springs and spinning rotors given as rows (:func:`body_force_rows`) on the
+    bodies, each [moment; force] in body axes about the body origin (as the ABA takes them): the compiled twins
+    of :meth:`Spring.generalized_force` and :meth:`~multibody.Gyrostat.generalized_force` (Q = Σ Jᵀ f).
+
+    A spring (a, b, r_a (3), r_b (3), k, L₀, c): tension T = k (L − L₀) + c L̇ along u = (P_b − P_a) / L; the
+    force −T u acts at P_b, +T u at P_a (points at rest in the world for body −1). Points that coincide with
+    L₀ > 0 give NaN forces (no direction). A rotor (carrier, c (3), J Ω): the moment n = −J Ω ω × c on its
+    carrier (source document 000 eq. 12 at constant spin; ω and c in carrier axes)."""
     n = topology.shape[0]
     R, p, R0, p0, V = work((n, 3, 3)), work((n, 3)), work((n, 3, 3)), work((n, 3)), work((n + 1, 6))
     local_poses(topology, params, q, R, p)
     world_poses(topology, params, q, R0, p0)
     body_velocities(topology, params, R, p, v, V)
     f_ext[:] = 0.0
+    for e in range(rotors.shape[0]):
+        i, h = int(rotors[e, 0]), rotors[e, 4]
+        c0, c1, c2 = rotors[e, 1], rotors[e, 2], rotors[e, 3]
+        f_ext[i, 0] -= h * (V[i, 1] * c2 - V[i, 2] * c1)
+        f_ext[i, 1] -= h * (V[i, 2] * c0 - V[i, 0] * c2)
+        f_ext[i, 2] -= h * (V[i, 0] * c1 - V[i, 1] * c0)
     for e in range(springs.shape[0]):
         Pa, va = spring_end(springs, e, 0, R0, p0, V)
         Pb, vb = spring_end(springs, e, 1, R0, p0, V)
@@ -269,17 +278,22 @@ def push_at_end(f_ext, springs, e, end, R0, force):
     f_ext[i, 5] += f2
 
 
-def spring_rows(model):
-    """The model's :class:`Spring` elements as rows (a, b, r_a (3), r_b (3), k, L₀, c) for
-    :func:`spring_body_forces` (s, 11): a and b body indices, −1 for the world (its point in world coordinates).
-    Found once per compiled model (``CompiledModel.derived``, dropped by any edit of the model or its elements)."""
+def body_force_rows(model):
+    """(springs (s, 11), rotors (g, 5)): the model's :class:`Spring` elements as rows (a, b, r_a (3), r_b (3), k,
+    L₀, c), a and b body indices (−1 for the world, its point in world coordinates), and its gyrostats with a
+    constant spin as rows (carrier, c (3), J Ω), for :func:`element_body_forces`. Found once per compiled model
+    (``CompiledModel.derived``, dropped by any edit of the model or its elements)."""
     derived = (model._compiled or model.compile()).derived
-    if "springs" not in derived:
-        rows = [(-1 if e.a == "world" else model.body_index(e.a), -1 if e.b == "world" else model.body_index(e.b),
-                 *e.point_a, *e.point_b, e.stiffness, e.rest_length, e.damping)
-                for e in getattr(model, "forces", ()) if isinstance(e, Spring)]
-        derived["springs"] = np.array(rows, dtype=float).reshape(len(rows), 11)
-    return derived["springs"]
+    if "body_forces" not in derived:
+        elements = getattr(model, "forces", ())
+        springs = [(-1 if e.a == "world" else model.body_index(e.a), -1 if e.b == "world" else model.body_index(e.b),
+                    *e.point_a, *e.point_b, e.stiffness, e.rest_length, e.damping)
+                   for e in elements if isinstance(e, Spring)]
+        rotors = [(model.body_index(e.carrier), *e.axis, e.polar_inertia * e.spin)
+                  for e in elements if isinstance(e, Gyrostat)]
+        derived["body_forces"] = (np.array(springs, dtype=float).reshape(len(springs), 11),
+                                  np.array(rotors, dtype=float).reshape(len(rotors), 5))
+    return derived["body_forces"]
 
 
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}

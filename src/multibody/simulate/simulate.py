@@ -246,7 +246,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
     compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints,
         collisions, f_ext, custom dynamics, callable torque or events but built-in ones without an action, and for
-        several runs no events; joint springs and friction and springs between points allowed) in the compiled
+        several runs no events; the built-in force elements allowed) in the compiled
         loop of :mod:`multibody.simulate.compiled` — the same method, step control and output times, 5–15× faster
         — unless a progress bar is asked for (the compiled loop shows none and takes Ctrl-C at its next step).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.

@@ -30,7 +30,7 @@ from ..dynamics._core import aba, rnea
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
 from .events import ROW
-from .forces import add_joint_forces, spring_body_forces
+from .forces import add_joint_forces, element_body_forces
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
@@ -71,25 +71,26 @@ def rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, 
     """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements and
     the springs' body forces.
 
-    forces: (joint rows (m, 7), spring rows (s, 11)). The joint rows (iq, iv, k, q₀, c, F_c, v_s) are those of
-    :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the springs
-    between body points act on the bodies (:func:`multibody.simulate.forces.spring_body_forces`, into
-    ``body_forces`` (n, 6), or (0, 6) when there are none).
+    forces: (joint rows (m, 7), spring rows (s, 11), rotor rows (g, 5)). The joint rows (iq, iv, k, q₀, c, F_c, v_s)
+    are those of :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the
+    springs between body points and the gyrostats' spinning rotors act on the bodies
+    (:func:`multibody.simulate.forces.element_body_forces`, into ``body_forces`` (n, 6), or (0, 6) when there are
+    none).
     """
     q, v = x[:nq], x[nq:]
     configuration_rate(topology, q, v, dx[:nq])
     for k in range(tau.shape[0]):
         tau_work[k] = tau[k]
     add_joint_forces(forces[0], q, v, tau_work)
-    if forces[1].shape[0] > 0:
-        spring_body_forces(topology, params, forces[1], q, v, body_forces)
+    if body_forces.shape[0] > 0:
+        element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
 
 
 @njit(cache=True)
 def body_force_work(topology, forces):
-    """The rates' body-force array: (n, 6) when there are springs between bodies, else (0, 6) (none)."""
-    return np.zeros((topology.shape[0] if forces[1].shape[0] > 0 else 0, 6))
+    """The rates' body-force array: (n, 6) when there are springs between bodies or rotors, else (0, 6) (none)."""
+    return np.zeros((topology.shape[0] if forces[1].shape[0] + forces[2].shape[0] > 0 else 0, 6))
 
 
 @njit(cache=True)
@@ -488,6 +489,6 @@ def sample_rates(arrays, tau, forces, X, nq, A, TAU):
     for j in range(X.shape[0]):
         rates(topology, params, gravity, tau, forces, X[j], nq, TAU[j], body_forces, dx)
         A[j] = dx[nq:]
-        if body_forces.shape[0] > 0:  # the springs' Σ Jᵀ f = −rnea(q, 0, 0, f) without gravity
+        if body_forces.shape[0] > 0:  # the elements' Σ Jᵀ f = −rnea(q, 0, 0, f) without gravity
             rnea(topology, params, np.zeros(3), X[j, :nq], zero, zero, body_forces, Q)
             TAU[j] -= Q
