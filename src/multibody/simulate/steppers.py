@@ -69,7 +69,7 @@ EXPO = 0.2 - 0.75 * BETA
 @njit(cache=True, _nrt=False, inline="always")
 def rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, dx):
     """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements and
-    the springs' body forces.
+    the body forces of springs and rotors.
 
     forces: (joint rows (m, 7), spring rows (s, 11), rotor rows (g, 5)). The joint rows (iq, iv, k, q₀, c, F_c, v_s)
     are those of :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the
