@@ -12,7 +12,7 @@ from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass
                        energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
 from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
-from .simulate import (Event, JointFriction, JointSpring, JointValue, PointHeight, Spring, Trajectory,
+from .simulate import (Event, JointFriction, JointSpring, JointValue, PointHeight, Spring, TorqueTable, Trajectory,
                        inverse_dynamics, inverse_kinematics, linearize, natural_frequencies, simulate,
                        static_equilibrium)
 from .io import load, read_model_file

@@ -215,6 +215,35 @@ def test_springs_in_batches_of_models_match_single_runs():
     assert np.abs(Q[0] - Q[2]).max() > 1e-3
 
 
+@pytest.mark.parametrize("method, options", [("DOP853", {"rtol": 1e-11, "atol": 1e-11}), ("RK4", {"dt": 1e-3})])
+def test_a_torque_table_runs_compiled_as_in_python(method, options):
+    """A TorqueTable τ(t), linear between its rows and held outside them, runs in the compiled loop with the
+    same motion and applied forces as its Python callable form in scipy's (or the fixed-step) loop."""
+    model, q0, v0 = hanging_chain(3)
+    table = mb.TorqueTable([0.1, 0.35, 0.5, 0.9], [[0.0, 0.2, -0.1], [1.5, -0.4, 0.3], [-1.0, 0.0, 0.8],
+                                                    [0.2, 0.2, 0.2]])
+    fast = mb.simulate(model, q0, v0, 1.2, method=method, torque=table, samples=61, **options)
+    slow = mb.simulate(model, q0, v0, 1.2, method=method, torque=table, samples=61, compiled=False, **options)
+    assert fast.info.get("compiled") is True and "compiled" not in slow.info
+    np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-8)
+    expected = np.column_stack([np.interp(fast.t, table.t, column) for column in table.values.T])
+    np.testing.assert_allclose(fast.tau, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(slow.tau, expected, rtol=0, atol=1e-12)
+    runs = mb.simulate(model, np.array([q0, q0 + 0.1]), v0, 1.2, method=method, torque=table, samples=61, **options)
+    assert all(run.info.get("compiled") for run in runs)
+    np.testing.assert_array_equal(runs[0].q, fast.q)
+
+
+def test_a_torque_table_checks_its_rows():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        mb.TorqueTable([0.0, 0.0], [[1.0], [2.0]])
+    with pytest.raises(ValueError, match="one row"):
+        mb.TorqueTable([0.0, 1.0], [[1.0, 2.0]])
+    model, q0, v0 = hanging_chain(3)
+    with pytest.raises(ValueError, match="nv = 3"):
+        mb.simulate(model, q0, v0, 0.1, torque=mb.TorqueTable([0.0, 1.0], [[1.0, 2.0], [0.0, 0.0]]))
+
+
 def test_simulate_runs_trees_in_the_compiled_loop_with_the_same_result():
     model = mb.Model.chain(4)
     q0, v0 = np.full(4, 0.3), np.zeros(4)

@@ -3,4 +3,5 @@ from .analysis import inverse_dynamics, inverse_kinematics, linearize, natural_f
 from .events import JointValue, PointHeight
 from .forces import JointFriction, JointSpring, Spring
 from .simulate import Event, simulate
+from .torques import TorqueTable
 from .trajectory import Trajectory

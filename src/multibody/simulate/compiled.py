@@ -21,6 +21,7 @@ from ..gyrostat import Gyrostat
 from . import lockstep
 from .events import builtin, event_rows
 from .forces import JointFriction, JointSpring, Spring, body_force_rows, joint_force_rows
+from .torques import TorqueTable
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 
@@ -38,7 +39,7 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
                                                                              Gyrostat))]
     if others:
         return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
-    if callable(torque):
+    if callable(torque) and not isinstance(torque, TorqueTable):
         return "the torque is a callable"
     if f_ext is not None:
         return "body forces (f_ext) are given"
@@ -105,13 +106,19 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         raise ValueError(f"integrate_tree: method {method!r} needs a step dt > 0, got {dt!r}")
     if not (rtol >= 0 and max_step > 0):
         raise ValueError(f"integrate_tree: need rtol >= 0 and max_step > 0, got {rtol!r}, {max_step!r}")
-    tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
-    if tau.ndim > (2 if batch else 1) or not np.all(np.isfinite(tau)) or (
-            tau.ndim == 2 and tau.shape[0] not in (1, q0.shape[0])):
-        raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries"
-                         + (f" or one per run ({q0.shape[0]}, {nv})" if batch else "") + f", got shape {tau.shape}")
-    if batch:
-        tau = np.ascontiguousarray(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv)))
+    if isinstance(tau, TorqueTable):  # (times (T,), values (T, nv), or (B, T, nv) for a batch: one table per run)
+        times, values = tau.table(nv, "integrate_tree: tau")
+        tau = (times, np.ascontiguousarray(np.broadcast_to(values, (q0.shape[0],) + values.shape)) if batch
+               else values)
+    else:
+        tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
+        if tau.ndim > (2 if batch else 1) or not np.all(np.isfinite(tau)) or (
+                tau.ndim == 2 and tau.shape[0] not in (1, q0.shape[0])):
+            raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries"
+                             + (f" or one per run ({q0.shape[0]}, {nv})" if batch else "")
+                             + f" or a TorqueTable, got shape {tau.shape}")
+        tau = ((np.zeros(1), np.ascontiguousarray(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv))[:, None]))
+               if batch else torque_table(tau, nv))
     from ..dynamics.kinematics import normalize
     x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
@@ -152,7 +159,8 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     method : "DOPRI5" or "DOP853" (adaptive, error-controlled by rtol, atol, max_step; first_step guessed when
         None),
         "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
-    tau : constant generalized forces (nv,); the model's JointSpring and JointFriction elements act too.
+    tau : generalized forces, constant (nv,) or a :class:`~multibody.simulate.torques.TorqueTable` τ(t); the
+        model's force elements act too.
     max_steps : bound on the steps (accepted + rejected) the loop may take.
     events : built-in events (:mod:`multibody.simulate.events`, bare or in :class:`multibody.Event` without an
         action): their crossings are located on each step's dense output (for RK4 and Euler the cubic Hermite
@@ -233,15 +241,16 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
         np.array([body_force_rows(m)[1] for m in models]).reshape(B, -1, 5))
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
     if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0]
-            and lockstep.applies(model if models is None else models[0])):
-        return _lockstep(cm, params, code, tau, forces, X0, t_start, t_eval, dt_, X_out, threads, method, rtol, atol,
+            and tau[0].shape[0] == 1 and lockstep.applies(model if models is None else models[0])):
+        return _lockstep(cm, params, code, tau[1][:, 0], forces, X0, t_start, t_eval, dt_, X_out, threads, method,
+                         rtol, atol,
                          dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
         elements = rows if models is None else (forces[b], springs[b], rotors[b])
-        status[b], count[b] = run(arrays, code, tau[b], elements, X0[b].copy(), t_start, t_eval, float(rtol_),
-                                  float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
+        status[b], count[b] = run(arrays, code, (tau[0], tau[1][b]), elements, X0[b].copy(), t_start, t_eval,
+                                  float(rtol_), float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
@@ -270,15 +279,26 @@ def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threa
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 
+def torque_table(tau, nv):
+    """(times (T,), values (T, nv)) of a torque for the compiled loop: a TorqueTable's rows, or one row for a
+    constant τ (nv,) (zero for None); a table given as such passes through."""
+    if isinstance(tau, tuple):
+        return tau
+    if isinstance(tau, TorqueTable):
+        return tau.table(nv)
+    return np.zeros(1), (np.zeros(nv) if tau is None else np.ascontiguousarray(tau, dtype=float)).reshape(1, nv)
+
+
 def tree_trajectory(model, t, q, v, info, tau=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
-    applied generalized forces (constant torque and joint force elements) at each sample, and the events of
-    ``info`` (moved from it to ``Trajectory.events``)."""
+    applied generalized forces (the torque, constant or tabulated, and the force elements) at each sample, and the
+    events of ``info`` (moved from it to ``Trajectory.events``)."""
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
-    tau = np.zeros(cm.nv) if tau is None else np.ascontiguousarray(tau, dtype=float)
+    tau = torque_table(tau, cm.nv)
     X = np.concatenate([q, v], axis=1)
     a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
-    sample_rates((cm.topology, cm.params, cm.gravity), tau, force_arrays(model), X, cm.nq, a, taus)
+    times = np.ascontiguousarray(t, dtype=float)
+    sample_rates((cm.topology, cm.params, cm.gravity), tau, force_arrays(model), times, X, cm.nq, a, taus)
     info = dict(info)
     return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

@@ -31,6 +31,7 @@ from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
 from .forces import elements_force
+from .torques import TorqueTable
 from .progress import Progress
 from .trajectory import Trajectory, constraint_residuals
 
@@ -216,7 +217,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         restart to the next) is cut into equal steps of at most dt, exactly dt for output times on the dt grid.
     t_eval : output times (increasing, within the span); default ``samples`` evenly spaced times
         (default 100 per second of simulated time, at least 101; every step of the fixed-step methods).
-    torque : (nv,) generalized forces, or a callable (t, q, v) -> (nv,).
+    torque : (nv,) generalized forces, a :class:`~multibody.TorqueTable` τ(t) (compiled loop), or a callable
+        (t, q, v) -> (nv,) (Python loop).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
@@ -301,7 +303,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
     if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
         from . import compiled as loop
-        torque = None if torque is None else as_state(torque, nv, "torque")
+        if torque is not None and not isinstance(torque, TorqueTable):
+            torque = as_state(torque, nv, "torque")
         # with events, on to t_end past the last output time, as the Python loop steps
         times = np.append(t_eval, t_end) if events and t_eval[-1] < t_end else t_eval
         t, q, v, info = loop.integrate_tree(model, q0, v0, times, method=_COMPILED[method], rtol=rtol, atol=atol,
@@ -526,7 +529,7 @@ def _runs(model, Q0, V0, t_end, options):
     t, Q, V, info = loop.integrate_tree_batch(
         models or model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
         max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])
-    tau = np.zeros((B, model.nv)) if torque is None else torque
+    tau = np.zeros((B, model.nv)) if torque is None else [torque] * B if isinstance(torque, TorqueTable) else torque
     runs = [loop.tree_trajectory(models[b] if models else model, t[:info["samples"][b]], Q[b, :info["samples"][b]],
                                  V[b, :info["samples"][b]], {**info, "status": info["status"][b],
                                                              "samples": int(info["samples"][b]),

@@ -67,9 +67,9 @@ EXPO = 0.2 - 0.75 * BETA
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, dx):
-    """dx = ẋ = (q̇, v̇) at x = (q, v): configuration_rate and the ABA with τ = τ_const + joint force elements and
-    the body forces of springs and rotors.
+def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx):
+    """dx = ẋ = (q̇, v̇) at time t and x = (q, v): configuration_rate and the ABA with τ = τ(t) (the torque table
+    ``tau``, :func:`torque_at`) + joint force elements and the body forces of springs and rotors.
 
     forces: (joint rows (m, 7), spring rows (s, 11), rotor rows (g, 5)). The joint rows (iq, iv, k, q₀, c, F_c, v_s)
     are those of :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the
@@ -79,12 +79,34 @@ def rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, 
     """
     q, v = x[:nq], x[nq:]
     configuration_rate(topology, q, v, dx[:nq])
-    for k in range(tau.shape[0]):
-        tau_work[k] = tau[k]
+    torque_at(tau, t, tau_work)
     add_joint_forces(forces[0], q, v, tau_work)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def torque_at(tau, t, out):
+    """out = τ(t) from the torque table tau = (times (T,), values (T, nv)): linear between its rows, held at the
+    first and last outside them; one row is a constant torque (:func:`multibody.simulate.TorqueTable`)."""
+    times, values = tau
+    last = times.shape[0] - 1
+    if last == 0 or t <= times[0] or t >= times[last]:
+        row = 0 if last == 0 or t <= times[0] else last
+        for k in range(out.shape[0]):
+            out[k] = values[row, k]
+        return
+    low, high = 0, last  # times[low] < t < times[high]: bisect to adjacent rows
+    while high - low > 1:
+        middle = (low + high) // 2
+        if times[middle] <= t:
+            low = middle
+        else:
+            high = middle
+    w = (t - times[low]) / (times[high] - times[low])
+    for k in range(out.shape[0]):
+        out[k] = values[low, k] + w * (values[high, k] - values[low, k])
 
 
 @njit(cache=True)
@@ -112,7 +134,7 @@ def error_norm(x, x_new, err, rtol, atol):
 
 
 @njit(cache=True)
-def initial_step(arrays, tau, forces, x, f0, nq, rtol, atol, h_max, work, tau_work, body_forces, order):
+def initial_step(arrays, tau, forces, t, x, f0, nq, rtol, atol, h_max, work, tau_work, body_forces, order):
     """First step size of a method of ``order`` (Hairer's HINIT): h^order × (second-derivative estimate) ≈ 0.01."""
     topology, params, gravity = arrays
     dnf, dny = 0.0, 0.0
@@ -125,7 +147,7 @@ def initial_step(arrays, tau, forces, x, f0, nq, rtol, atol, h_max, work, tau_wo
     y1, f1 = work[0], work[1]
     for i in range(x.shape[0]):
         y1[i] = x[i] + h * f0[i]
-    rates(topology, params, gravity, tau, forces, y1, nq, tau_work, body_forces, f1)
+    rates(topology, params, gravity, tau, forces, t + h, y1, nq, tau_work, body_forces, f1)
     der2 = 0.0
     for i in range(x.shape[0]):
         der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
@@ -162,15 +184,16 @@ def combination(C, K, out):
 
 
 @njit(cache=True, _nrt=False)
-def explicit_stages(arrays, tau, forces, A, first, count, x, h, K, y, nq, tau_work, body_forces):
-    """The stages k_s = f(x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta step from x
-    with the stages before ``first`` in K; y is left at the last stage's state."""
+def explicit_stages(arrays, tau, forces, A, first, count, t, x, h, K, y, nq, tau_work, body_forces):
+    """The stages k_s = f(t + c_s h, x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta
+    step from (t, x) with the stages before ``first`` in K, c_s = Σ_k A[s, k] (the tableau's nodes); y is left at
+    the last stage's state."""
     topology, params, gravity = arrays
     for st in range(first, count):
         combination(A[st, :st], K, y)
         for i in range(x.shape[0]):
             y[i] = x[i] + h * y[i]
-        rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[st])
+        rates(topology, params, gravity, tau, forces, t + A[st, :st].sum() * h, y, nq, tau_work, body_forces, K[st])
 
 
 @njit(cache=True)
@@ -186,15 +209,15 @@ def adaptive_start(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first
     samples written and status GO_ON, or the status that ends the run already (a non-finite ẋ, or every sample
     written)."""
     topology, params, gravity = arrays
-    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
     K, y, dense, work = np.empty((stages, nx)), np.empty(nx), np.empty((dense_rows, nx)), np.empty((2, nx))
-    tau_work, body_forces = np.empty(tau.shape[0]), body_force_work(topology, forces)
+    tau_work, body_forces = np.empty(tau[1].shape[1]), body_force_work(topology, forces)
     event_space, g, g_new, log, count = event_work(topology, events, nx)
     T, j = t_eval.shape[0], 0
     while j < T and t_eval[j] <= t:
         x_out[j] = x
         j += 1
-    rates(topology, params, gravity, tau, forces, x, nq, tau_work, body_forces, K[0])
+    rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, K[0])
     stats[NFEV] += 1
     h, status = h_first, GO_ON
     if not finite(K[0]):
@@ -202,7 +225,8 @@ def adaptive_start(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first
     elif j == T:
         h, status = 0.0, OK
     elif h <= 0.0:
-        h = initial_step(arrays, tau, forces, x, K[0], nq, rtol, atol, h_max, work, tau_work, body_forces, order)
+        h = initial_step(arrays, tau, forces, t, x, K[0], nq, rtol, atol, h_max, work, tau_work, body_forces,
+                         order)
         stats[NFEV] += 1
     if status == GO_ON:
         event_values(topology, params, events, x, nq, event_space, g)
@@ -247,7 +271,7 @@ def dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
     last accepted state (the state at a terminal event).
     """
     topology, params, gravity = arrays
-    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
     method = np.int64(DOPRI5)  # (a variable, not a literal: the callees compile once for every method)
     # K: stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1); dense: the continuous extension's d₀ … d₄
     K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
@@ -262,7 +286,7 @@ def dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
         if t + 1.01 * h >= t_end:
             h = t_end - t
         # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
-        explicit_stages(arrays, tau, forces, A5, 1, 7, x, h, K, y, nq, tau_work, body_forces)
+        explicit_stages(arrays, tau, forces, A5, 1, 7, t, x, h, K, y, nq, tau_work, body_forces)
         stats[NFEV] += 6
         # local error estimate h Σ e_s k_s, measured against the tolerances
         for i in range(nx):
@@ -323,7 +347,7 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
     0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
     that holds an output time or an event's crossing)."""
     topology, params, gravity = arrays
-    nx, nq = x.shape[0], x.shape[0] - tau.shape[0]
+    nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
     method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
     # K: stages 1 … 12, the new state's derivative (row 12), the dense-output stages; dense: F₀ … F₆
     K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
@@ -339,7 +363,7 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
             h = t_end - t
         # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
         # is the new state y and k_12 = f(y)
-        explicit_stages(arrays, tau, forces, A8, 1, 13, x, h, K, y, nq, tau_work, body_forces)
+        explicit_stages(arrays, tau, forces, A8, 1, 13, t, x, h, K, y, nq, tau_work, body_forces)
         stats[NFEV] += 12
         # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
         combination(E5_8, K, e5)
@@ -366,7 +390,7 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
         crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
         if crossing or holds_output(t_eval, j, t_new):
             # 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
-            explicit_stages(arrays, tau, forces, A8, 13, 16, x, h, K, work[0], nq, tau_work, body_forces)
+            explicit_stages(arrays, tau, forces, A8, 13, 16, t, x, h, K, work[0], nq, tau_work, body_forces)
             stats[NFEV] += 3
             for r in range(4):
                 combination(D8[r], K, dense[3 + r])
@@ -394,7 +418,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
     The events' crossings are located on the cubic Hermite interpolant of each step (the rates at its end: one
     more evaluation on a step with a crossing). Returns as :func:`dopri5`."""
     topology, params, gravity = arrays
-    nx, nv = x.shape[0], tau.shape[0]
+    nx, nv = x.shape[0], tau[1].shape[1]
     nq = nx - nv
     body_forces = body_force_work(topology, forces)
     tau_work = np.empty(nv)
@@ -416,7 +440,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
                 c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
                 for i in range(nx):
                     y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
-                rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[st])
+                rates(topology, params, gravity, tau, forces, t + c, y, nq, tau_work, body_forces, K[st])
             stats[NFEV] += 4 if method == RK4 else 1
             if method == RK4:
                 for i in range(nx):
@@ -434,7 +458,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
             if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
                 # Hermite data on [t, t_new]: the states and h × their rates (ẋ₁ one more evaluation)
                 h_step = t_new - t
-                rates(topology, params, gravity, tau, forces, y, nq, tau_work, body_forces, K[1])
+                rates(topology, params, gravity, tau, forces, t_new, y, nq, tau_work, body_forces, K[1])
                 stats[NFEV] += 1
                 for i in range(nx):
                     dense[0, i], dense[1, i] = x[i], y[i]
@@ -481,13 +505,14 @@ def run(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, d
 
 
 @njit(cache=True)
-def sample_rates(arrays, tau, forces, X, nq, A, TAU):
-    """At each state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces TAU[j] = τ (T, nv)."""
+def sample_rates(arrays, tau, forces, times, X, nq, A, TAU):
+    """At each time times[j] and state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces
+    TAU[j] = τ (T, nv)."""
     topology, params, gravity = arrays
     body_forces = body_force_work(topology, forces)
     dx, Q, zero = np.empty(X.shape[1]), np.empty(TAU.shape[1]), np.zeros(TAU.shape[1])
     for j in range(X.shape[0]):
-        rates(topology, params, gravity, tau, forces, X[j], nq, TAU[j], body_forces, dx)
+        rates(topology, params, gravity, tau, forces, times[j], X[j], nq, TAU[j], body_forces, dx)
         A[j] = dx[nq:]
         if body_forces.shape[0] > 0:  # the elements' Σ Jᵀ f = −rnea(q, 0, 0, f) without gravity
             rnea(topology, params, np.zeros(3), X[j, :nq], zero, zero, body_forces, Q)

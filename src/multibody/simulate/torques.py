@@ -1,0 +1,44 @@
+"""Joint torques tabulated in time: the input of a simulation that a Python callable would otherwise give, in a
+form the compiled loop takes (:mod:`multibody.simulate.compiled`)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+class TorqueTable:
+    """Generalized forces τ(t) given at times t_k [s] as rows τ_k (nv,) [N·m or N]: linear in t between the rows,
+    held at the first row before t_0 and at the last after t_T (a table of one row is a constant torque).
+
+    Pass it as ``torque`` to :func:`multibody.simulate`: it runs in the compiled loop, as a constant torque does
+    (a Python callable makes the whole run take the Python loop), and as a callable (t, q, v) -> τ anywhere else.
+    """
+
+    def __init__(self, t: ArrayLike, values: ArrayLike) -> None:
+        self.t = np.array(t, dtype=float, ndmin=1)
+        self.values = np.array(values, dtype=float)
+        if self.values.ndim == 1:
+            self.values = self.values[:, None]
+        if self.t.ndim != 1 or not self.t.size or not np.all(np.isfinite(self.t)) or np.any(np.diff(self.t) <= 0):
+            raise ValueError(f"TorqueTable: t must be finite, strictly increasing times, got "
+                             f"{np.array2string(self.t, threshold=8)}")
+        if self.values.ndim != 2 or self.values.shape[0] != self.t.size or not np.all(np.isfinite(self.values)):
+            raise ValueError(f"TorqueTable: values must be finite, one row (nv,) per time ({self.t.size}), got "
+                             f"shape {self.values.shape}")
+        self.t.flags.writeable = self.values.flags.writeable = False
+
+    def __call__(self, t: float, q: Any = None, v: Any = None) -> np.ndarray:
+        """τ(t) (nv,)."""
+        return np.array([np.interp(t, self.t, column) for column in self.values.T])
+
+    def table(self, nv: int, what: str = "torque") -> tuple[np.ndarray, np.ndarray]:
+        """(times (T,), values (T, nv)) for the compiled loop; ValueError unless the rows have nv entries."""
+        if self.values.shape[1] != nv:
+            raise ValueError(f"{what}: the TorqueTable's rows have {self.values.shape[1]} entries, the model has "
+                             f"nv = {nv}")
+        return self.t, self.values
+
+    def __repr__(self) -> str:
+        return f"TorqueTable({self.t.size} rows, t = {self.t[0]:g} … {self.t[-1]:g} s, nv = {self.values.shape[1]})"
