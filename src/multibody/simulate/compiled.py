@@ -21,9 +21,9 @@ from ..gyrostat import Gyrostat
 from . import lockstep
 from .events import builtin, event_rows
 from .forces import JointFriction, JointSpring, Spring, body_force_rows, joint_force_rows
-from .torques import TorqueTable
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
+from .torques import TorqueTable
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
@@ -243,8 +243,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0]
             and tau[0].shape[0] == 1 and lockstep.applies(model if models is None else models[0])):
         return _lockstep(cm, params, code, tau[1][:, 0], forces, X0, t_start, t_eval, dt_, X_out, threads, method,
-                         rtol, atol,
-                         dt)
+                         rtol, atol, dt)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)

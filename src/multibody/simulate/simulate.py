@@ -31,8 +31,8 @@ from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
 from .forces import elements_force
-from .torques import TorqueTable
 from .progress import Progress
+from .torques import TorqueTable
 from .trajectory import Trajectory, constraint_residuals
 
 if TYPE_CHECKING:
