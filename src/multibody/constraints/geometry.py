@@ -200,12 +200,9 @@ def contact_coefficients(model: Model, a: Geometry, b: Geometry) -> tuple[float,
     if a.priority != b.priority:
         top = a if a.priority > b.priority else b
         mu, condim = top.friction, top.condim
-    elif rule == "geometric":
-        mu, condim = float(np.sqrt(a.friction * b.friction)), max(a.condim, b.condim)
-    elif rule == "max":
-        mu, condim = max(a.friction, b.friction), max(a.condim, b.condim)
-    else:
-        raise ModelError(f"friction rule must be one of {', '.join(FRICTION_RULES)}, got {rule!r}")
+    else:  # (the rule is one of FRICTION_RULES: Model.friction_rule checks it when it is set)
+        mu = float(np.sqrt(a.friction * b.friction)) if rule == "geometric" else max(a.friction, b.friction)
+        condim = max(a.condim, b.condim)
     return (mu if condim > 1 else 0.0), e
 
 

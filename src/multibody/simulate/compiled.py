@@ -17,10 +17,9 @@ import numpy as np
 
 from ..dynamics._batch import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
-from ..gyrostat import Gyrostat
 from . import lockstep
 from .events import builtin, event_rows
-from .forces import JointFriction, JointSpring, Spring, body_force_rows, joint_force_rows
+from .forces import COMPILED, body_force_rows, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
 from .torques import TorqueTable
@@ -35,8 +34,7 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
         return "the model has constraints"
     if model.ne:
         return "the model has flexible beams"
-    others = [e for e in getattr(model, "forces", ()) if not isinstance(e, (JointSpring, JointFriction, Spring,
-                                                                             Gyrostat))]
+    others = not_compiled(model)
     if others:
         return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
     if callable(torque) and not isinstance(torque, TorqueTable):
@@ -59,12 +57,16 @@ def joint_force_array(model):
     """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`
     (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has force elements the compiled loop
     does not take (:func:`unsupported`)."""
-    rows, others = joint_force_rows(model)
-    others = [e for e in others if not isinstance(e, (Spring, Gyrostat))]
+    others = not_compiled(model)
     if others:
         raise ModelError(f"model '{model.name}': force element {others[0].name!r} ({type(others[0]).__name__}) "
                          "cannot be compiled; use multibody.simulate")
-    return rows
+    return joint_force_rows(model)[0]
+
+
+def not_compiled(model):
+    """The model's force elements that the compiled loop does not apply (of the user's own classes)."""
+    return [e for e in getattr(model, "forces", ()) if not isinstance(e, COMPILED)]
 
 
 def force_arrays(model):

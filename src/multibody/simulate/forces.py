@@ -297,6 +297,7 @@ def body_force_rows(model):
 
 
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}
+COMPILED = (JointSpring, JointFriction, Spring, Gyrostat)  # the elements the compiled loop applies
 
 
 def joint_force_rows(model):

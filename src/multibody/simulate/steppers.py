@@ -510,10 +510,10 @@ def sample_rates(arrays, tau, forces, times, X, nq, A, TAU):
     TAU[j] = τ (T, nv)."""
     topology, params, gravity = arrays
     body_forces = body_force_work(topology, forces)
-    dx, Q, zero = np.empty(X.shape[1]), np.empty(TAU.shape[1]), np.zeros(TAU.shape[1])
+    dx, Q, zero, no_gravity = np.empty(X.shape[1]), np.empty(TAU.shape[1]), np.zeros(TAU.shape[1]), np.zeros(3)
     for j in range(X.shape[0]):
         rates(topology, params, gravity, tau, forces, times[j], X[j], nq, TAU[j], body_forces, dx)
         A[j] = dx[nq:]
         if body_forces.shape[0] > 0:  # the elements' Σ Jᵀ f = −rnea(q, 0, 0, f) without gravity
-            rnea(topology, params, np.zeros(3), X[j, :nq], zero, zero, body_forces, Q)
+            rnea(topology, params, no_gravity, X[j, :nq], zero, zero, body_forces, Q)
             TAU[j] -= Q
