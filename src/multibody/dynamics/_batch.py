@@ -17,7 +17,8 @@ LANES lanes, whatever the chunk's count: with a constant length LLVM writes each
 instead of a call to memmove (10 % of a lockstep RK4 run of the 7-link chain on an Intel Xeon, perf); lanes past the
 count hold values no one reads. The steps compile without reference counting (``_nrt=False``, as the scalar kernels:
 see ``_spatial_kernels.work``): each array handed to an inlined helper cost an atomic increment and decrement, 15 %
-of that run.
+of that run. Each step asks for 512-bit vectors where the CPU has them (:func:`~._spatial_kernels.wide_vectors`:
+LLVM keeps to 256 bits on Intel server cores by default).
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
@@ -40,7 +41,7 @@ from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_MASS, F_S, F_ZAXES, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ,
                                IV, JTYPE, NSYM, NVJ, PARENT, cross_force, cross_motion, release, rigid_inertia_times,
-                               rotated, rotation_product, SINCOS_RANGE, sin_cos, work)
+                               rotated, rotation_product, SINCOS_RANGE, sin_cos, wide_vectors, work)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
@@ -117,6 +118,7 @@ def lane_sines_cosines(q, iq, sc, nb):
 @step
 def gather(x, b0, nb, out):
     """out[j, b] = x[b0 + b, j]: a chunk of states (B, size) as SoA (size, LANES)."""
+    wide_vectors()
     for b in range(nb):
         for j in range(x.shape[1]):
             out[j, b] = x[b0 + b, j]
@@ -125,6 +127,7 @@ def gather(x, b0, nb, out):
 @step
 def scatter(x, b0, nb, out):
     """out[b0 + b, j] = x[j, b]: the inverse of :func:`gather`."""
+    wide_vectors()
     for b in range(nb):
         for j in range(x.shape[0]):
             out[b0 + b, j] = x[j, b]
@@ -134,6 +137,7 @@ def scatter(x, b0, nb, out):
 def invert_spd_lanes(D, k, Dinv, iv, nb):
     """Dinv[iv + r, c, b] = (D⁻¹)_rc for the k×k block D[:k, :k, b] of each lane (the scalar ``_invert_spd`` lane by
     lane: multi-dof joints are the rare case)."""
+    wide_vectors()
     Dl, Dinvl = work((k, k)), work((1, k, k))
     for b in range(nb):
         for r in range(k):
@@ -229,6 +233,7 @@ def copy_pose(pose, i, R0, d):
 def other_joint_poses(topology, params, i, q, nb, R0, pose):
     """:func:`world_pose` for a joint neither revolute nor prismatic, lane by lane through the scalar
     ``axis_frame_placement``: pose[:, b] = (R0_i row major, d_i)."""
+    wide_vectors()
     lam = topology[i, PARENT]
     P = work((params.shape[0], params.shape[1]))  # lane b's params
     for b in range(nb):
@@ -245,6 +250,7 @@ def world_pose(topology, params, i, q, nb, R0, d):
     each lane, from its pose in its parent's axis frame (:func:`axis_placement`), placement ∘ joint (RBDA Table
     4.1): R_i = T R_J, p_i = t + T p_J (its own axis frame is its body frame). Prismatic joints are vectorized; the
     other joint types go lane by lane. Results go through a stack array (see the module docstring)."""
+    wide_vectors()
     pose = work((12, LANES))
     iq, lam = topology[i, IQ], topology[i, PARENT]
     if topology[i, JTYPE] == PRISMATIC:
@@ -391,6 +397,7 @@ def revolute_body(params, i, lam, iq, iv, q, qd, R0, d, S, V, C, IA, PA, nb):
     v = X_d v_λ + s q̇ ;  c = v ×m s q̇ = [ω × z; v × z] q̇ ;  I (the body's inertia) ;  p^A = v ×* I v
     (:func:`velocity_and_bias`, less the products with the zeros of s). Results through a stack array: rows 0–8 R0_i,
     9–11 d_i, 12–17 v, 18–23 c, 24–44 I, 45–50 p^A; S[iv] = [z; 0] from rows 2, 5, 8."""
+    wide_vectors()
     sc, result = work((2, LANES)), work((51, LANES))
     (T, t), body = axis_placement(params, i), body_inertia(params, i)
     lane_sines_cosines(q, iq, sc, nb)
@@ -424,6 +431,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
     """:func:`velocity_and_bias` at body i for a joint with one degree of freedom that is not revolute (prismatic;
     :func:`revolute_body` does those), whose motion subspace column s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop
     over the lanes, results through a stack array (rows 0–5 s, 6–11 v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
+    wide_vectors()
     column, body = subspace_column(params, i, 0), body_inertia(params, i)
     result = work((45, LANES))
     for b in range(nb):
@@ -447,6 +455,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
 def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, nb):
     """:func:`velocity_and_bias` at body i for a joint of nvj (≠ 1) degrees of freedom, lane by lane (the rare
     case): S[iv + k] = [R0 S_ω; R0 S_v] for its subspace columns k, vJ = Σ_k S[iv + k] q̇_k."""
+    wide_vectors()
     body = body_inertia(params, i)
     for b in range(nb):
         R = lane_rotation(R0, i, b)
@@ -470,6 +479,7 @@ def subtract_external_forces(params, f_ext, i, b0, R0, PA, nb):
     """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) in world axes, R Qᵀ f (R the
     axis frame's rotation to world axes, Q its axes in body axes: F_ZAXES); lane b's force is f_ext[b0 + b] (or
     f_ext[0] for all)."""
+    wide_vectors()
     axes = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
             params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
             params[i, F_ZAXES + 8])
@@ -519,6 +529,7 @@ def articulate_single_dof(params, i, lam, iv, revolute, d, S, IA, PA, C, U, u, D
     p^A_λ += X_dᵀ p^a (d = d_i), in one loop over the lanes; u[iv] = τ − sᵀ p^A over τ. A ``revolute`` joint's
     s = [z; 0] takes the products with its angular half alone. Results go through a stack array (rows as
     :func:`articulated_single_dof` writes them)."""
+    wide_vectors()
     armature = params[i, F_ARMATURE]
     result = work((35, LANES))
     if revolute:
@@ -551,6 +562,7 @@ def articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb):
     :func:`articulated_single_dof` with U and D⁻¹ matrices: U = I^A S ;  D = Sᵀ U + diag(armature) ;
     u = τ − Sᵀ p^A ;  I^a = I^A − U D⁻¹ Uᵀ ;  p^a = p^A + I^A c + U D⁻¹ (u − Uᵀ c); then the hand-over to the
     parent as there. D: a (6, 6, LANES) work array."""
+    wide_vectors()
     for k in range(nvj):
         for b in range(nb):
             Uk = symmetric_product(lane_symmetric(IA, i, b), lane_vector(S, iv + k, b))
@@ -590,6 +602,7 @@ def articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb):
 def accelerate_single_dof(i, lam, iv, d, S, C, U, u, Dinv, A, qdd, nb):
     """Pass 3 of the ABA at body i for a joint with one degree of freedom, one loop over the lanes:
     a' = X_d a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + s q̈. Results through a stack array (rows 0–5 a, 6 q̈)."""
+    wide_vectors()
     result = work((7, LANES))
     for b in range(nb):
         x, c = translated(lane_vector(A, lam, b), d[i, 0, b], d[i, 1, b], d[i, 2, b]), lane_vector(C, i, b)
@@ -610,6 +623,7 @@ def accelerate_single_dof(i, lam, iv, d, S, C, U, u, Dinv, A, qdd, nb):
 def accelerate_any(i, lam, nvj, iv, d, S, C, U, u, Dinv, A, qdd, nb):
     """Pass 3 of the ABA at body i for a joint of nvj (≠ 1) degrees of freedom, lane by lane (the rare case), as
     :func:`accelerate_single_dof`: q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + S q̈."""
+    wide_vectors()
     for b in range(nb):
         x, c = translated(lane_vector(A, lam, b), d[i, 0, b], d[i, 1, b], d[i, 2, b]), lane_vector(C, i, b)
         a = (x[0] + c[0], x[1] + c[1], x[2] + c[2], x[3] + c[3], x[4] + c[4], x[5] + c[5])
@@ -629,6 +643,7 @@ def aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, qs, qd, 
               D, Dinv, A):
     """:func:`aba_lanes` for the states b0 … b0 + nb − 1 of q (B, nq), v and tau (B, nv): gathered into the lanes
     qs, qd, u, and q̈ scattered from ``out`` to qdd (B, nv)."""
+    wide_vectors()
     gather(q, b0, nb, qs)
     gather(v, b0, nb, qd)
     gather(tau, b0, nb, u)
@@ -651,6 +666,7 @@ def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S,
     (21-entry symmetric storage) and bias forces; U (nv, 6) with U[iv + k] = I^A_i S[iv + k]; D (6, 6) and
     Dinv (nv, 6) with Dinv[iv + k, m] = (D_i⁻¹)_km; A (n + 1, 6) accelerations.
     """
+    wide_vectors()
     n = topology.shape[0]
     for k in range(9):
         for b in range(nb):

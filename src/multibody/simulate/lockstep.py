@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
+from ..dynamics._spatial_kernels import wide_vectors
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
 from ..dynamics._spatial_kernels import JTYPE, PARENT, work
 from ..model.joints import PRISMATIC, REVOLUTE
@@ -115,6 +116,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
     a stage state; dq, dv: the weighted sum of the stages' rates. ``params``: shared (n, NPARAMS) or the lanes'
     (n, NPARAMS, LANES). Returns the number of output samples written (fewer when ``stop[0]`` is set by another
     thread)."""
+    wide_vectors()
     n = q.shape[0]
     for i in range(n):
         for b in range(nb):
