@@ -234,6 +234,30 @@ def test_a_torque_table_runs_compiled_as_in_python(method, options):
     np.testing.assert_array_equal(runs[0].q, fast.q)
 
 
+@pytest.mark.parametrize("method, options", [("DOP853", {"rtol": 1e-11, "atol": 1e-11}), ("RK4", {"dt": 1e-3})])
+def test_a_torque_table_per_run_gives_each_run_its_own_table(method, options):
+    """A batch with a list of TorqueTables, one per run (at times of their own), runs them all in the compiled loop
+    on the union of their times, each run the motion and applied forces of its own single run."""
+    model, q0, v0 = hanging_chain(3)
+    tables = [mb.TorqueTable([0.1, 0.5], [[1.0, 0.0, -0.5], [0.0, 0.3, 0.0]]),
+              mb.TorqueTable([0.0, 0.25, 0.7, 0.9], [[0.0, 0.0, 0.0], [2.0, -1.0, 0.5], [0.0, 0.4, 0.0],
+                                                     [-1.0, 0.0, 0.2]]),
+              mb.TorqueTable([0.3], [[0.5, 0.5, 0.5]])]
+    Q0 = np.array([q0, q0 + 0.1, q0 - 0.1])
+    runs = mb.simulate(model, Q0, v0, 1.0, method=method, torque=tables, samples=41, **options)
+    slow = mb.simulate(model, Q0, v0, 1.0, method=method, torque=tables, samples=41, compiled=False, **options)
+    for b, (run, table) in enumerate(zip(runs, tables)):
+        alone = mb.simulate(model, Q0[b], v0, 1.0, method=method, torque=table, samples=41, **options)
+        assert run.info.get("compiled") is True and "compiled" not in slow[b].info
+        # (its table's values at the union's times round differently: steps of 1e-16 that step control can grow)
+        np.testing.assert_allclose(run.q, alone.q, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(run.tau, alone.tau, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(run.q, slow[b].q, rtol=0, atol=1e-8)
+    assert np.abs(runs[0].q - runs[1].q).max() > 1e-2
+    with pytest.raises(ValueError, match="2 torque tables for 3 runs"):
+        mb.simulate(model, Q0, v0, 1.0, method=method, torque=tables[:2], **options)
+
+
 def test_a_torque_table_checks_its_rows():
     with pytest.raises(ValueError, match="strictly increasing"):
         mb.TorqueTable([0.0, 0.0], [[1.0], [2.0]])

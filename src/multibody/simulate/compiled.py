@@ -22,7 +22,7 @@ from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
                        STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
-from .torques import TorqueTable
+from .torques import TorqueTable, per_run_tables
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
@@ -108,7 +108,11 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         raise ValueError(f"integrate_tree: method {method!r} needs a step dt > 0, got {dt!r}")
     if not (rtol >= 0 and max_step > 0):
         raise ValueError(f"integrate_tree: need rtol >= 0 and max_step > 0, got {rtol!r}, {max_step!r}")
-    if isinstance(tau, TorqueTable):  # (times (T,), values (T, nv), or (B, T, nv) for a batch: one table per run)
+    if batch and per_run_tables(tau):  # (times (T,), values (T, nv), or (B, T, nv) for a batch: one table per run)
+        if len(tau) != q0.shape[0]:
+            raise ValueError(f"integrate_tree_batch: {len(tau)} torque tables for {q0.shape[0]} runs")
+        tau = TorqueTable.stacked(tau, nv, "integrate_tree_batch: tau")
+    elif isinstance(tau, TorqueTable):
         times, values = tau.table(nv, "integrate_tree: tau")
         tau = (times, np.ascontiguousarray(np.broadcast_to(values, (q0.shape[0],) + values.shape)) if batch
                else values)
@@ -207,7 +211,8 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
     compiled loop releases the GIL. ``model``: one Model for all runs, or a sequence of B Models, one per run, of
     the same structure (:func:`multibody.simulate.lockstep.structure_difference`; ValueError naming the first
-    difference otherwise): runs with their own masses, inertias, joint placements, springs and friction.
+    difference otherwise): runs with their own masses, inertias, joint placements, springs and friction. ``tau``:
+    as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run.
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
     ``steps`` and ``rejected`` summed over the runs and ``status`` (B,) per run ("ok" or the reason it stopped)

@@ -32,7 +32,7 @@ from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
 from .forces import elements_force
 from .progress import Progress
-from .torques import TorqueTable
+from .torques import TorqueTable, per_run_tables
 from .trajectory import Trajectory, constraint_residuals
 
 if TYPE_CHECKING:
@@ -193,7 +193,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     q0 : (nq,) initial configuration (default ``model.initial_configuration()``: the pose the model's file gives,
         e.g. an MJCF file's qpos0, else ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
         Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), ``torque``
-        (B, nv) for a torque per run, and ``model`` a sequence of B models for a model per run; the result is
+        (B, nv) or a list of B TorqueTables for a torque per run, and ``model`` a sequence of B models for a
+        model per run; the result is
         then a list of B trajectories. Trees the compiled loop takes run there all together
         (:func:`multibody.simulate.compiled.integrate_tree_batch`: across numba's threads, and for RK4 and Euler on
         revolute and prismatic joints 32 runs per vectorized ABA, :mod:`multibody.simulate.lockstep`); other
@@ -508,7 +509,10 @@ def _runs(model, Q0, V0, t_end, options):
     B = next(iter(counts.values()))
     Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
     torque = options.pop("torque")
-    if torque is not None and not callable(torque):
+    if per_run_tables(torque):
+        if len(torque) != B:
+            raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
+    elif torque is not None and not callable(torque):
         torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
     method, collisions = options["method"], options["collisions"] not in (False, None)
     _check_method(model, method, options["dt"], options["dynamics"], collisions)

@@ -2,7 +2,7 @@
 form the compiled loop takes (:mod:`multibody.simulate.compiled`)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,5 +40,19 @@ class TorqueTable:
                              f"nv = {nv}")
         return self.t, self.values
 
+    @staticmethod
+    def stacked(tables: Sequence[TorqueTable], nv: int, what: str = "torque") -> tuple[np.ndarray, np.ndarray]:
+        """(times (T,), values (B, T, nv)) of B tables, one per run of a batch, for the compiled loop: every table
+        on the union of their times. Exact: a table evaluated at its own times and others' is the same
+        piecewise-linear τ(t), held beyond its own first and last rows as before."""
+        times = np.unique(np.concatenate([table.t for table in tables]))
+        return times, np.stack([np.column_stack([np.interp(times, table.t, column)
+                                                 for column in table.table(nv, what)[1].T]) for table in tables])
+
     def __repr__(self) -> str:
         return f"TorqueTable({self.t.size} rows, t = {self.t[0]:g} … {self.t[-1]:g} s, nv = {self.values.shape[1]})"
+
+
+def per_run_tables(torque: Any) -> bool:
+    """Whether ``torque`` is a sequence of TorqueTables: one per run of a batch."""
+    return isinstance(torque, (list, tuple)) and bool(torque) and all(isinstance(t, TorqueTable) for t in torque)
