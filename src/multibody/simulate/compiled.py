@@ -15,13 +15,14 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numba
 import numpy as np
 
-from ..dynamics._batch import in_threads
+from ..dynamics._batch import aba_batch, in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
-                       STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates)
+                       STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates,
+                       sample_torques)
 from .torques import TorqueTable, per_run_tables
 
 
@@ -301,10 +302,15 @@ def tree_trajectory(model, t, q, v, info, tau=None):
     events of ``info`` (moved from it to ``Trajectory.events``)."""
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
-    tau = torque_table(tau, cm.nv)
+    tau, rows = torque_table(tau, cm.nv), force_arrays(model)
     X = np.concatenate([q, v], axis=1)
     a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
     times = np.ascontiguousarray(t, dtype=float)
-    sample_rates((cm.topology, cm.params, cm.gravity), tau, force_arrays(model), times, X, cm.nq, a, taus)
+    if rows[1].shape[0] + rows[2].shape[0]:  # springs or rotors: with their Σ Jᵀ f, sample by sample
+        sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a, taus)
+    else:  # every sample's accelerations at once, SIMD across samples and on numba's threads (the batched ABA)
+        sample_torques(tau, rows, times, X, cm.nq, taus)
+        aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q), np.ascontiguousarray(v), taus,
+                  np.zeros((1, 0, 6)), a, numba.get_num_threads())
     info = dict(info)
     return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

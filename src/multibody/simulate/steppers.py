@@ -504,6 +504,15 @@ def run(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, d
     return status, count
 
 
+@njit(cache=True, _nrt=False)
+def sample_torques(tau, forces, times, X, nq, TAU):
+    """At each time times[j] and state X[j] (T, nx): the generalized forces TAU[j] (T, nv) of the torque and the
+    joint force elements (as :func:`rates` applies them; no springs between bodies or rotors)."""
+    for j in range(X.shape[0]):
+        torque_at(tau, times[j], TAU[j])
+        add_joint_forces(forces[0], X[j, :nq], X[j, nq:], TAU[j])
+
+
 @njit(cache=True)
 def sample_rates(arrays, tau, forces, times, X, nq, A, TAU):
     """At each time times[j] and state X[j] (T, nx): the accelerations A[j] = v̇ and the generalized forces
