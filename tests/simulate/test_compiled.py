@@ -199,6 +199,18 @@ def test_springs_and_rotors_run_compiled_as_in_python(make):
     assert np.abs(slow.tau).max() > 1.0  # (the springs act)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_spring_without_direction_stops_the_run_naming_it(compiled):
+    """A spring of rest length L₀ > 0 whose two points coincide (here a point on the first joint's axis, at the
+    world point) has no direction: both loops stop with a SimulationError that names the spring and keeps the
+    samples."""
+    model = mb.Model.chain(2)
+    model.add_force(mb.Spring("world", (0, 0, 0), "link1", (0, 0, 0), stiffness=10.0, rest_length=0.1))
+    with pytest.raises(mb.SimulationError, match="spring world-link1: the two points coincide") as stop:
+        mb.simulate(model, np.array([0.3, 0.2]), np.zeros(2), 0.5, compiled=compiled)
+    assert stop.value.trajectory is not None
+
+
 def test_springs_in_batches_of_models_match_single_runs():
     """A batch of models whose springs differ (their own stiffness): each run as the single compiled run of its
     model, RK4 taking the per-run loop (the lockstep kernel has no body forces)."""

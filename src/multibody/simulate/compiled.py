@@ -201,9 +201,21 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
                                     time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
     if status not in (OK, EVENT):
-        raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s",
+        cause = _element_error(model, x0[:cm.nq], x0[cm.nq:]) if status == NONFINITE else ""  # (x0: the last state)
+        raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s{cause}",
                               time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
     return t, q, v, info
+
+
+def _element_error(model, q, v):
+    """Why a force element has no value at the state (q, v) where a compiled run stopped non-finite, as its Python
+    form says it (e.g. a spring of rest length L₀ > 0 whose two points coincide: it has no direction), or ""."""
+    for element in model.forces:
+        try:
+            element.generalized_force(model, q, v)
+        except (ValueError, ZeroDivisionError) as exc:
+            return f" ({exc})"
+    return ""
 
 
 def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
