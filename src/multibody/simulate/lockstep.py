@@ -18,9 +18,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from ..dynamics._spatial_kernels import wide_vectors
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
-from ..dynamics._spatial_kernels import JTYPE, PARENT, work
+from ..dynamics._spatial_kernels import JTYPE, PARENT, wide_vectors, work
 from ..model.joints import PRISMATIC, REVOLUTE
 from .forces import add_joint_forces
 

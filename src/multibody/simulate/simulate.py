@@ -194,11 +194,10 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         e.g. an MJCF file's qpos0, else ``model.neutral()``); v0 : (nv,) initial velocity (default 0).
         Several runs at once: q0 (B, nq) and/or v0 (B, nv) (a single state is shared by every run), ``torque``
         (B, nv) or a list of B TorqueTables for a torque per run, and ``model`` a sequence of B models for a
-        model per run; the result is
-        then a list of B trajectories. Trees the compiled loop takes run there all together
-        (:func:`multibody.simulate.compiled.integrate_tree_batch`: across numba's threads, and for RK4 and Euler on
-        revolute and prismatic joints 32 runs per vectorized ABA, :mod:`multibody.simulate.lockstep`); other
-        models run one after the other.
+        model per run; the result is then a list of B trajectories. Trees the compiled loop takes run there all
+        together (:func:`multibody.simulate.compiled.integrate_tree_batch`: across numba's threads, and for RK4
+        and Euler on revolute and prismatic joints 32 runs per vectorized ABA, :mod:`multibody.simulate.lockstep`);
+        other models run one after the other.
     model : the model, or a sequence of B models of the same structure, one per run, which differ only in their
         parameters — masses, inertias, joint placements (lengths) and axes, armatures, the constants of their
         force elements — and not in their bodies, tree, joint types, gravity or kinds of force elements and
