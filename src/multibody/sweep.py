@@ -118,7 +118,7 @@ class ModelRun:
             return None
         models_vary = any(not path.startswith(("initial.", "simulation.")) for point in points for path in point)
         if models_vary and not _in_compiled_loop(first.model, settings.get("method", "DOP853"), True, False, False,
-                                                 None, None, (), None, settings.get("atol", 1e-10), batch=True):
+                                                 None, None, (), None, settings.get("atol", 1e-10)):
             return None
         models = [s.model for s in setups] if models_vary else first.model
         try:

@@ -48,6 +48,27 @@ def test_pendulum_event_times_match_the_python_loop(method, settings, terminal):
 
 @pytest.mark.parametrize("method, settings", METHODS, ids=[m for m, _ in METHODS])
 @pytest.mark.parametrize("terminal", [False, True], ids=["non-terminal", "terminal"])
+def test_several_runs_with_events_run_compiled_together_as_one_by_one(method, settings, terminal):
+    """Several runs at once with built-in events run in the compiled loop together (across threads), each with its
+    own crossings, samples and end (a terminal event ends only its run), as its single run does."""
+    model, q0, v0 = hanging_chain(4, swing=0.5)
+    events = [mb.JointValue("link2_joint", 1.5, terminal=terminal), mb.JointValue("link3", 0.0, velocity=True)]
+    Q0 = np.array([q0, q0 + 0.2, q0 - 0.3])
+    runs = mb.simulate(model, Q0, v0, 1.5, events=events, method=method, t_eval=np.linspace(0.0, 1.0, 51),
+                       **settings)
+    for b, run in enumerate(runs):
+        alone = mb.simulate(model, Q0[b], v0, 1.5, events=events, method=method, t_eval=np.linspace(0.0, 1.0, 51),
+                            **settings)
+        assert run.info["compiled"] and alone.info["compiled"] and run.info["status"] == alone.info["status"]
+        assert run.events == alone.events and np.array_equal(run.t, alone.t)
+        np.testing.assert_array_equal(run.q, alone.q)
+    assert len({tuple(run.events) for run in runs}) == 3  # (each run its own crossings)
+    if terminal:
+        assert any(run.info["status"] == "terminal event" for run in runs)
+
+
+@pytest.mark.parametrize("method, settings", METHODS, ids=[m for m, _ in METHODS])
+@pytest.mark.parametrize("terminal", [False, True], ids=["non-terminal", "terminal"])
 def test_3d_chain_event_times_match_the_python_loop(method, settings, terminal):
     model, q0, v0 = hanging_chain(7, swing=0.5)
     tip = mb.PointHeight("link7", (0.3, 0.0, 0.0), height=-1.0, axis=(0.0, 1.0, 1.0), terminal=terminal)

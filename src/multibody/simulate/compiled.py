@@ -21,8 +21,7 @@ from . import lockstep
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
-                       STATUS, STEPS, STOP, T_REACHED, run, run_with_events, sample_rates,
-                       sample_torques)
+                       STATUS, STEPS, STOP, T_REACHED, run_with_events, sample_rates, sample_torques)
 from .torques import TorqueTable, per_run_tables
 
 
@@ -219,17 +218,18 @@ def _element_error(model, q, v):
 
 
 def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
-                         first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None):
+                         first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None, events=()):
     """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
     runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
     compiled loop releases the GIL. ``model``: one Model for all runs, or a sequence of B Models, one per run, of
     the same structure (:func:`multibody.simulate.lockstep.structure_difference`; ValueError naming the first
     difference otherwise): runs with their own masses, inertias, joint placements, springs and friction. ``tau``:
     as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run.
+    ``events``: built-in events watched in every run, as in :func:`integrate_tree`.
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
-    ``steps`` and ``rejected`` summed over the runs and ``status`` (B,) per run ("ok" or the reason it stopped)
-    and ``samples`` (B,), the samples each run computed. Runs that stopped early hold NaN past their last
+    ``steps`` and ``rejected`` summed over the runs, ``status`` (B,) per run ("ok", "terminal event" or the reason
+    it stopped), ``samples`` (B,), the samples each run computed, and ``events``, each run's crossings. Runs that stopped early hold NaN past their last
     sample; no error is raised (check ``info["status"]``).
     """
     models = list(model) if isinstance(model, (list, tuple)) else None
@@ -246,6 +246,10 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     cm, X0, t_start, t_eval, tau, rows, settings = _prepare(
         model if models is None else models[0], Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
         t_start, max_steps, True)
+    reason = unsupported(model if models is None else models[0], events=events)
+    if reason:
+        raise ValueError(f"integrate_tree_batch: {reason}; use multibody.simulate")
+    watched, names = event_rows(events, model if models is None else models[0])
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
@@ -260,19 +264,23 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
         np.array([body_force_rows(m)[0] for m in models]).reshape(B, -1, 11),
         np.array([body_force_rows(m)[1] for m in models]).reshape(B, -1, 5))
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
-    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0]
+    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0] and not len(events)
             and tau[0].shape[0] == 1 and lockstep.applies(model if models is None else models[0])):
         return _lockstep(cm, params, code, tau[1][:, 0], forces, X0, t_start, t_eval, dt_, X_out, threads, method,
                          rtol, atol, dt)
 
+    logs = [np.zeros((0, 2))] * B
+
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
         elements = rows if models is None else (forces[b], springs[b], rotors[b])
-        status[b], count[b] = run(arrays, code, (tau[0], tau[1][b]), elements, X0[b].copy(), t_start, t_eval,
-                                  float(rtol_), float(atol_), h_max, h_first, dt_, steps, X_out[b], stats[b])
+        status[b], count[b], logs[b] = run_with_events(
+            arrays, code, (tau[0], tau[1][b]), elements, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
+            h_max, h_first, dt_, steps, X_out[b], stats[b], watched)
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
-    info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED])
+    info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED],
+                events=[[(names[int(k)], float(time)) for k, time in log] for log in logs])
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 
@@ -294,7 +302,7 @@ def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threa
     info = _info(method, rtol, atol, dt_given, totals, OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=counts,
                 t_reached=np.where(counts > 0, t_eval[np.maximum(counts - 1, 0)], t_start),
-                lockstep=True)
+                events=[[] for _ in range(X0.shape[0])], lockstep=True)
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 

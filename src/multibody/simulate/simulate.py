@@ -247,10 +247,10 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         max|J v − b|; ValueError naming the worst constraint otherwise, see :func:`multibody.assemble`).
     progress : show a progress bar (None: only on a terminal, for runs longer than a second).
     compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints,
-        collisions, f_ext, custom dynamics, callable torque or events but built-in ones without an action, and for
-        several runs no events; the built-in force elements allowed) in the compiled
-        loop of :mod:`multibody.simulate.compiled` — the same method, step control and output times, 5–15× faster
-        — unless a progress bar is asked for (the compiled loop shows none and takes Ctrl-C at its next step).
+        collisions, f_ext, custom dynamics, callable torque or events but built-in ones without an action; the
+        built-in force elements allowed) in the compiled loop of :mod:`multibody.simulate.compiled` — the same
+        method, step control and output times, 5–15× faster — unless a progress bar is asked for (the compiled loop
+        shows none and takes Ctrl-C at its next step).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
 
     Returns
@@ -481,12 +481,10 @@ def _collisions(model, settings):
                          f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
 
 
-def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
-                      batch=False):
+def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol):
     """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
-    no collisions, no events for several runs at once (``batch``: the batched loop has none), and nothing it
-    refuses (:func:`multibody.simulate.compiled.unsupported`)."""
-    if not (compiled and method in _COMPILED and progress is not True and not collisions and not (batch and events)):
+    no collisions, and nothing it refuses (:func:`multibody.simulate.compiled.unsupported`)."""
+    if not (compiled and method in _COMPILED and progress is not True and not collisions):
         return False
     from . import compiled as loop
     return not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
@@ -516,7 +514,7 @@ def _runs(model, Q0, V0, t_end, options):
     method, collisions = options["method"], options["collisions"] not in (False, None)
     _check_method(model, method, options["dt"], options["dynamics"], collisions)
     if not _in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
-                             options["f_ext"], options["events"], options["dynamics"], options["atol"], batch=True):
+                             options["f_ext"], options["events"], options["dynamics"], options["atol"]):
         runs, failures = [], {}
         for b in range(B):
             try:
@@ -529,16 +527,19 @@ def _runs(model, Q0, V0, t_end, options):
     from . import compiled as loop
     t_eval = _output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
                            options["dt"])
+    events = options["events"]  # (with events, on to t_end past the last output time, as one run steps)
+    times = np.append(t_eval, float(t_end)) if events and t_eval[-1] < t_end else t_eval
     t, Q, V, info = loop.integrate_tree_batch(
-        models or model, Q0, V0, t_eval, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
-        max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"])
+        models or model, Q0, V0, times, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
+        max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"], events=events)
     tau = np.zeros((B, model.nv)) if torque is None else [torque] * B if isinstance(torque, TorqueTable) else torque
-    runs = [loop.tree_trajectory(models[b] if models else model, t[:info["samples"][b]], Q[b, :info["samples"][b]],
-                                 V[b, :info["samples"][b]], {**info, "status": info["status"][b],
-                                                             "samples": int(info["samples"][b]),
-                                                             "t_reached": float(info["t_reached"][b])}, tau[b])
+    counts = np.minimum(info["samples"], len(t_eval))
+    runs = [loop.tree_trajectory(models[b] if models else model, t[:counts[b]], Q[b, :counts[b]], V[b, :counts[b]],
+                                 {**info, "status": info["status"][b], "samples": int(counts[b]),
+                                  "t_reached": float(info["t_reached"][b]), "events": info["events"][b]}, tau[b])
             for b in range(B)]
-    failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B) if info["status"][b] != "ok"}
+    failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B)
+                if info["status"][b] not in ("ok", "terminal event")}
     _warn_beyond_limits(model, *runs, stacklevel=4)  # from _runs, through simulate, to its caller
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)

@@ -29,7 +29,6 @@ from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba, rnea
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
-from .events import ROW
 from .forces import add_joint_forces, element_body_forces
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
@@ -484,7 +483,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
 @njit(cache=True, nogil=True)
 def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
                     x_out, stats, events):
-    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, ROW):
+    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, events.ROW):
     (status, samples written, event log (rows: event index, time [s]))."""
     stats[T_REACHED] = t
     if method == DOP853:
@@ -494,14 +493,6 @@ def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max
         return dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
                       events)
     return fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
-
-
-@njit(cache=True, nogil=True)
-def run(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps, x_out, stats):
-    """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) without events: (status, samples written)."""
-    status, count, _ = run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first,
-                                       dt, max_steps, x_out, stats, np.zeros((0, ROW)))
-    return status, count
 
 
 @njit(cache=True, _nrt=False)
