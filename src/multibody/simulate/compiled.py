@@ -76,11 +76,11 @@ def force_arrays(model):
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-             batch):
+             batch, events):
     from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    reason = unsupported(model, torque=tau, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
+    reason = unsupported(model, torque=tau, events=events, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
     if reason:
         raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
     cm = model._compiled or model.compile()
@@ -129,7 +129,12 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
-    return cm, x0, t_start, t_eval, tau, force_arrays(model), settings
+    return cm, x0, t_start, t_eval, tau, force_arrays(model), settings, event_rows(events, model)
+
+
+def _named(log, names):
+    """An event log (rows: event index, time [s]) as (name, time) pairs."""
+    return [(names[int(k)], float(time)) for k, time in log]
 
 
 def _info(method, rtol, atol, dt, stats, status):
@@ -180,12 +185,8 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     underflow or ``max_steps`` raise :class:`~multibody.SimulationError` with ``time`` and the samples computed so
     far as ``trajectory``.
     """
-    cm, x0, t_start, t_eval, tau, rows, settings = _prepare(
-        model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False)
-    reason = unsupported(model, events=events)
-    if reason:
-        raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
-    watched, names = event_rows(events, model)
+    cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
+        model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
@@ -193,7 +194,7 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         (cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max,
         h_first, dt_, steps, x_out, stats, watched), stats)
     info = _info(method, rtol, atol, dt, stats, status)
-    info["events"] = [(names[int(k)], float(time)) for k, time in log]
+    info["events"] = _named(log, names)
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True
@@ -243,13 +244,9 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
             reason = unsupported(other, torque=tau, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
             if reason:
                 raise ValueError(f"integrate_tree_batch: model '{other.name}': {reason}; use multibody.simulate")
-    cm, X0, t_start, t_eval, tau, rows, settings = _prepare(
+    cm, X0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model if models is None else models[0], Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-        t_start, max_steps, True)
-    reason = unsupported(model if models is None else models[0], events=events)
-    if reason:
-        raise ValueError(f"integrate_tree_batch: {reason}; use multibody.simulate")
-    watched, names = event_rows(events, model if models is None else models[0])
+        t_start, max_steps, True, events)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
@@ -280,7 +277,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED],
-                events=[[(names[int(k)], float(time)) for k, time in log] for log in logs])
+                events=[_named(log, names) for log in logs])
     return t_eval, X_out[..., :cm.nq], X_out[..., cm.nq:], info
 
 

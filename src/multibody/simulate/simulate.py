@@ -305,10 +305,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
             torque = as_state(torque, nv, "torque")
-        # with events, on to t_end past the last output time, as the Python loop steps
-        times = np.append(t_eval, t_end) if events and t_eval[-1] < t_end else t_eval
-        t, q, v, info = loop.integrate_tree(model, q0, v0, times, method=_COMPILED[method], rtol=rtol, atol=atol,
-                                            max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events)
+        t, q, v, info = loop.integrate_tree(model, q0, v0, _compiled_times(t_eval, t_end, events),
+                                            method=_COMPILED[method], rtol=rtol, atol=atol, max_step=max_step, dt=dt,
+                                            tau=torque, t_start=t_start, events=events)
         count = min(len(t), len(t_eval))
         return _warn_beyond_limits(model, loop.tree_trajectory(model, t[:count], q[:count], v[:count], info, torque))
     tau = generalized_forces(model, torque, f_ext)
@@ -527,11 +526,11 @@ def _runs(model, Q0, V0, t_end, options):
     from . import compiled as loop
     t_eval = _output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
                            options["dt"])
-    events = options["events"]  # (with events, on to t_end past the last output time, as one run steps)
-    times = np.append(t_eval, float(t_end)) if events and t_eval[-1] < t_end else t_eval
+    events = options["events"]
     t, Q, V, info = loop.integrate_tree_batch(
-        models or model, Q0, V0, times, method=_COMPILED[method], rtol=options["rtol"], atol=options["atol"],
-        max_step=options["max_step"], dt=options["dt"], tau=torque, t_start=options["t_start"], events=events)
+        models or model, Q0, V0, _compiled_times(t_eval, t_end, events), method=_COMPILED[method],
+        rtol=options["rtol"], atol=options["atol"], max_step=options["max_step"], dt=options["dt"], tau=torque,
+        t_start=options["t_start"], events=events)
     tau = np.zeros((B, model.nv)) if torque is None else [torque] * B if isinstance(torque, TorqueTable) else torque
     counts = np.minimum(info["samples"], len(t_eval))
     runs = [loop.tree_trajectory(models[b] if models else model, t[:counts[b]], Q[b, :counts[b]], V[b, :counts[b]],
@@ -543,6 +542,12 @@ def _runs(model, Q0, V0, t_end, options):
     _warn_beyond_limits(model, *runs, stacklevel=4)  # from _runs, through simulate, to its caller
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
+
+
+def _compiled_times(t_eval, t_end, events):
+    """The times the compiled loop runs through: the output times, and with events on to t_end past the last one,
+    as the Python loop steps (a crossing after the last output time is found there too)."""
+    return np.append(t_eval, float(t_end)) if events and t_eval[-1] < t_end else t_eval
 
 
 def _gathered(runs, failures, kind):

@@ -29,8 +29,8 @@ class TorqueTable:
                              f"shape {self.values.shape}")
         self.t.flags.writeable = self.values.flags.writeable = False
 
-    def __call__(self, t: float, q: Any = None, v: Any = None) -> np.ndarray:
-        """τ(t) (nv,)."""
+    def __call__(self, t: float | np.ndarray, q: Any = None, v: Any = None) -> np.ndarray:
+        """τ(t) (nv,), or (nv, T) at times t (T,)."""
         return np.array([np.interp(t, self.t, column) for column in self.values.T])
 
     def table(self, nv: int, what: str = "torque") -> tuple[np.ndarray, np.ndarray]:
@@ -45,9 +45,10 @@ class TorqueTable:
         """(times (T,), values (B, T, nv)) of B tables, one per run of a batch, for the compiled loop: every table
         on the union of their times. Exact: a table evaluated at its own times and others' is the same
         piecewise-linear τ(t), held beyond its own first and last rows as before."""
+        for table in tables:
+            table.table(nv, what)  # (its rows have nv entries)
         times = np.unique(np.concatenate([table.t for table in tables]))
-        return times, np.stack([np.column_stack([np.interp(times, table.t, column)
-                                                 for column in table.table(nv, what)[1].T]) for table in tables])
+        return times, np.stack([table(times).T for table in tables])
 
     def __repr__(self) -> str:
         return f"TorqueTable({self.t.size} rows, t = {self.t[0]:g} … {self.t[-1]:g} s, nv = {self.values.shape[1]})"
