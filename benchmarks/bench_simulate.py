@@ -38,6 +38,7 @@ import os
 import sys
 import time
 
+import numba
 import numpy as np
 
 import multibody as mb
@@ -106,6 +107,17 @@ def matching_step(mm, q0, reference, target):
     return steps[-1], errors[-1]
 
 
+def on_one_thread(run):
+    """``run()`` with numba on one thread: a DOP853 run then has no helper thread for its dense output
+    (:mod:`multibody.simulate.handoff`)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        return run()
+    finally:
+        numba.set_num_threads(before)
+
+
 def table_rows(sizes, runs, baseline=None):
     rows = []
     for n in sizes:
@@ -122,7 +134,9 @@ def table_rows(sizes, runs, baseline=None):
             "loop": lambda: integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL),
             "full": lambda: tree_trajectory(model, *integrate_tree(model, q0, v0, t_eval, rtol=RTOL, atol=ATOL)),
             "dop853": lambda: integrate_tree(model, q0, v0, t_eval, method="DOP853", rtol=RTOL, atol=ATOL),
-            "simulate": lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, progress=False)}
+            "simulate": lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, progress=False),
+            "simulate_1": lambda: on_one_thread(
+                lambda: mb.simulate(model, q0, v0, t_end=T_END, rtol=RTOL, atol=ATOL, progress=False))}
         then = []  # the baseline worker's own times of its runs (without the pipe's)
         if baseline is not None:
             paths["baseline"] = lambda: then.append(baseline.time(n))
@@ -130,7 +144,7 @@ def table_rows(sizes, runs, baseline=None):
         (today, traj), (loop, (t, q, v, info)), (full, _), (dop853, (_, q8, _, info8)) = (
             timed["today"], timed["loop"], timed["full"], timed["dop853"])
         error = np.abs(q[-1] - reference).max()
-        row = {"simulate": timed["simulate"][0], "dop853": dop853, "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
+        row = {"simulate": timed["simulate"][0], "simulate_1": timed["simulate_1"][0], "dop853": dop853, "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
                "N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
                "today_nfev": traj.info["nfev"], "loop": loop, "full": full, "error": error, "nfev": info["nfev"],
                "uncertainty": uncertainty}
@@ -249,7 +263,9 @@ def main():
             print(f"N = {r['N']}: the scipy path at {args.baseline} {1e3 * r['baseline']:.1f} ms (today "
                   f"{1e3 * r['today']:.1f} ms); compiled DOP853 loop {1e3 * r['dop853']:.2f} ms: "
                   f"{r['baseline'] / r['dop853']:.1f}×; mb.simulate (that loop and its Trajectory, the "
-                  f"accelerations at every sample) {1e3 * r['simulate']:.2f} ms: {r['baseline'] / r['simulate']:.1f}×")
+                  f"accelerations at every sample) {1e3 * r['simulate']:.2f} ms: {r['baseline'] / r['simulate']:.1f}×; "
+                  f"the same on one thread (no helper thread) {1e3 * r['simulate_1']:.2f} ms: "
+                  f"{r['baseline'] / r['simulate_1']:.1f}×")
     with_event(args.runs)
     throughput(args.batch, args.runs)
 

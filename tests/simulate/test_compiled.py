@@ -1,11 +1,12 @@
 """The compiled integration loop (multibody.simulate.compiled): against scipy's path, conservation, quaternion
 norms, convergence orders, batches, failures that keep their samples."""
+import numba
 import numpy as np
 import pytest
 
 import multibody as mb
 from multibody.model.joints import FREE, SPHERICAL
-from multibody.simulate.compiled import integrate_tree, integrate_tree_batch, tree_trajectory, unsupported
+from multibody.simulate.compiled import force_arrays, integrate_tree, integrate_tree_batch, tree_trajectory, unsupported
 
 from sim_models import floating_tree, hanging_chain
 
@@ -327,3 +328,77 @@ def test_simulate_takes_several_initial_states_and_a_torque_per_run():
     assert len(caught.value.trajectories) == 2 and len(caught.value.trajectories[0]) == 101
     with pytest.raises(ValueError, match="2 and 3 runs"):
         mb.simulate(model, Q0[:2], np.zeros((3, 3)), 0.1)
+
+
+def one_thread_and_two(run):
+    """``run()`` on one of numba's threads (no helper thread) and on two (DOP853 hands its dense output and the
+    samples' accelerations to a helper: :mod:`multibody.simulate.handoff`)."""
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = run()
+        numba.set_num_threads(2)
+        return alone, run()
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("make", [lambda: hanging_chain(7, swing=0.5), lambda: with_springs(floating_tree()[0])],
+                         ids=["chain7", "floating_with_springs"])
+def test_a_helper_thread_changes_no_sample(make):
+    """mb.simulate's default DOP853 run on two threads: the same samples, bit for bit, the same evaluation count,
+    and the accelerations and applied forces (the helper's scalar ABA, not the batched one) to round-off."""
+    model = make()
+    model = model[0] if isinstance(model, tuple) else model
+    q0 = mb.normalize(model, model.random_configuration(3))
+    v0 = np.random.default_rng(3).normal(size=model.nv)
+    table = mb.TorqueTable([0.0, 0.5, 1.0], np.linspace(0.0, 0.4, 3 * model.nv).reshape(3, model.nv))
+    alone, helped = one_thread_and_two(lambda: mb.simulate(model, q0, v0, t_end=1.0, torque=table))
+    assert helped.info["compiled"] and helped.info["nfev"] == alone.info["nfev"]
+    assert np.array_equal(helped.q, alone.q) and np.array_equal(helped.v, alone.v)
+    np.testing.assert_allclose(helped.a, alone.a, rtol=0, atol=1e-12 * np.abs(alone.a).max())
+    np.testing.assert_allclose(helped.tau, alone.tau, rtol=0, atol=1e-12 * np.abs(alone.tau).max())
+
+
+def test_the_loop_computes_its_slots_itself_when_no_helper_runs():
+    """The ring's protocol (multibody.simulate.handoff): with no helper thread at all, the loop claims every slot
+    it needs and, at its end, those left: the samples of the run without a ring, and its accelerations; with a
+    helper started late (after the run), the helper finds DONE and returns."""
+    from multibody.simulate.handoff import ring
+    from multibody.simulate.steppers import DOP853, run_with_events, sample_rates, serve
+    model, q0, v0 = hanging_chain(5, swing=0.4)
+    cm = model.compile()
+    arrays, rows = (cm.topology, cm.params, cm.gravity), force_arrays(model)
+    tau = (np.zeros(1), np.full((1, 5), 0.1))
+    t_eval = np.linspace(0.0, 2.0, 41)
+    runs = []
+    for slots in (0, 4, 1):
+        pipe, x_out = ring(10, 5, 41, slots), np.full((41, 10), np.nan)
+        status, count, _ = run_with_events(arrays, DOP853, tau, rows, np.r_[q0, v0], 0.0, t_eval, 1e-9, 1e-9, np.inf,
+                                           0.0, 0.0, 10 ** 9, x_out, np.zeros(5), np.zeros((0, 8)), pipe)
+        assert status == 0 and count == 41 and not pipe[0][:slots].any()
+        if slots:
+            serve(arrays, tau, rows, pipe, t_eval, x_out)  # (returns at once: DONE, nothing posted)
+        runs.append((x_out, pipe))
+    a, forces = np.empty((41, 5)), np.empty((41, 5))
+    sample_rates(arrays, tau, rows, t_eval, runs[0][0], 5, a, forces)
+    for x_out, pipe in runs[1:]:
+        assert np.array_equal(x_out, runs[0][0])
+        np.testing.assert_array_equal(pipe[5][1:], a[1:])  # (the same scalar ABA: bit for bit; row 0 is t_start's)
+        np.testing.assert_array_equal(pipe[6][1:], forces[1:])
+
+
+def test_a_helped_run_that_fails_keeps_its_samples_and_accelerations():
+    """A DOP853 run on two threads stopped by max_steps: the SimulationError's trajectory holds the samples and
+    accelerations the loop and its helper computed, those of the run on one thread."""
+    model, q0, v0 = hanging_chain(4, swing=0.4)
+
+    def run():
+        with pytest.raises(mb.SimulationError, match="max_steps") as caught:
+            integrate_tree(model, q0, v0, np.linspace(0.0, 5.0, 501), method="DOP853", rtol=1e-10, atol=1e-10,
+                           max_steps=120)
+        return caught.value.trajectory
+    alone, helped = one_thread_and_two(run)
+    assert 5 < len(helped) == len(alone) < 501
+    assert np.array_equal(helped.q, alone.q)
+    np.testing.assert_allclose(helped.a, alone.a, rtol=0, atol=1e-12 * np.abs(alone.a).max())

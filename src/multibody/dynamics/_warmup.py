@@ -43,9 +43,9 @@ def main(parts=("core", "batch")):
     mb.integrate(model, q, v, 0.1)
     mb.configuration_rate(model, q, v)
     mb.body_poses(model, q)
-    from multibody.simulate.compiled import integrate_tree, integrate_tree_batch, tree_trajectory
-    t, qs, vs, info = integrate_tree(model, q, 0.0 * v, [0.0, 1e-3])  # the compiled integration loops
-    tree_trajectory(model, t, qs, vs, info)
+    from multibody.simulate.compiled import integrate_tree_batch, tree_run_trajectory
+    # the compiled integration loops, and DOP853's helper thread (on more than one of numba's threads)
+    tree_run_trajectory(model, q, 0.0 * v, [0.0, 1e-3], method="DOP853")
     integrate_tree_batch(model, [q, q], 0.0 * v, [0.0, 1e-3], dt=1e-3)
 
 

@@ -4,8 +4,9 @@ For the models ``multibody.simulate`` handles without Python callables (a tree u
 torque, joint springs and friction, springs between body points, gyrostats, built-in events): the methods (DOPRI5,
 DOP853, RK4, semi-implicit Euler) and the equations they integrate are described in
 :mod:`multibody.simulate.steppers`, which holds the step loops; this module is their Python side:
-:func:`integrate_tree` runs one initial state, :func:`integrate_tree_batch` many at once, in parallel over threads
-(the compiled loop releases the GIL; no numba parallel region, whose compilation would double the time).
+:func:`integrate_tree` runs one initial state (DOP853 on two threads: the loop and a helper that computes its dense
+output, :mod:`~.handoff`), :func:`integrate_tree_batch` many at once, in parallel over threads (the compiled loop
+releases the GIL; no numba parallel region, whose compilation would double the time).
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
+from .handoff import SLOTS, ring
 from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
-                       STATUS, STEPS, STOP, T_REACHED, run_with_events, sample_rates, sample_torques)
+                       STATUS, STEPS, STOP, T_REACHED, run_with_events, sample_rates, sample_torques, serve)
 from .torques import TorqueTable, per_run_tables
 
 
@@ -147,16 +149,21 @@ _RUNS = ThreadPoolExecutor(thread_name_prefix="multibody-run")  # workers kept f
 #   per run cost ~0.15 ms (thread start, then its stack and malloc arena touched anew): 1 % of a 10 s run at N = 20
 
 
-def _interruptible(call, stats):
+def _interruptible(call, stats, helper=None):
     """``call()`` (a compiled run that releases the GIL) on a worker thread, so that Ctrl-C reaches this thread
     while it waits: it sets ``stats[STOP]``, the run returns at its next step with status INTERRUPTED and the
-    samples written so far, and nothing computed is lost."""
+    samples written so far, and nothing computed is lost. ``helper()``, if given, runs on another worker, submitted
+    after the run, so that a helper never holds a worker while its run waits in the queue (the run never waits for
+    its helper: :mod:`~.handoff`)."""
     future = _RUNS.submit(call)
+    helping = None if helper is None else _RUNS.submit(helper)
     try:
         while not future.done():
             wait((future,), timeout=0.05)  # (Ctrl-C arrives between the waits)
     except KeyboardInterrupt:
         stats[STOP] = 1.0
+    if helping is not None:
+        helping.result()
     return future.result()  # (or the exception the run raised)
 
 
@@ -185,26 +192,52 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     underflow or ``max_steps`` raise :class:`~multibody.SimulationError` with ``time`` and the samples computed so
     far as ``trajectory``.
     """
+    return _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
+                      events)[:4]
+
+
+def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
+                        max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=()):
+    """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
+    ``samples`` samples (all if None). A DOP853 run without events on more than one of numba's threads computes its
+    dense output, and the accelerations and applied forces at the samples, on a second thread while the loop steps
+    on (:mod:`multibody.simulate.handoff`)."""
+    t, q, v, info, rates = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
+                                      t_start, max_steps, events)
+    count = len(t) if samples is None else min(len(t), samples)
+    return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates)
+
+
+def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events):
+    """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
+    (:func:`tree_trajectory`'s ``rates``), or None."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
+    arrays = (cm.topology, cm.params, cm.gravity)
+    helped = code == DOP853 and not len(events) and numba.get_num_threads() > 1
+    pipe = ring(x0.shape[0], cm.nv, t_eval.shape[0] if helped else 0, SLOTS if helped else 0)
     status, count, log = _interruptible(lambda: run_with_events(
-        (cm.topology, cm.params, cm.gravity), code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max,
-        h_first, dt_, steps, x_out, stats, watched), stats)
+        arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
+        stats, watched, pipe), stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out)) if helped else None)
+    # the helper's rates: at every sample past those at t_start, all of which come from the slots (no events)
+    rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)
     info["events"] = _named(log, names)
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
-                                    time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
+                                    time=float(stats[T_REACHED]),
+                                    trajectory=tree_trajectory(model, t, q, v, info, tau, rates))
     if status not in (OK, EVENT):
         cause = _element_error(model, x0[:cm.nq], x0[cm.nq:]) if status == NONFINITE else ""  # (x0: the last state)
         raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s{cause}",
-                              time=float(stats[T_REACHED]), trajectory=tree_trajectory(model, t, q, v, info, tau))
-    return t, q, v, info
+                              time=float(stats[T_REACHED]),
+                              trajectory=tree_trajectory(model, t, q, v, info, tau, rates))
+    return t, q, v, info, rates
 
 
 def _element_error(model, q, v):
@@ -267,13 +300,14 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
                          rtol, atol, dt)
 
     logs = [np.zeros((0, 2))] * B
+    no_ring = ring(X0.shape[1], cm.nv, 0, 0)
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
         elements = rows if models is None else (forces[b], springs[b], rotors[b])
         status[b], count[b], logs[b] = run_with_events(
             arrays, code, (tau[0], tau[1][b]), elements, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
-            h_max, h_first, dt_, steps, X_out[b], stats[b], watched)
+            h_max, h_first, dt_, steps, X_out[b], stats[b], watched, no_ring)
     in_threads(one, B, threads)
     info = _info(method, rtol, atol, dt, stats.sum(axis=0), OK)
     info.update(status=[STATUS[int(s)] for s in status], samples=count, t_reached=stats[:, T_REACHED],
@@ -313,21 +347,27 @@ def torque_table(tau, nv):
     return np.zeros(1), (np.zeros(nv) if tau is None else np.ascontiguousarray(tau, dtype=float)).reshape(1, nv)
 
 
-def tree_trajectory(model, t, q, v, info, tau=None):
+def tree_trajectory(model, t, q, v, info, tau=None, rates=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
     applied generalized forces (the torque, constant or tabulated, and the force elements) at each sample, and the
-    events of ``info`` (moved from it to ``Trajectory.events``)."""
+    events of ``info`` (moved from it to ``Trajectory.events``). ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first),
+    the accelerations and applied forces already computed at the samples from ``first`` on."""
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
     tau, rows = torque_table(tau, cm.nv), force_arrays(model)
-    X = np.concatenate([q, v], axis=1)
-    a, taus = np.empty((len(t), cm.nv)), np.empty((len(t), cm.nv))
-    times = np.ascontiguousarray(t, dtype=float)
+    count = len(t)
+    first = count if rates is None else min(rates[2], count)
+    X = np.concatenate([q[:first], v[:first]], axis=1)
+    a, taus = np.empty((count, cm.nv)), np.empty((count, cm.nv))
+    if rates is not None:
+        a[first:], taus[first:] = rates[0][first:count], rates[1][first:count]
+    times = np.ascontiguousarray(t[:first], dtype=float)
     if rows[1].shape[0] + rows[2].shape[0]:  # springs or rotors: with their Σ Jᵀ f, sample by sample
-        sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a, taus)
+        sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a[:first], taus[:first])
     else:  # every sample's accelerations at once, SIMD across samples and on numba's threads (the batched ABA)
-        sample_torques(tau, rows, times, X, cm.nq, taus)
-        aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q), np.ascontiguousarray(v), taus,
-                  np.zeros((1, 0, 6)), a, numba.get_num_threads())
+        sample_torques(tau, rows, times, X, cm.nq, taus[:first])
+        aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q[:first]),
+                  np.ascontiguousarray(v[:first]), taus[:first], np.zeros((1, 0, 6)), a[:first],
+                  numba.get_num_threads())
     info = dict(info)
     return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

@@ -305,11 +305,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
             torque = as_state(torque, nv, "torque")
-        t, q, v, info = loop.integrate_tree(model, q0, v0, _compiled_times(t_eval, t_end, events),
-                                            method=_COMPILED[method], rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                                            tau=torque, t_start=t_start, events=events)
-        count = min(len(t), len(t_eval))
-        return _warn_beyond_limits(model, loop.tree_trajectory(model, t[:count], q[:count], v[:count], info, torque))
+        return _warn_beyond_limits(model, loop.tree_run_trajectory(
+            model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
+            rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
     tau = generalized_forces(model, torque, f_ext)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))

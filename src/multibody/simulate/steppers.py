@@ -30,6 +30,7 @@ from ..dynamics._core import aba, rnea
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
 from .forces import add_joint_forces, element_body_forces
+from .handoff import CLAIMED, DONE, FREE, POSTED, SPINS, claim, load_acquire, pause, store_release, yield_core
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
@@ -341,10 +342,12 @@ def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log, co
 
 
 @njit(cache=True)
-def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
+def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events, pipe):
     """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
     0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
-    that holds an output time or an event's crossing)."""
+    that holds an output time or an event's crossing). With a ring ``pipe`` of slots (:func:`~.handoff.ring`),
+    the dense output of a step without crossings goes to its next slot, for a helper thread running :func:`serve`
+    to compute while the loop takes the next steps (:mod:`~.handoff`)."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
     method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
@@ -354,6 +357,7 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
     t_end = t_eval[t_eval.shape[0] - 1]
     e5, e3 = work[0], work[1]
     rejected_last, nonfinite = False, False
+    slots, posted = pipe[0].shape[0] - 1, 0
     while status == GO_ON:
         status = stopped(stats, max_steps, h, t, nonfinite)
         if status != GO_ON:
@@ -388,18 +392,20 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
         t_new = t_end if h == t_end - t else t + h
         crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
         if crossing or holds_output(t_eval, j, t_new):
-            # 3 more stages, then the 7th-order interpolant's coefficients F0 … F6
-            explicit_stages(arrays, tau, forces, A8, 13, 16, t, x, h, K, work[0], nq, tau_work, body_forces)
             stats[NFEV] += 3
-            for r in range(4):
-                combination(D8[r], K, dense[3 + r])
-            for i in range(nx):
-                diff = y[i] - x[i]
-                dense[0, i] = diff
-                dense[1, i] = h * K[0, i] - diff
-                dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
-                for r in range(3, 7):
-                    dense[r, i] *= h
+            if slots > 0 and not crossing:  # the outputs to the ring's next slot, for the helper thread (or this)
+                k = posted % slots
+                wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], tau_work, body_forces)
+                pipe[1][k, 0], pipe[1][k, 1], pipe[1][k, 2] = t, h, t_new
+                pipe[2][k, 0] = j
+                while holds_output(t_eval, j, t_new):
+                    j += 1
+                pipe[2][k, 1] = j
+                pipe[3][k, 0], pipe[3][k, 1], pipe[4][k, :13] = x, y, K[:13]
+                store_release(pipe[0], k, POSTED)
+                posted += 1
+            else:
+                dense_853(arrays, tau, forces, t, x, y, h, K, dense, work[0], nq, tau_work, body_forces)
         status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
                                            t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
         K[0] = K[12]
@@ -407,7 +413,90 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
         factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
         h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
         rejected_last = False
+    if slots > 0:  # no more posts; the slots still POSTED computed here, those the helper holds waited for
+        store_release(pipe[0], slots, DONE)
+        for k in range(slots):
+            wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], tau_work, body_forces)
     return status, j, log[:count]
+
+
+@njit(cache=True)
+def dense_853(arrays, tau, forces, t, x, y, h, K, dense, stage_state, nq, tau_work, body_forces):
+    """DOP853's 7th-order dense output of the step from (t, x) over h to y, whose stages are K[:13]: 3 more stages
+    (K[13:16], from the state ``stage_state``), then the interpolant's coefficients F0 … F6 in dense."""
+    explicit_stages(arrays, tau, forces, A8, 13, 16, t, x, h, K, stage_state, nq, tau_work, body_forces)
+    for r in range(4):
+        combination(D8[r], K, dense[3 + r])
+    for i in range(x.shape[0]):
+        diff = y[i] - x[i]
+        dense[0, i] = diff
+        dense[1, i] = h * K[0, i] - diff
+        dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
+        for r in range(3, 7):
+            dense[r, i] *= h
+
+
+@njit(cache=True)
+def slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+    """The samples x_out[j] of the step in slot k of the ring ``pipe`` (:func:`~.handoff.ring`) at its output
+    times — its dense output (:func:`dense_853`), evaluated as :func:`after_step` would — and the accelerations
+    and applied forces there (:func:`sample_rates`, into the ring's last two arrays)."""
+    t, h, t_new = pipe[1][k, 0], pipe[1][k, 1], pipe[1][k, 2]
+    x, y, K = pipe[3][k, 0], pipe[3][k, 1], pipe[4][k]
+    first, end = pipe[2][k, 0], pipe[2][k, 1]
+    dense_853(arrays, tau, forces, t, x, y, h, K, dense, stage_state, nq, tau_work, body_forces)
+    dense_outputs(arrays[0], np.int64(DOP853), dense, x, t, h, t_new, t_eval, first, x_out)
+    sample_rates(arrays, tau, forces, t_eval[first:end], x_out[first:end], nq, pipe[5][first:end],
+                 pipe[6][first:end])
+
+
+@njit(cache=True)
+def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+    """Return once slot k of the ring is FREE: POSTED, it is claimed and its samples computed here
+    (:func:`slot_outputs`, with this thread's work arrays); CLAIMED, waited for (the helper is computing it)."""
+    flags = pipe[0]
+    while True:
+        state = load_acquire(flags, k)
+        if state == FREE:
+            return
+        if state == POSTED and claim(flags, k, POSTED, CLAIMED):
+            slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
+            store_release(flags, k, FREE)
+            return
+        pause()
+
+
+@njit(cache=True, nogil=True)
+def serve(arrays, tau, forces, pipe, t_eval, x_out):
+    """The helper thread of a :func:`dop853` run with a ring: compute the samples of every POSTED slot, until the
+    loop has set DONE and none is left (:mod:`~.handoff`). Looks for work between short pauses, and yields its core
+    to the OS after SPINS of them without work."""
+    topology = arrays[0]
+    flags, slots = pipe[0], pipe[0].shape[0] - 1
+    nx = x_out.shape[1]
+    nq = nx - tau[1].shape[1]
+    dense, stage_state, tau_work = np.empty((7, nx)), np.empty(nx), np.empty(tau[1].shape[1])
+    body_forces = body_force_work(topology, forces)
+    idle = 0
+    while True:
+        done = load_acquire(flags, slots) == DONE
+        found = False
+        for k in range(slots):
+            if load_acquire(flags, k) == POSTED and claim(flags, k, POSTED, CLAIMED):
+                slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work,
+                             body_forces)
+                store_release(flags, k, FREE)
+                found = True
+        if found:
+            idle = 0
+        elif done:
+            return
+        else:
+            idle += 1
+            if idle % SPINS == 0:
+                yield_core()
+            else:
+                pause()
 
 
 @njit(cache=True)
@@ -482,13 +571,13 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
 
 @njit(cache=True, nogil=True)
 def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, dt, max_steps,
-                    x_out, stats, events):
+                    x_out, stats, events, pipe):
     """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, events.ROW):
     (status, samples written, event log (rows: event index, time [s]))."""
     stats[T_REACHED] = t
     if method == DOP853:
         return dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
-                      events)
+                      events, pipe)
     if method == DOPRI5:
         return dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
                       events)
