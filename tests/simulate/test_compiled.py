@@ -343,18 +343,21 @@ def one_thread_and_two(run):
         numba.set_num_threads(before)
 
 
-@pytest.mark.parametrize("make", [lambda: hanging_chain(7, swing=0.5), lambda: with_springs(floating_tree()[0])],
-                         ids=["chain7", "floating_with_springs"])
-def test_a_helper_thread_changes_no_sample(make):
-    """mb.simulate's default DOP853 run on two threads: the same samples, bit for bit, the same evaluation count,
-    and the accelerations and applied forces (the helper's scalar ABA, not the batched one) to round-off."""
+@pytest.mark.parametrize("make, events", [
+    (lambda: hanging_chain(7, swing=0.5)[0], ()),
+    (lambda: hanging_chain(7, swing=0.5)[0], (mb.JointValue("link2", -1.8), mb.JointValue("link1", -3.5, terminal=True))),
+    (lambda: with_springs(floating_tree()[0]), ())], ids=["chain7", "chain7_events", "floating_with_springs"])
+def test_a_helper_thread_changes_no_sample(make, events):
+    """mb.simulate's default DOP853 run on two threads: the same samples, bit for bit, the same evaluation count
+    and event times, and the accelerations and applied forces (the helper's scalar ABA, not the batched one) to
+    round-off. With events, the steps with a crossing are computed on the loop's thread."""
     model = make()
-    model = model[0] if isinstance(model, tuple) else model
     q0 = mb.normalize(model, model.random_configuration(3))
     v0 = np.random.default_rng(3).normal(size=model.nv)
     table = mb.TorqueTable([0.0, 0.5, 1.0], np.linspace(0.0, 0.4, 3 * model.nv).reshape(3, model.nv))
-    alone, helped = one_thread_and_two(lambda: mb.simulate(model, q0, v0, t_end=1.0, torque=table))
+    alone, helped = one_thread_and_two(lambda: mb.simulate(model, q0, v0, t_end=1.0, torque=table, events=events))
     assert helped.info["compiled"] and helped.info["nfev"] == alone.info["nfev"]
+    assert helped.events == alone.events and len(helped.events) >= len(events)
     assert np.array_equal(helped.q, alone.q) and np.array_equal(helped.v, alone.v)
     np.testing.assert_allclose(helped.a, alone.a, rtol=0, atol=1e-12 * np.abs(alone.a).max())
     np.testing.assert_allclose(helped.tau, alone.tau, rtol=0, atol=1e-12 * np.abs(alone.tau).max())

@@ -199,9 +199,9 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
 def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
                         max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=()):
     """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
-    ``samples`` samples (all if None). A DOP853 run without events on more than one of numba's threads computes its
-    dense output, and the accelerations and applied forces at the samples, on a second thread while the loop steps
-    on (:mod:`multibody.simulate.handoff`)."""
+    ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
+    and the accelerations and applied forces at the samples, on a second thread while the loop steps on
+    (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread)."""
     t, q, v, info, rates = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
                                       t_start, max_steps, events)
     count = len(t) if samples is None else min(len(t), samples)
@@ -217,12 +217,12 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
     arrays = (cm.topology, cm.params, cm.gravity)
-    helped = code == DOP853 and not len(events) and numba.get_num_threads() > 1
+    helped = code == DOP853 and numba.get_num_threads() > 1
     pipe = ring(x0.shape[0], cm.nv, t_eval.shape[0] if helped else 0, SLOTS if helped else 0)
     status, count, log = _interruptible(lambda: run_with_events(
         arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
         stats, watched, pipe), stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out)) if helped else None)
-    # the helper's rates: at every sample past those at t_start, all of which come from the slots (no events)
+    # the rates at every sample past those at t_start (from the slots, or computed by the loop at a crossing)
     rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)
     info["events"] = _named(log, names)

@@ -249,8 +249,10 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     compiled : with "DOP853", "RK45", "RK4" or "Euler", run trees without Python callables (no constraints,
         collisions, f_ext, custom dynamics, callable torque or events but built-in ones without an action; the
         built-in force elements allowed) in the compiled loop of :mod:`multibody.simulate.compiled` — the same
-        method, step control and output times, 5–15× faster — unless a progress bar is asked for (the compiled loop
-        shows none and takes Ctrl-C at its next step).
+        method, step control and output times, 5–20× faster — unless a progress bar is asked for (the compiled loop
+        shows none and takes Ctrl-C at its next step). A DOP853 run there computes its dense output
+        and the samples' accelerations on a second thread when numba has one (:mod:`multibody.simulate.handoff`;
+        the same numbers bit for bit; ``numba.set_num_threads(1)`` keeps it on one).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
 
     Returns

@@ -347,7 +347,8 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
     0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
     that holds an output time or an event's crossing). With a ring ``pipe`` of slots (:func:`~.handoff.ring`),
     the dense output of a step without crossings goes to its next slot, for a helper thread running :func:`serve`
-    to compute while the loop takes the next steps (:mod:`~.handoff`)."""
+    to compute while the loop takes the next steps (:mod:`~.handoff`); the samples of a step with a crossing are
+    computed here, their accelerations and applied forces too, into the ring's arrays."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
     method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
@@ -406,8 +407,12 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
                 posted += 1
             else:
                 dense_853(arrays, tau, forces, t, x, y, h, K, dense, work[0], nq, tau_work, body_forces)
+        first = j
         status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
                                            t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
+        if slots > 0 and j > first:  # samples written here (a step with a crossing): their rates as a slot's
+            sample_rates(arrays, tau, forces, t_eval[first:j], x_out[first:j], nq, pipe[5][first:j],
+                         pipe[6][first:j])
         K[0] = K[12]
         t = t_new
         factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
