@@ -20,7 +20,9 @@ Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
 process: issue 13 asks for 10× the path as it was when filed, 5a40d97; the scipy path has been made faster since)
 and gives two ratios: the compiled DOP853 loop's (``integrate_tree``: samples of q and v), and that of what a
 user calls, ``mb.simulate`` (default method, compiled), which also builds the Trajectory as the scipy path does
-(the accelerations and applied forces at every sample).
+(the accelerations and applied forces at every sample); then the same on one of numba's threads (a single DOP853
+run otherwise computes its dense output and the samples' accelerations on a helper thread:
+:mod:`multibody.simulate.handoff`).
 
 With an event: the N = 7 chain with a non-terminal ``mb.JointValue`` event, ``mb.simulate`` compiled vs
 ``compiled=False`` (both DOP853, the events located on the dense output).
@@ -144,7 +146,8 @@ def table_rows(sizes, runs, baseline=None):
         (today, traj), (loop, (t, q, v, info)), (full, _), (dop853, (_, q8, _, info8)) = (
             timed["today"], timed["loop"], timed["full"], timed["dop853"])
         error = np.abs(q[-1] - reference).max()
-        row = {"simulate": timed["simulate"][0], "simulate_1": timed["simulate_1"][0], "dop853": dop853, "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
+        row = {"simulate": timed["simulate"][0], "simulate_1": timed["simulate_1"][0], "dop853": dop853,
+               "dop853_error": np.abs(q8[-1] - reference).max(), "dop853_nfev": info8["nfev"],
                "N": n, "today": today, "today_error": np.abs(traj.q[-1] - reference).max(),
                "today_nfev": traj.info["nfev"], "loop": loop, "full": full, "error": error, "nfev": info["nfev"],
                "uncertainty": uncertainty}

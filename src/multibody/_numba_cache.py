@@ -28,8 +28,8 @@ KERNEL_SOURCES = (
     "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py", "dynamics/_core.py",
     "dynamics/_quantities.py", "dynamics/_spatial_kernels.py", "dynamics/algorithms.py",
     "model/joints.py",
-    "simulate/compiled.py", "simulate/dense_output.py", "simulate/events.py", "simulate/forces.py", "simulate/handoff.py",
-    "simulate/lockstep.py", "simulate/steppers.py",
+    "simulate/compiled.py", "simulate/dense_output.py", "simulate/events.py", "simulate/forces.py",
+    "simulate/handoff.py", "simulate/lockstep.py", "simulate/steppers.py",
     "symbolic/llvm_kernel.py", "symbolic/numeric.py",
 )
 

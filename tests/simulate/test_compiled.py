@@ -6,7 +6,8 @@ import pytest
 
 import multibody as mb
 from multibody.model.joints import FREE, SPHERICAL
-from multibody.simulate.compiled import force_arrays, integrate_tree, integrate_tree_batch, tree_trajectory, unsupported
+from multibody.simulate.compiled import (force_arrays, integrate_tree, integrate_tree_batch, tree_trajectory,
+                                        unsupported)
 
 from sim_models import floating_tree, hanging_chain
 
@@ -345,7 +346,8 @@ def one_thread_and_two(run):
 
 @pytest.mark.parametrize("make, events", [
     (lambda: hanging_chain(7, swing=0.5)[0], ()),
-    (lambda: hanging_chain(7, swing=0.5)[0], (mb.JointValue("link2", -1.8), mb.JointValue("link1", -3.5, terminal=True))),
+    (lambda: hanging_chain(7, swing=0.5)[0],
+     (mb.JointValue("link2", -1.8), mb.JointValue("link1", -3.5, terminal=True))),
     (lambda: with_springs(floating_tree()[0]), ())], ids=["chain7", "chain7_events", "floating_with_springs"])
 def test_a_helper_thread_changes_no_sample(make, events):
     """mb.simulate's default DOP853 run on two threads: the same samples, bit for bit, the same evaluation count

@@ -30,7 +30,7 @@ from ..dynamics._core import aba, rnea
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
 from .forces import add_joint_forces, element_body_forces
-from .handoff import CLAIMED, DONE, FREE, POSTED, SPINS, claim, load_acquire, pause, store_release, yield_core
+from .handoff import CLAIMED, DONE, FREE, POSTED, SPINS, claim, load_acquire, pause, store_release
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
@@ -474,8 +474,9 @@ def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_stat
 @njit(cache=True, nogil=True)
 def serve(arrays, tau, forces, pipe, t_eval, x_out):
     """The helper thread of a :func:`dop853` run with a ring: compute the samples of every POSTED slot, until the
-    loop has set DONE and none is left (:mod:`~.handoff`). Looks for work between short pauses, and yields its core
-    to the OS after SPINS of them without work."""
+    loop has set DONE and none is left (:mod:`~.handoff`), or SPINS looks for work in a row (short pauses between
+    them) found none: on a busy machine, where the loop waits for a core, the helper only takes time from it and
+    from other processes, so it leaves the rest to the loop."""
     topology = arrays[0]
     flags, slots = pipe[0], pipe[0].shape[0] - 1
     nx = x_out.shape[1]
@@ -494,14 +495,11 @@ def serve(arrays, tau, forces, pipe, t_eval, x_out):
                 found = True
         if found:
             idle = 0
-        elif done:
+        elif done or idle == SPINS:
             return
         else:
             idle += 1
-            if idle % SPINS == 0:
-                yield_core()
-            else:
-                pause()
+            pause()
 
 
 @njit(cache=True)
