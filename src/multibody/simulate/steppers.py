@@ -456,17 +456,23 @@ def slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_s
 
 
 @njit(cache=True)
-def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
-    """Return once slot k of the ring is FREE: POSTED, it is claimed and its samples computed here
-    (:func:`slot_outputs`, with this thread's work arrays); CLAIMED, waited for (the helper is computing it)."""
+def take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+    """If slot k of the ring is POSTED: claim it, compute its samples (:func:`slot_outputs`, with this thread's
+    work arrays) and free it; returns whether it did."""
     flags = pipe[0]
-    while True:
-        state = load_acquire(flags, k)
-        if state == FREE:
-            return
-        if state == POSTED and claim(flags, k, POSTED, CLAIMED):
-            slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
-            store_release(flags, k, FREE)
+    if load_acquire(flags, k) != POSTED or not claim(flags, k, POSTED, CLAIMED):
+        return False
+    slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
+    store_release(flags, k, FREE)
+    return True
+
+
+@njit(cache=True)
+def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+    """Return once slot k of the ring is FREE: POSTED, it is taken and computed here (:func:`take`); CLAIMED,
+    waited for (the helper is computing it)."""
+    while load_acquire(pipe[0], k) != FREE:
+        if take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
             return
         pause()
 
@@ -488,11 +494,7 @@ def serve(arrays, tau, forces, pipe, t_eval, x_out):
         done = load_acquire(flags, slots) == DONE
         found = False
         for k in range(slots):
-            if load_acquire(flags, k) == POSTED and claim(flags, k, POSTED, CLAIMED):
-                slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work,
-                             body_forces)
-                store_release(flags, k, FREE)
-                found = True
+            found |= take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
         if found:
             idle = 0
         elif done or idle == SPINS:
