@@ -6,14 +6,14 @@ Units are SI; τ holds joint torques [N·m] and forces [N].
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError
-from . import _batch, _core, _quantities
+from . import _batch, _core, _quantities, gpu
 from ._core import FLOAT64, OK
 from ._inputs import as_state, batch_of, check_quaternions, external_forces, raise_nonfinite
 
@@ -51,7 +51,8 @@ def _in_batch_shape(batch, **flat):
     return {name: x.reshape(batch + x.shape[-1:]) for name, x in flat.items()}
 
 
-def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None,
+         device: str | None = None) -> Any:
     """Inverse dynamics by the recursive Newton–Euler algorithm: τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i.
 
     Parameters
@@ -59,6 +60,8 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     q : (..., nq) configuration; v : (..., nv) velocity; a : (..., nv) acceleration.
     f_ext : optional external spatial forces, (nbodies, 6) or {body: [moment; force]}, body axes, about the
         body origin.
+    device : "cuda" to run on an NVIDIA GPU (:mod:`multibody.dynamics.gpu`); arrays on a GPU (numba, CuPy,
+        PyTorch) run there without it, and the result is the same kind of array.
 
     Returns
     -------
@@ -70,13 +73,16 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     # its rigid tree's: the kernel finds WRONG_SIZE), takes the general path below. Written out here and in aba and
     # crba rather than shared: a helper's Python call would add ~0.1 µs to the ~1.5 µs this path takes.
     try:
-        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1
+        fast = (f_ext is None and device is None and type(q) is type(v) is type(a) is np.ndarray
+                and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1)
     except AttributeError:  # not arrays
         fast = False
     if fast:
         tau = np.empty(cm.nv)
         if _core.rnea_one_entry(cm.packed, q, v, a, tau) == OK:
             return tau
+    if device is not None or gpu.on_device(q, v, a):
+        return gpu.rnea(model, q, v, a, f_ext, device)
     if cm.flexible:
         return _beams().rnea(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a"),
                              external_forces(model, f_ext))
@@ -93,14 +99,16 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     return tau.reshape(batch + (cm.nv,))
 
 
-def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None,
+        device: str | None = None) -> Any:
     """Forward dynamics by the articulated-body algorithm: a = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i).
 
     Same arguments as :func:`rnea` with τ (..., nv) in place of a; returns a (..., nv).
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors: the fast path (see rnea)
-        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1
+        fast = (f_ext is None and device is None and type(q) is type(v) is type(tau) is np.ndarray
+                and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1)
     except AttributeError:
         fast = False
     if fast:
@@ -110,6 +118,8 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
                 return qdd
         except ZeroDivisionError:  # a singular M (cm.singular, below)
             pass
+    if device is not None or gpu.on_device(q, v, tau):
+        return gpu.aba(model, q, v, tau, f_ext, device)
     if cm.flexible:
         return _beams().aba(model, as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau"),
                             external_forces(model, f_ext))
@@ -133,18 +143,20 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     return qdd.reshape(batch + (cm.nv,))
 
 
-def crba(model: Model, q: ArrayLike) -> np.ndarray:
+def crba(model: Model, q: ArrayLike, device: str | None = None) -> Any:
     """Joint-space inertia (mass) matrix M(q) by the composite-rigid-body algorithm: (..., nv, nv),
-    symmetric positive definite, with kinetic energy ½ vᵀ M v."""
+    symmetric positive definite, with kinetic energy ½ vᵀ M v. ``device``: as for :func:`rnea`."""
     cm = model._compiled or model.compile()
     try:  # one state as a float64 vector: the fast path (see rnea)
-        fast = q.dtype is FLOAT64 and q.ndim == 1
+        fast = device is None and type(q) is np.ndarray and q.dtype is FLOAT64 and q.ndim == 1
     except AttributeError:
         fast = False
     if fast:
         M = np.empty((cm.nv, cm.nv))
         if _core.crba_one_entry(cm.packed, q, M) == OK:
             return M
+    if device is not None or gpu.on_device(q):
+        return gpu.crba(model, q, device)
     if cm.flexible:
         return _beams().crba(model, as_state(q, cm.nq, "q"))
     q = as_state(q, cm.nq, "q")

@@ -5,12 +5,12 @@ accepted wherever a ``name`` is taken. Functions accept leading batch dimensions
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _configuration, _quantities
+from . import _configuration, _quantities, gpu
 from ._spatial_kernels import all_finite, world_poses
 from ._inputs import as_state, batch_of, quaternion_norms, raise_nonfinite
 
@@ -34,9 +34,12 @@ def _batched(function, arrays, out_rank):
     return np.stack(results).reshape(batch + np.shape(results[0])) if out_rank else np.array(results).reshape(batch)
 
 
-def body_poses(model: Model, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def body_poses(model: Model, q: ArrayLike, device: str | None = None) -> tuple[Any, Any]:
     """World poses of all bodies: R (..., n, 3, 3) body axes → world axes, and origins p (..., n, 3) [m] (of a
-    flexible beam: its floating frame B)."""
+    flexible beam: its floating frame B). ``device``: "cuda" to run on an NVIDIA GPU; q on a GPU runs there
+    without it (:mod:`multibody.dynamics.gpu`), the results the same kind of array as q."""
+    if device is not None or gpu.on_device(q):
+        return gpu.body_poses(model, q, device)
     cm = model._compiled or model.compile()
     if cm.flexible:
         return _beams().body_poses(model, q)

@@ -10,24 +10,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._spatial_kernels import IQ, JTYPE
-from ..model.joints import FREE, SPHERICAL
+from ..dynamics._configuration import normalize_quaternions  # noqa: F401 (re-exported for the steppers)
 from .events import DIRECTION, TERMINAL, event_value
 
 DOPRI5, RK4, EULER, DOP853 = 0, 1, 2, 3  # the methods' codes (:data:`multibody.simulate.steppers.METHODS`)
 EPS = np.finfo(float).eps
-
-
-@njit(cache=True)
-def normalize_quaternions(topology, x):
-    """Scale the quaternion of every spherical and free joint in x[:nq] to unit length."""
-    for i in range(topology.shape[0]):
-        jt = topology[i, JTYPE]
-        if jt == SPHERICAL or jt == FREE:
-            o = topology[i, IQ] + (3 if jt == FREE else 0)
-            norm = np.sqrt(x[o] ** 2 + x[o + 1] ** 2 + x[o + 2] ** 2 + x[o + 3] ** 2)
-            for k in range(4):
-                x[o + k] /= norm
 
 
 @njit(cache=True)

@@ -30,6 +30,7 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
+from . import gpu as gpu_runs
 from .forces import elements_force
 from .progress import Progress
 from .torques import TorqueTable, per_run_tables
@@ -185,7 +186,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
              collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
              projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
-             compiled: bool = True) -> Trajectory | list[Trajectory]:
+             compiled: bool = True, device: str | None = None) -> Trajectory | list[Trajectory] | gpu_runs.Rollouts:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
@@ -254,6 +255,11 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         and the samples' accelerations on a second thread when numba has one (:mod:`multibody.simulate.handoff`;
         the same numbers bit for bit; ``numba.set_num_threads(1)`` keeps it on one).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
+    device : "cuda" to run on an NVIDIA GPU, one thread per run (:mod:`multibody.simulate.gpu`): "RK4" or "Euler"
+        with ``dt``, a constant torque (nv,) or per run (B, nv), a model or a model per run, every joint type; the
+        result is the list of trajectories as on the CPU. Initial states (or torques) on a GPU (numba device arrays,
+        CuPy, PyTorch) run there without it and return a :class:`multibody.simulate.gpu.Rollouts` of arrays of that
+        kind instead (no accelerations computed, nothing copied to the host).
 
     Returns
     -------
@@ -273,6 +279,10 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         on Ctrl-C (KeyboardInterrupt): a KeyboardInterrupt subclass with the same ``time`` and partial
         ``trajectory``; ``trajectory.info["interrupted"]`` is True.
     """
+    if device is not None or gpu_runs.gpu.on_device(q0, v0, torque):
+        return _on_gpu(model, q0, v0, t_end, device, dict(
+            t_start=t_start, method=method, dt=dt, torque=torque, f_ext=f_ext, events=list(events), dynamics=dynamics,
+            collisions=collisions, stabilization=stabilization), t_eval, samples)
     models = list(model) if isinstance(model, (list, tuple)) else None
     if models is not None:
         from .lockstep import check_same_structure
@@ -542,6 +552,20 @@ def _runs(model, Q0, V0, t_end, options):
     _warn_beyond_limits(model, *runs, stacklevel=4)  # from _runs, through simulate, to its caller
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return _gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
+
+
+def _on_gpu(model, q0, v0, t_end, device, options, t_eval, samples):
+    """:func:`simulate` on the GPU (:func:`multibody.simulate.gpu.simulate`): Rollouts for initial states on a GPU,
+    else the trajectories (one SimulationError naming the failed runs, as on the CPU)."""
+    t_start, t_end = float(options["t_start"]), float(t_end)
+    if not t_end > t_start:
+        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
+    if isinstance(model, (list, tuple)):
+        from .lockstep import check_same_structure
+        check_same_structure(list(model))
+    times = _output_times(t_start, t_end, t_eval, samples, options["dt"])
+    result = gpu_runs.simulate(model, q0, v0, t_end, times, options, device)
+    return result if isinstance(result, gpu_runs.Rollouts) else _gathered(*result, SimulationError)
 
 
 def _compiled_times(t_eval, t_end, events):

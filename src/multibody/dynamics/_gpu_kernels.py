@@ -1,0 +1,208 @@
+"""GPU kernels (numba-cuda): the recursive algorithms and fixed-step rollouts, one CUDA thread per state.
+
+The kernels are loops around the same functions as the CPU core: the spatial and joint functions
+(:mod:`._spatial_family`), the passes of RNEA, CRBA and ABA (:mod:`._algorithm_family`) and the motion on the
+configuration manifold (:mod:`._configuration`), each compiled here as CUDA device functions. Each thread copies its
+state into thread-local memory, runs the passes with their work arrays in thread-local memory (the hardware
+interleaves a warp's local memory word by word, so those accesses coalesce), and writes its outputs. The arrays'
+shapes are compile-time constants, so a kernel is built per model size (:func:`kernels`: n bodies, nq, nv, the
+largest joint nv) and cached.
+
+State arrays are (B, nq), (B, nv) in any strides; when the state index is the fastest (an (nq, B) array seen
+transposed, or Fortran order) a warp's loads and stores of them coalesce too. ``params`` is (P, n, NPARAMS): P = 1 for
+states that share a model, P = B for a model per state. ``status[0]`` is set to 1 by a thread whose output is not
+finite (the host raises the error the CPU path raises).
+"""
+import functools
+import math
+
+import numpy as np
+
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 registers an overload of np.row_stack, which numpy 2.5 removed
+    def _row_stack_removed(tup):
+        raise AttributeError("numpy.row_stack was removed in numpy 2.5: use numpy.vstack")
+    np.row_stack = _row_stack_removed
+
+from numba import cuda, float64  # noqa: E402
+from numba.core import config  # noqa: E402
+
+from ._algorithm_family import algorithm_family  # noqa: E402
+from ._configuration import configuration_family  # noqa: E402
+from ._layout import NSYM  # noqa: E402
+from ._spatial_family import spatial_family  # noqa: E402
+
+# device functions, inlined into the kernels (numba-cuda's simulator takes no forceinline)
+INLINE = {} if config.ENABLE_CUDASIM else {"forceinline": True}
+device = cuda.jit(device=True, **INLINE)
+GPU = spatial_family(device)
+GPU_PASSES = algorithm_family(device, GPU)
+GPU_CONFIGURATION = configuration_family(device, GPU)
+THREADS = 64  # threads per block (the kernels are bound by local memory; more gave no more, measured on an H200)
+
+
+@functools.lru_cache(maxsize=None)
+def kernels(n, nq, nv, mv):
+    """The kernels for models of n bodies, nq coordinates, nv velocities and joints of at most mv velocities, as a
+    dict: "aba", "rnea", "crba", "poses" and "rollout" (see each)."""
+    aba_passes, rnea_passes, crba_passes = GPU_PASSES.aba_passes, GPU_PASSES.rnea_passes, GPU_PASSES.crba_passes
+    poses = GPU_PASSES.poses
+    configuration_rate, integrate = GPU_CONFIGURATION.configuration_rate, GPU_CONFIGURATION.integrate
+    normalize_quaternions = GPU_CONFIGURATION.normalize_quaternions
+    N1, NX, MV, NV = n + 1, nq + nv, max(mv, 1), max(nv, 1)
+
+    @device
+    def load(x, b, out):
+        """out = x[b] (a row of a (B, m) array) in thread-local memory."""
+        for k in range(out.shape[0]):
+            out[k] = x[b, k]
+
+    @device
+    def store(x, b, out, status):
+        """out[b] = x; status[0] = 1 if an entry of x is not finite."""
+        for k in range(x.shape[0]):
+            out[b, k] = x[k]
+            if not math.isfinite(x[k]):
+                status[0] = 1
+
+    @device
+    def forward_dynamics(topology, params, gravity, q, v, tau, f_ext, qdd):
+        """qdd = ABA(q, v, tau) in thread-local work arrays."""
+        R0 = cuda.local.array((N1, 3, 3), float64)
+        p0 = cuda.local.array((N1, 3), float64)
+        s = cuda.local.array((NV, 6), float64)
+        V = cuda.local.array((N1, 6), float64)
+        C = cuda.local.array((n, 6), float64)
+        IA = cuda.local.array((N1, NSYM), float64)
+        PA = cuda.local.array((N1, 6), float64)
+        U = cuda.local.array((NV, 6), float64)
+        G = cuda.local.array((n, 7), float64)
+        Dinv = cuda.local.array((n, MV, MV), float64)
+        D = cuda.local.array((MV, MV), float64)
+        u = cuda.local.array(NV, float64)
+        A = cuda.local.array((N1, 6), float64)
+        SC = cuda.local.array((2, nq), float64)
+        aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A,
+                   SC)
+
+    @cuda.jit
+    def aba(topology, params, gravity, q, v, tau, f_ext, qdd, status):
+        """qdd[b] = M⁻¹ (τ − c) at state b (:func:`~._algorithm_family.algorithm_family`'s ``aba_passes``)."""
+        b = cuda.grid(1)
+        if b >= q.shape[0]:
+            return
+        qb, vb, tb = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
+        out = cuda.local.array(NV, float64)
+        load(q, b, qb)
+        load(v, b, vb)
+        load(tau, b, tb)
+        forward_dynamics(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, tb, f_ext, out)
+        store(out, b, qdd, status)
+
+    @cuda.jit
+    def rnea(topology, params, gravity, q, v, a, f_ext, tau, status):
+        """tau[b] = M a + c at state b (``rnea_passes``)."""
+        b = cuda.grid(1)
+        if b >= q.shape[0]:
+            return
+        qb, vb, ab = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
+        out = cuda.local.array(NV, float64)
+        load(q, b, qb)
+        load(v, b, vb)
+        load(a, b, ab)
+        R = cuda.local.array((n, 3, 3), float64)
+        p = cuda.local.array((n, 3), float64)
+        V = cuda.local.array((N1, 6), float64)
+        A = cuda.local.array((N1, 6), float64)
+        F = cuda.local.array((N1, 6), float64)
+        SC = cuda.local.array((2, nq), float64)
+        rnea_passes(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, ab, f_ext, out, R, p, V, A, F, SC)
+        store(out, b, tau, status)
+
+    @cuda.jit
+    def crba(topology, params, q, M, status):
+        """M[b] = M(q_b) (``crba_passes``), written straight to the output."""
+        b = cuda.grid(1)
+        if b >= q.shape[0]:
+            return
+        qb = cuda.local.array(nq, float64)
+        load(q, b, qb)
+        R0 = cuda.local.array((N1, 3, 3), float64)
+        p0 = cuda.local.array((N1, 3), float64)
+        Y = cuda.local.array((n, 10), float64)
+        s = cuda.local.array((NV, 6), float64)
+        SC = cuda.local.array((2, nq), float64)
+        if not crba_passes(topology, params[min(b, params.shape[0] - 1)], qb, M[b], R0, p0, Y, s, SC):
+            status[0] = 1
+
+    @cuda.jit
+    def world_poses(topology, params, q, R0, p0, status):
+        """R0[b, i], p0[b, i]: body i's world pose at state b (``poses``), written straight to the outputs."""
+        b = cuda.grid(1)
+        if b >= q.shape[0]:
+            return
+        qb = cuda.local.array(nq, float64)
+        load(q, b, qb)
+        poses(topology, params[min(b, params.shape[0] - 1)], qb, R0[b], p0[b], True)
+        for i in range(n):
+            if not math.isfinite(p0[b, i, 0] + p0[b, i, 1] + p0[b, i, 2] + R0[b, i, 0, 0] + R0[b, i, 1, 1]
+                                 + R0[b, i, 2, 2]):
+                status[0] = 1
+
+    @device
+    def rates(topology, params, gravity, tau, f_ext, x, dx):
+        """dx = ẋ = (q̇, v̇) at x = (q, v) with constant joint forces tau (the CPU loop's ``rates``, no force
+        elements)."""
+        configuration_rate(topology, x[:nq], x[nq:], dx[:nq])
+        forward_dynamics(topology, params, gravity, x[:nq], x[nq:], tau, f_ext, dx[nq:])
+
+    @cuda.jit
+    def rollout(topology, params, gravity, euler, tau, f_ext, Q0, V0, t0, t_eval, dt, X_out, status):
+        """Run b from (Q0[b], V0[b]) (or row 0 of either for all runs) at t0 through t_eval by RK4 (or semi-implicit Euler if ``euler``) with the
+        constant joint forces tau[b] (or tau[0] for all), each interval between output times in equal steps of at
+        most dt, X_out[b, j] the state at t_eval[j]: the steps of the CPU loop
+        (:func:`multibody.simulate.steppers.fixed_step`), all in thread-local memory.
+
+            RK4      k₁ … k₄ at x, x + h/2 k₁, x + h/2 k₂, x + h k₃;   x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄)
+            Euler    v⁺ = v + h v̇(q, v),   q⁺ = q ⊕ h v⁺
+        """
+        b = cuda.grid(1)
+        if b >= X_out.shape[0]:
+            return
+        prm = params[min(b, params.shape[0] - 1)]  # its own model, or the shared one
+        x, y = cuda.local.array(NX, float64), cuda.local.array(NX, float64)
+        K = cuda.local.array((4, NX), float64)
+        tb = cuda.local.array(NV, float64)
+        load(Q0, min(b, Q0.shape[0] - 1), x[:nq])
+        load(V0, min(b, V0.shape[0] - 1), x[nq:])
+        load(tau, min(b, tau.shape[0] - 1), tb)
+        t = t0
+        finite = True
+        for j in range(t_eval.shape[0]):
+            span = t_eval[j] - t
+            steps = int(math.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
+            h = span / steps if steps > 0 else 0.0
+            for _ in range(steps):
+                if euler:  # v⁺ = v + h v̇(q, v) ;  q⁺ = q ⊕ h v⁺
+                    rates(topology, prm, gravity, tb, f_ext, x, K[0])
+                    for i in range(nq, NX):
+                        y[i] = x[i] + h * K[0, i]
+                    integrate(topology, x[:nq], y[nq:], h, y[:nq])
+                else:
+                    for st in range(4):
+                        c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
+                        for i in range(NX):
+                            y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
+                        rates(topology, prm, gravity, tb, f_ext, y, K[st])
+                    for i in range(NX):
+                        y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
+                    normalize_quaternions(topology, y)
+                for i in range(NX):
+                    x[i] = y[i]
+            t = t_eval[j]
+            for i in range(NX):
+                X_out[b, j, i] = x[i] if finite else math.nan
+                finite = finite and math.isfinite(x[i])
+        if not finite:
+            status[0] = 1
+
+    return {"aba": aba, "rnea": rnea, "crba": crba, "poses": world_poses, "rollout": rollout}
