@@ -139,3 +139,9 @@ def test_gpu_rollouts_take_a_model_per_run_and_refuse_what_they_cannot_run():
     spring.add_force(mb.JointSpring(spring.joints[0].name, stiffness=1.0))
     with pytest.raises(NotImplementedError, match="force elements"):
         mb.simulate(spring, q0, None, 0.03, method="Euler", dt=0.01, device="cuda")
+
+
+def test_without_a_gpu_the_error_says_what_is_missing(tree, states, monkeypatch):
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="needs an NVIDIA GPU and its CUDA driver.*NUMBA_ENABLE_CUDASIM"):
+        mb.aba(tree, *states, device="cuda")

@@ -19,9 +19,12 @@ class AlgorithmFamily(SimpleNamespace):
     """The members of :func:`algorithm_family`, compiled for one target, as attributes."""
 
 
-def algorithm_family(compile, spatial):
+def algorithm_family(compile, spatial, called=None):
     """The passes of the recursive algorithms compiled with ``compile`` (the decorator ``spatial`` was compiled
-    with), calling the members of ``spatial``; returned as an :class:`AlgorithmFamily`."""
+    with), calling the members of ``spatial``; returned as an :class:`AlgorithmFamily`. ``called``: the decorator of
+    the rarely run members (the inverse of a multi-dof joint's D), default ``compile``: the CPU makes them ordinary
+    calls, which keeps the inlined passes small."""
+    called = called or compile
     (sines_cosines, rodrigues, motion_to_child, force_to_parent, row6, cross_motion, cross_force,
      subspace_times, rigid_inertia_times, subspace_column_in_world_axes, symmetric_times, symmetric_subtract,
      symmetric_add_shifted, joint_pose, placed, axis_inertia_times, cross, rotation_times, axis_frame_placement,
@@ -63,7 +66,7 @@ def algorithm_family(compile, spatial):
                     for c in range(3):
                         R[i, r, c] = Ri[3 * r + c]
 
-    @compile
+    @called
     def invert_spd(D, k, Dinv, i):
         """Dinv[i] = D⁻¹ for a small symmetric positive-definite k×k block D (Cholesky D = L Lᵀ, scalar fast path).
         D's lower triangle is overwritten with L, and each column of D⁻¹ is solved in place (L y = e_c, then

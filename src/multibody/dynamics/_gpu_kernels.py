@@ -14,6 +14,7 @@ states that share a model, P = B for a model per state. ``status[0]`` is set to 
 finite (the host raises the error the CPU path raises).
 """
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -31,13 +32,19 @@ from ._configuration import configuration_family  # noqa: E402
 from ._layout import NSYM  # noqa: E402
 from ._spatial_family import spatial_family  # noqa: E402
 
-# device functions, inlined into the kernels (numba-cuda's simulator takes no forceinline)
-INLINE = {} if config.ENABLE_CUDASIM else {"forceinline": True}
+# Device functions inlined into the kernels, and kernels whose on-chip memory is all L1 cache, which holds the
+# threads' local arrays (they use no shared memory): each option where this numba-cuda takes it (the simulator
+# takes neither).
+_OPTIONS = inspect.signature(cuda.jit).parameters
+INLINE = {"forceinline": True} if "forceinline" in _OPTIONS and not config.ENABLE_CUDASIM else {}
+KERNEL = ({"shared_memory_carveout": "MaxL1"} if "shared_memory_carveout" in _OPTIONS and not config.ENABLE_CUDASIM
+          else {})
 device = cuda.jit(device=True, **INLINE)
+kernel = cuda.jit(**KERNEL)
 GPU = spatial_family(device)
 GPU_PASSES = algorithm_family(device, GPU)
 GPU_CONFIGURATION = configuration_family(device, GPU)
-THREADS = 64  # threads per block (the kernels are bound by local memory; more gave no more, measured on an H200)
+THREADS = 64  # threads per block (benchmarks/bench_gpu.py compares 32 to 256)
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,7 +91,7 @@ def kernels(n, nq, nv, mv):
         aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A,
                    SC)
 
-    @cuda.jit
+    @kernel
     def aba(topology, params, gravity, q, v, tau, f_ext, qdd, status):
         """qdd[b] = M⁻¹ (τ − c) at state b (:func:`~._algorithm_family.algorithm_family`'s ``aba_passes``)."""
         b = cuda.grid(1)
@@ -98,7 +105,7 @@ def kernels(n, nq, nv, mv):
         forward_dynamics(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, tb, f_ext, out)
         store(out, b, qdd, status)
 
-    @cuda.jit
+    @kernel
     def rnea(topology, params, gravity, q, v, a, f_ext, tau, status):
         """tau[b] = M a + c at state b (``rnea_passes``)."""
         b = cuda.grid(1)
@@ -118,7 +125,7 @@ def kernels(n, nq, nv, mv):
         rnea_passes(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, ab, f_ext, out, R, p, V, A, F, SC)
         store(out, b, tau, status)
 
-    @cuda.jit
+    @kernel
     def crba(topology, params, q, M, status):
         """M[b] = M(q_b) (``crba_passes``), written straight to the output."""
         b = cuda.grid(1)
@@ -134,7 +141,7 @@ def kernels(n, nq, nv, mv):
         if not crba_passes(topology, params[min(b, params.shape[0] - 1)], qb, M[b], R0, p0, Y, s, SC):
             status[0] = 1
 
-    @cuda.jit
+    @kernel
     def world_poses(topology, params, q, R0, p0, status):
         """R0[b, i], p0[b, i]: body i's world pose at state b (``poses``), written straight to the outputs."""
         b = cuda.grid(1)
@@ -155,7 +162,7 @@ def kernels(n, nq, nv, mv):
         configuration_rate(topology, x[:nq], x[nq:], dx[:nq])
         forward_dynamics(topology, params, gravity, x[:nq], x[nq:], tau, f_ext, dx[nq:])
 
-    @cuda.jit
+    @kernel
     def rollout(topology, params, gravity, euler, tau, f_ext, Q0, V0, t0, t_eval, dt, X_out, status):
         """Run b from (Q0[b], V0[b]) (or row 0 of either for all runs) at t0 through t_eval by RK4 (or semi-implicit Euler if ``euler``) with the
         constant joint forces tau[b] (or tau[0] for all), each interval between output times in equal steps of at

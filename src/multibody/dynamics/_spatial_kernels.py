@@ -57,7 +57,7 @@ CPU = spatial_family(inline)
             CPU.subspace_column_in_world_axes, CPU.symmetric_times, CPU.symmetric_subtract,
             CPU.symmetric_add_shifted, CPU.joint_pose, CPU.placed)
 # The passes of the recursive algorithms (:mod:`._algorithm_family`), compiled for the CPU likewise.
-CPU_PASSES = algorithm_family(inline, CPU)
+CPU_PASSES = algorithm_family(inline, CPU, called=njit(cache=True, _nrt=False))
 poses = CPU_PASSES.poses
 
 
