@@ -124,7 +124,7 @@ def test_symbolic_equations_plug_in_as_dynamics(double_pendulum):
 
 def test_constrained_four_bar_stays_closed():
     if not hasattr(mb, "forward_dynamics"):
-        pytest.skip("constrained dynamics (issue 4) not available")
+        pytest.skip("constrained dynamics not available")
     setup = mb.read_model_file(example_path("four_bar"))
     traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=2.0)
     errors = traj.constraint_errors()
