@@ -29,6 +29,7 @@ from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
 from .gauss import GaussSolver
+from .limits import enforced_limits, limit_rows, limit_sides
 from .types import stack
 
 if TYPE_CHECKING:
@@ -69,8 +70,10 @@ def _joint_damping(model):
     return derived["joint_damping"]
 
 
-def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1):
-    """One velocity-level time step with contacts and constraints (see module docstring); returns (q⁺, v⁺)."""
+def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1, limits=None):
+    """One velocity-level time step with contacts, joint limits and constraints (see module docstring); returns
+    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s to enforce (default
+    :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' stored limits)."""
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
@@ -84,17 +87,36 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
-    if contacts:
-        c_rows = contacts_rows(s, contacts)
-        gaps = np.array([c.geometry.distance for c in contacts])
-        vn = np.array([r.vn for r in c_rows])
-        target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
-        restitution = np.array([c.restitution for c in contacts])
-        target = np.where(vn < -bounce_velocity, np.maximum(target, -restitution * vn), target)
-        gamma_t = np.array([-r.vt / h for r in c_rows])
-        a = solve_contacts(solver, a, contacts, c_rows, (target - vn) / h, gamma_t,
-                           np.zeros(len(contacts), bool)).a
+    c_rows = contacts_rows(s, contacts)
+    sides = limit_sides(model, q, v, enforced_limits(model) if limits is None else limits)
+    if not (contacts or sides):
+        v_new = v + h * a
+        return integrate(model, q, v_new, h), v_new
+    l_contacts, l_rows = limit_rows(model.nv, sides)
+    contacts, c_rows = contacts + l_contacts, c_rows + l_rows
+    gaps = np.array([c.geometry.distance for c in contacts[:len(contacts) - len(sides)]] + [x.gap for x in sides])
+    vn = np.array([r.vn for r in c_rows])
+    N = np.array([r.N for r in c_rows])
+    # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
+    target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
+    closing = vn + h * (N @ a) < target  # the free motion reaches the surface (or bound) within the step
+    restitution = np.array([c.restitution for c in contacts])
+    gamma_t = np.array([-r.vt / h for r in c_rows])
+    # only rows that the step's motion closes take an impulse: those of the free motion, then those the impulses
+    # of the others close (an impact on a foot swinging a knee onto its stop), until none is left out
+    rows = closing | (gaps <= 0)
     v_new = v + h * a
+    while rows.any():
+        k = np.flatnonzero(rows)
+        # Newton's restitution on arrival, for rows reaching their surface in this step
+        bounce = (restitution[k] > 0) & (vn[k] < -bounce_velocity)
+        goal = np.where(bounce, np.maximum(target[k], -restitution[k] * vn[k]), target[k])
+        v_new = v + h * solve_contacts(solver, a, [contacts[i] for i in k], [c_rows[i] for i in k],
+                                       (goal - vn[k]) / h, gamma_t[k], np.zeros(len(k), bool)).a
+        late = ~rows & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
+        if not late.any():
+            break
+        rows |= late
     return integrate(model, q, v_new, h), v_new
 
 

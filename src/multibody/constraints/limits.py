@@ -50,9 +50,37 @@ def joint_limits(model):
     return [c for c in getattr(model, "constraints", ()) if getattr(c, "unilateral", False)]
 
 
-def limit_sides(model, q, v):
-    """Every finite bound of the model's joint limits at (q, v), a list of :class:`LimitSide`."""
-    return [LimitSide(c, *side) for c in joint_limits(model) for side in c.sides(model, q, v)]
+def stored_limits(model):
+    """A :class:`JointLimit` (plastic, e = 0) for each joint whose stored ``limits`` (:class:`multibody.JointLimits`:
+    a URDF ``<limit>``, an MJCF ``range`` that is ``limited``, a model file's ``limits``) have a finite bound and
+    that no :class:`JointLimit` of ``model.constraints`` already covers. The same objects while the bounds do not
+    change (kept in ``CompiledModel.derived``), so that a simulation can follow them by identity."""
+    covered = {c.joint for c in joint_limits(model)}
+    key = tuple((j.name, j.limits.lower, j.limits.upper) for j in model.joints
+                if j.limits is not None and j.name not in covered
+                and (np.isfinite(j.limits.lower) or np.isfinite(j.limits.upper)))
+    derived = (model._compiled or model.compile()).derived
+    if derived.get("stored_limits", (None,))[0] != key:
+        from .types import JointLimit
+        limits = [JointLimit(name, lower, upper) for name, lower, upper in key]
+        for limit in limits:
+            limit.check(model)
+        derived["stored_limits"] = (key, limits)
+    return derived["stored_limits"][1]
+
+
+def enforced_limits(model, stored=True):
+    """The joint limits a simulation enforces: the model's :class:`JointLimit` constraints and, with ``stored``
+    (simulate's ``joint_limits=True``, the default), the joints' stored limits (:func:`stored_limits`)."""
+    explicit = joint_limits(model)
+    return [*explicit, *stored_limits(model)] if stored else explicit
+
+
+def limit_sides(model, q, v, limits=None):
+    """Every finite bound of ``limits`` (default the model's :class:`JointLimit` constraints) at (q, v), a list of
+    :class:`LimitSide`."""
+    limits = joint_limits(model) if limits is None else limits
+    return [LimitSide(c, *side) for c in limits for side in c.sides(model, q, v)]
 
 
 def active_sides(model, q, v, tolerance=1e-6, speed=1e-6):
@@ -77,7 +105,8 @@ def limit_multipliers(model, sides, forces):
     """{id(limit): (2,) array [λ_lower, λ_upper]} of generalized limit forces ≥ 0 [N·m or N] (zero if inactive)."""
     out = {id(c): np.zeros(2) for c in joint_limits(model)}
     for s, f in zip(sides, forces):
-        out[id(s.limit)][0 if s.side == "lower" else 1] = float(f)
+        if id(s.limit) in out:  # (the stored limits of a simulation are no constraints of the model)
+            out[id(s.limit)][0 if s.side == "lower" else 1] = float(f)
     return out
 
 
@@ -93,15 +122,18 @@ class LimitStops:
     stabilization : Baumgarte gains (α, β) [1/s] of the resting bounds, g̈ ≥ −2α ġ − β² g: a joint coming
         back to a bound it hopped off by less than ``release_distance`` settles onto it (critically damped for
         α = β), and the event offset −tolerance/2 is removed.
+    limits : the :class:`JointLimit` s to enforce (default :func:`enforced_limits`: the model's and the joints'
+        stored limits).
     """
 
     def __init__(self, model, rest_velocity=1e-3, tolerance=1e-9, release_distance=1e-6,
-                 stabilization=(20.0, 20.0)):
+                 stabilization=(20.0, 20.0), limits=None):
         self.model, self.stabilization = model, stabilization
         self.rest_velocity, self.tolerance = float(rest_velocity), float(tolerance)
         self.release = float(release_distance)
+        self.limits = enforced_limits(model) if limits is None else list(limits)
         self.keys = []
-        for limit in joint_limits(model):
+        for limit in self.limits:
             _, iq, _ = model.one_dof_joint(limit.joint, f"{limit!r}")
             for side, bound, sign in (("lower", limit.lower, 1.0), ("upper", limit.upper, -1.0)):
                 if bound is not None and np.isfinite(bound):
@@ -134,7 +166,7 @@ class LimitStops:
     def impact(self, t, q, v):
         """Event action: the velocity jump that stops (or reflects) every touching bound at once; (q, v⁺)."""
         model = self.model
-        sides = [s for s in limit_sides(model, q, v) if s.gap <= self.release]
+        sides = [s for s in limit_sides(model, q, v, self.limits) if s.gap <= self.release]
         rows, _ = stack(model, Snapshot(model, q, v))
         solver = GaussSolver(crba(model, q), rows.J)
         # v⁺ = v_eq + K N^T Λ, N v⁺ ≥ −e N v⁻ for arrivals faster than rest_velocity, ≥ 0 otherwise
