@@ -10,11 +10,13 @@ recorded in ``Trajectory.drift``.
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
 velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ (M + h D in place of M for the joint dampers D, implicit as in
 MuJoCo's Euler: explicit, a damper on a small inertia blows up once h·c/I > 2), with J v⁺ = b − (erp/h) φ for
-equality constraints and, for every
-contact within ``margin`` + h · (a bound on the geometries' speed), the LCP of :mod:`.contact` on the velocity targets
-n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating; ≥ −e v_n⁻ for approaching contacts faster than
-``bounce_velocity``) and zero tangential velocity inside the friction pyramid. Then q⁺ = q ⊕ h v⁺. Impacts come out
-inelastic (or with Newton restitution e) as a by-product.
+equality constraints and one LCP (:mod:`.contact`) for the contacts and the joint limits' bounds
+(:mod:`.limits`, frictionless rows in generalized coordinates): n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating),
+the contacts' tangential velocity zero inside the friction pyramid. Only rows that close within the step take
+part: those the free motion closes (n·(v + h a) < −gap/h, a the equality-constrained acceleration) or that
+touch, then any the others' impulses close, re-solved until none is left out; so nothing gets an impulse at a
+distance. A closing row approaching faster than ``bounce_velocity`` gets Newton's restitution, n·v⁺ ≥ −e n·v⁻.
+Contacts are sought within ``margin`` + h · (a bound on the geometries' speed). Then q⁺ = q ⊕ h v⁺.
 """
 from __future__ import annotations
 

@@ -14,11 +14,13 @@ the contacts):
   principle in impulse form, v⁺ = argmin ½ (v⁺ − v⁻)ᵀ M (v⁺ − v⁻) subject to the equality constraints and
   n v⁺ ≥ −e n v⁻ ⟂ Λ ≥ 0 for every touching bound (Newton's restitution e, the :class:`JointLimit`'s
   ``restitution``; e = 0 below ``rest_velocity`` so that bounces end), the same LCP at the velocity level.
-* **Simulation** (:func:`multibody.simulate`): :class:`LimitStops` gives one event per bound and the dynamics;
+* **Simulation** (:func:`multibody.simulate`, which by default also enforces the limits stored with the joints,
+  :func:`stored_limits`): :class:`LimitStops` gives one event per bound and the dynamics;
   after a plastic stop (or a rebound slower than ``rest_velocity``) the bound *rests*: it is held by the LCP,
   with Baumgarte terms, until the joint leaves it by more than ``release_distance``. Bounds that do not rest act
   only through impacts, so a free flight near a bound is the unconstrained motion. This is the event-driven
-  scheme of :mod:`multibody.impact.events` for shapes (which also runs these events).
+  scheme of :mod:`multibody.impact.events` for shapes (which also runs these events). The contact time stepper
+  (:func:`.integrate.contact_step`) puts the bounds in its LCP instead.
 """
 from __future__ import annotations
 
