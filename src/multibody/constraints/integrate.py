@@ -31,7 +31,7 @@ from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
 from .gauss import GaussSolver
-from .limits import enforced_limits, limit_rows, limit_sides
+from .limits import LimitSide, bound_arrays, enforced_limits, limit_rows
 from .types import stack
 
 if TYPE_CHECKING:
@@ -90,31 +90,37 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
     c_rows = contacts_rows(s, contacts)
-    sides = limit_sides(model, q, v, enforced_limits(model) if limits is None else limits)
-    if not (contacts or sides):
+    keys, iq, iv, bound, sign = bound_arrays(model, enforced_limits(model) if limits is None else limits)
+    if not (contacts or keys):
         v_new = v + h * a
         return integrate(model, q, v_new, h), v_new
-    l_contacts, l_rows = limit_rows(model.nv, sides)
-    contacts, c_rows = contacts + l_contacts, c_rows + l_rows
-    gaps = np.array([c.geometry.distance for c in contacts[:len(contacts) - len(sides)]] + [x.gap for x in sides])
-    vn = np.array([r.vn for r in c_rows])
-    N = np.array([r.N for r in c_rows])
+    # the rows: the contacts', then every finite bound's (g = sign (q − bound), n = sign e_k)
+    nc, nb = len(contacts), len(keys)
+    N_limits = np.zeros((nb, model.nv))
+    N_limits[np.arange(nb), iv] = sign
+    N = np.vstack([np.array([r.N for r in c_rows]).reshape(nc, model.nv), N_limits])
+    gaps = np.concatenate([[c.geometry.distance for c in contacts], sign * (q[iq] - bound)])
+    vn = np.concatenate([[r.vn for r in c_rows], sign * v[iv]])
+    restitution = np.array([c.restitution for c in contacts] + [limit.restitution for limit, _ in keys])
     # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
     target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
-    closing = vn + h * (N @ a) < target  # the free motion reaches the surface (or bound) within the step
-    restitution = np.array([c.restitution for c in contacts])
-    gamma_t = np.array([-r.vt / h for r in c_rows])
+    closing = N @ (v + h * a) < target  # the free motion reaches the surface (or bound) within the step
     # only rows that the step's motion closes take an impulse: those of the free motion, then those the impulses
     # of the others close (an impact on a foot swinging a knee onto its stop), until none is left out
     rows = closing | (gaps <= 0)
     v_new = v + h * a
     while rows.any():
         k = np.flatnonzero(rows)
+        sides = [LimitSide(*keys[i - nc], gaps[i], sign[i - nc], int(iv[i - nc]), vn[i]) for i in k[k >= nc]]
+        l_contacts, l_rows = limit_rows(model.nv, sides)
+        chosen = [contacts[i] for i in k[k < nc]] + l_contacts
+        chosen_rows = [c_rows[i] for i in k[k < nc]] + l_rows
         # Newton's restitution on arrival, for rows reaching their surface in this step
         bounce = (restitution[k] > 0) & (vn[k] < -bounce_velocity)
         goal = np.where(bounce, np.maximum(target[k], -restitution[k] * vn[k]), target[k])
-        v_new = v + h * solve_contacts(solver, a, [contacts[i] for i in k], [c_rows[i] for i in k],
-                                       (goal - vn[k]) / h, gamma_t[k], np.zeros(len(k), bool)).a
+        gamma_t = np.array([-r.vt / h for r in chosen_rows])
+        v_new = v + h * solve_contacts(solver, a, chosen, chosen_rows, (goal - vn[k]) / h, gamma_t,
+                                       np.zeros(len(k), bool)).a
         late = ~rows & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
         if not late.any():
             break

@@ -91,6 +91,28 @@ def active_sides(model, q, v, tolerance=1e-6, speed=1e-6):
     return [s for s in limit_sides(model, q, v) if s.gap <= tolerance and abs(s.rate) <= speed]
 
 
+def bound_arrays(model, limits):
+    """Every finite bound of ``limits`` as arrays: (keys [(JointLimit, side)], q index, v index, bound [rad or m],
+    normal sign (+1 lower, −1 upper)), so that g = sign (q[iq] − bound) and ġ = sign v[iv] for all bounds at once.
+    Kept in ``CompiledModel.derived`` while the same limits with the same bounds are asked for."""
+    key = tuple((id(c), c.lower, c.upper) for c in limits)
+    derived = (model._compiled or model.compile()).derived
+    if derived.get("bound_arrays", (None,))[0] != key:
+        keys, iq, iv, bound, sign = [], [], [], [], []
+        for c in limits:
+            _, i, k = model.one_dof_joint(c.joint, f"{c!r}")
+            for side, value, s in (("lower", c.lower, 1.0), ("upper", c.upper, -1.0)):
+                if value is not None and np.isfinite(value):
+                    keys.append((c, side))
+                    iq.append(i)
+                    iv.append(k)
+                    bound.append(value)
+                    sign.append(s)
+        derived["bound_arrays"] = (key, list(limits), keys, np.array(iq, dtype=np.int64),
+                                   np.array(iv, dtype=np.int64), np.array(bound, dtype=float), np.array(sign))
+    return derived["bound_arrays"][2:]
+
+
 def limit_rows(nv, sides):
     """(contacts, rows) of bounds in the form of :func:`.contact.solve_contacts`: frictionless rows N = n
     (no tangents, no bias: g̈ = n v̇) with ``geometry`` None."""
