@@ -113,3 +113,17 @@ def test_mjcf_limits_are_mujocos(name):
             np.testing.assert_allclose([joint.limits.lower, joint.limits.upper], m.jnt_range[j], rtol=0, atol=1e-12)
         checked += 1
     assert checked > 0
+
+
+def test_a_contact_run_with_limits_stops_on_ctrl_c_and_keeps_the_steps_done():
+    """Ctrl-C (a KeyboardInterrupt, raised here by the torque at t = 0.1 s) ends a contact run with limits between
+    two steps: SimulationInterrupted carries the trajectory up to then, every sample on the limit's side."""
+    def torque(t, q, v):
+        if t >= 0.1:
+            raise KeyboardInterrupt
+        return np.zeros(1)
+    with pytest.raises(mb.SimulationInterrupted) as caught:
+        mb.simulate(_pendulum(), [START], [0.0], 1.0, method="contact", dt=1e-3, torque=torque)
+    partial = caught.value.trajectory
+    assert partial.info["interrupted"] and 0.09 <= partial.t[-1] <= 0.1 + 1e-12
+    assert partial.q[:, 0].min() >= STOP
