@@ -534,7 +534,7 @@ def _xml_root_tag(path):
     return None
 
 
-def example_path(name):
+def example_path(name: str) -> Path:
     """Path of a bundled example model file by name ("double_pendulum", "humanoid", ...)."""
     for suffix in ("", ".yaml", ".urdf"):
         path = EXAMPLES / f"{name}{suffix}"
