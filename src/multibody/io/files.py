@@ -451,6 +451,7 @@ def yaml_load(path: Path | str) -> object:
             for event in yaml.parse(text, Loader=loader_class):
                 depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
                 if depth > YAML_MAX_DEPTH:
+                    assert event.start_mark is not None  # the parser marks every event it yields
                     raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
                                      f"{YAML_MAX_DEPTH} levels deep")
         loader = loader_class(text)
