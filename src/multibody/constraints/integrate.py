@@ -20,7 +20,7 @@ Contacts are sought within ``margin`` + h · (a bound on the geometries' speed).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -147,5 +147,6 @@ def run(model: Model, q0: ArrayLike, v0: ArrayLike, t_end: float, dt: float,
     if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt / 2):
         raise ValueError(f"need dt > 0 and t_end ≥ dt/2 (finite), got dt={dt!r}, t_end={t_end!r}")
     steps = int(round(t_end / dt))
-    return simulate(model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1),
-                    torque=tau, stabilization=stabilization, projection=projection, constraint_tolerance=tol)
+    return cast("Trajectory", simulate(  # one state: one Trajectory
+        model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1), torque=tau,
+        stabilization=stabilization, projection=projection, constraint_tolerance=tol))

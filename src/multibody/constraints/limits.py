@@ -43,7 +43,7 @@ class LimitSide(NamedTuple):
     side: str
     gap: float
     sign: float
-    index: int
+    index: int  # type: ignore[assignment]  # a field may shadow tuple.index (typeshed's tuple has the method)
     rate: float
 
 

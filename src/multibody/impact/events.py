@@ -25,7 +25,7 @@ e = max(e_A, e_B).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -197,7 +197,8 @@ class Collisions:
                                 contact_tolerance=self.release, slip_velocity=self.rest_velocity,
                                 limits=limits, limit_stabilization=self.stops.stabilization if self.stops else None)
 
-    dynamics.handles_joint_limits = True  # simulate() adds no limit events of its own
+    # simulate() adds no limit events of its own (the ignore: mypy types no function attributes)
+    dynamics.handles_joint_limits = True  # type: ignore[attr-defined]
 
 
 def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
@@ -227,4 +228,4 @@ def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | 
     """
     collisions = dict(law=law, method=method, rest_velocity=rest_velocity, contact_tolerance=contact_tolerance,
                       release_distance=release_distance, stabilization=stabilization)
-    return simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options)
+    return cast("Trajectory", simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options))

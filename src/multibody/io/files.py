@@ -471,6 +471,7 @@ def yaml_load(path: Path | str) -> object:
             for event in yaml.parse(text, Loader=loader_class):
                 depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
                 if depth > YAML_MAX_DEPTH:
+                    assert event.start_mark is not None  # the parser marks every event it yields
                     raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
                                      f"{YAML_MAX_DEPTH} levels deep")
         loader = loader_class(text)
@@ -554,7 +555,7 @@ def _xml_root_tag(path):
     return None
 
 
-def example_path(name):
+def example_path(name: str) -> Path:
     """Path of a bundled example model file by name ("double_pendulum", "humanoid", ...)."""
     for suffix in ("", ".yaml", ".urdf"):
         path = EXAMPLES / f"{name}{suffix}"

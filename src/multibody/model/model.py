@@ -11,7 +11,7 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -208,8 +208,9 @@ class Model:
         joints in range too (``simulate`` does by default) and ``simulate(..., joint_limits=False)`` still does.
         Returns the constraints added."""
         from ..constraints.types import JointLimit
-        names = joints if joints is not None else [
-            j.name for j in self.joints if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
+        names = joints if joints is not None else [  # a model's joints are named (add_body)
+            cast(str, j.name) for j in self.joints
+            if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
         return [self.add_constraint(JointLimit(name)) for name in names]
 
     @property
@@ -355,7 +356,7 @@ class Model:
         if isinstance(name, Body):
             name = name.name
         try:
-            return self._index[name]
+            return self._index[cast(str, name)]  # an int out of range, or another type, raises: caught below
         except (KeyError, TypeError):
             names = [*self._index, *self.frames]
             raise ModelError(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -285,6 +285,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         from .lockstep import check_same_structure
         check_same_structure(models)
         model = models[0]
+    model = cast("Model", model)  # one Model from here on (of a list, the first)
     nq, nv = model.nq, model.nv
     events = list(events)
     q0 = model.initial_configuration() if q0 is None else as_state(q0, nq, "q0")
@@ -315,7 +316,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
                          joint_limits):
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
-            torque = as_state(torque, nv, "torque")
+            torque = as_state(cast(ArrayLike, torque), nv, "torque")  # not a callable: the loop refuses those
         return _warn_beyond_limits(model, loop.tree_run_trajectory(
             model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
             rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
@@ -348,6 +349,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         def solver_at(t, x):
             return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, smooth=method != "contact",
                              record=record)
+        assert dt is not None  # _check_method: the fixed-step methods have a step
         info = {"method": method, "dt": float(dt), "nfev": 0, "steps": 0}
     else:
         def solver_at(t, x):
@@ -375,7 +377,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info,
                           impacts=impacts.records if impacts is not None else (), drift=drift)
 
-    ts, xs, log = [], [], []
+    ts: list[float] = []
+    xs: list[np.ndarray] = []
+    log: list[tuple[str, float]] = []
     x = np.concatenate([normalized(q0), v0])
     t = t_start
     clock = [t_start]  # the time of the last accepted step, for failures outside the solver's step
@@ -603,7 +607,7 @@ MAX_STALLED = 100  # event actions in a row at the same time before simulate giv
 _SAME_TIME = 1e-9  # relative time window of "the same time" for event roots
 
 
-def _output_times(t_start, t_end, t_eval, samples, dt=None):
+def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
         steps = int(np.ceil((t_end - t_start) / dt * (1.0 - 1e-12)))
         return np.append(t_start + dt * np.arange(steps), t_end)
