@@ -232,3 +232,43 @@ def actuator_force(model: Model, q: np.ndarray, v: np.ndarray, ctrl: ArrayLike |
     force = _actuator_force(r["aq"] @ q, r["av"] @ v, np.clip(u, r["ulo"], r["uhi"]), r["gain"], r["bias"],
                             r["flo"], r["fhi"])
     return r["av"].T @ force
+
+
+def control_function(model: Model, ctrl: Any) -> Any:
+    """``simulate``'s ``ctrl`` as a function (t, q, v) -> u (nu,): from a constant (nu,), a
+    :class:`~multibody.TorqueTable` of controls (rows (nu,), linear in t) or a callable (t, q, v) -> (nu,); None for
+    None. ValueError naming the model when the model has no actuators or the size is not nu."""
+    if ctrl is None:
+        return None
+    from .torques import TorqueTable
+    nu = len(actuators(model))
+    if not nu:
+        raise ValueError(f"simulate: ctrl given, but model '{model.name}' has no actuators (multibody.Actuator, an "
+                         "MJCF <actuator>)")
+
+    def checked(u):
+        u = np.asarray(u, dtype=float)
+        if u.shape != (nu,) or not np.all(np.isfinite(u)):
+            raise ValueError(f"ctrl: expected {nu} finite controls (one per actuator of model '{model.name}': "
+                             f"{', '.join(a.name for a in actuators(model))}), got {np.array2string(u, threshold=8)}")
+        return u
+    if isinstance(ctrl, TorqueTable):
+        ctrl.table(nu, "ctrl")
+        return lambda t, q, v: ctrl(t)
+    if callable(ctrl):
+        return lambda t, q, v: checked(ctrl(t, q, v))
+    constant = checked(ctrl)
+    return lambda t, q, v: constant
+
+
+def per_run_controls(ctrl: Any, runs: int) -> list[Any] | None:
+    """``simulate``'s ``ctrl`` for a batch of ``runs`` as one entry per run: a (B, nu) array or a sequence of B
+    tables or callables is one per run; anything else (None, a constant (nu,), one table or callable) is shared."""
+    if ctrl is None:
+        return None
+    sequence = isinstance(ctrl, (list, tuple)) and bool(ctrl)
+    if not ((sequence and all(callable(u) for u in ctrl)) or (not callable(ctrl) and np.ndim(ctrl) == 2)):
+        return [ctrl] * runs
+    if len(ctrl) != runs:
+        raise ValueError(f"simulate: ctrl gives {len(ctrl)} runs' controls for {runs} runs")
+    return list(ctrl)

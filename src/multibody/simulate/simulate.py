@@ -30,6 +30,7 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
+from .actuators import control_function, per_run_controls
 from .forces import elements_force
 from .progress import Progress
 from .torques import TorqueTable, per_run_tables
@@ -127,8 +128,9 @@ def default_dynamics(model, stabilization=None):
     return lambda t, q, v, tau: aba(model, q, v, tau)
 
 
-def generalized_forces(model, torque=None, f_ext=None):
-    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements.
+def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
+    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements (the actuators
+    at the controls ``ctrl``, :func:`~multibody.simulate.actuators.control_function`).
 
     A body force set f (rows [moment; force], body axes, about the body origin) maps to
     Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
@@ -136,12 +138,14 @@ def generalized_forces(model, torque=None, f_ext=None):
     nv = model.nv
     torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
+    ctrl = control_function(model, ctrl)
+    ctrl = None if ctrl is None else _guarded(ctrl, "the ctrl callable")
     zero = np.zeros(nv)
     zero.flags.writeable = False
     elements = bool(getattr(model, "forces", ()))
 
     def tau(t, q, v):
-        total = elements_force(model, q, v) if elements else zero
+        total = elements_force(model, q, v, None if ctrl is None else ctrl(t, q, v)) if elements else zero
         if torque is not None:
             total = total + torque(t, q, v)
         if f_ext is not None:
@@ -185,7 +189,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
              collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
              projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
-             compiled: bool = True) -> Trajectory | list[Trajectory]:
+             compiled: bool = True,
+             ctrl: ArrayLike | TorqueTable | Callable[[float, np.ndarray, np.ndarray], Any] | None = None
+             ) -> Trajectory | list[Trajectory]:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
@@ -221,6 +227,11 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         (t, q, v) -> (nv,) (Python loop).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
+    ctrl : the controls u (nu,) of the model's actuators (:class:`multibody.Actuator`, an MJCF file's
+        ``<actuator>``, in file order; :mod:`multibody.simulate.actuators`): a constant, a
+        :class:`~multibody.TorqueTable` of controls in time (rows (nu,)), or a callable (t, q, v) -> (nu,); for
+        several runs, (B, nu) or a list of B tables or callables, one per run. Default: u = 0 (MuJoCo's default;
+        position servos then hold their zero). A model with actuators runs in the Python loop.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
         :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
         fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
@@ -290,7 +301,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
             samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
             stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
-            progress=progress, compiled=compiled))
+            progress=progress, compiled=compiled, ctrl=ctrl))
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
         raise ValueError("simulate: q0 and v0 must be finite")
     t_start, t_end = float(t_start), float(t_end)
@@ -303,6 +314,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
+    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
     if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
@@ -310,7 +322,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         return _warn_beyond_limits(model, loop.tree_run_trajectory(
             model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
             rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
-    tau = generalized_forces(model, torque, f_ext)
+    tau = generalized_forces(model, torque, f_ext, ctrl)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
     events = [_as_event(e, model) for e in events]
@@ -505,6 +517,9 @@ def _runs(model, Q0, V0, t_end, options):
     B = next(iter(counts.values()))
     Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
     torque = options.pop("torque")
+    controls = per_run_controls(options.pop("ctrl"), B)
+    for u in controls or ():
+        control_function(model, u)  # (ValueError before any run)
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
@@ -518,7 +533,8 @@ def _runs(model, Q0, V0, t_end, options):
         for b in range(B):
             try:
                 runs.append(simulate(models[b] if models else model, Q0[b], V0[b], t_end, **options,
-                                     torque=torque if torque is None or callable(torque) else torque[b]))
+                                     torque=torque if torque is None or callable(torque) else torque[b],
+                                     ctrl=None if controls is None else controls[b]))
             except SimulationError as exc:
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
