@@ -16,7 +16,7 @@ from multibody.simulate.actuators import actuator_force, actuators, tendon_force
 mujoco = pytest.importorskip("mujoco")
 suite = pytest.importorskip("dm_control.suite")
 
-from .test_mjcf import random_qpos, velocity_map  # noqa: E402
+from .test_mjcf import compare_with_mujoco, random_qpos, velocity_map  # noqa: E402
 
 SUITE = Path(suite.__file__).parent
 DRIVEN = ["acrobot", "cartpole", "cheetah", "finger", "fish", "hopper", "humanoid", "humanoid_CMU", "manipulator",
@@ -114,6 +114,7 @@ def test_every_element_kind_matches_mujoco(tmp_path):
     np.testing.assert_allclose([t.rest[0], band.rest[1], u.rest[0]], [np.deg2rad(10), 0.3, 0.2], rtol=0, atol=1e-15)
     assert [a.ctrl_range for a in actuators(model)] == [(-2, 2), (-1, 1), (-2, 2), (-2, 2), None, (0, 1)]
     np.testing.assert_allclose(model.joints[model.joint_index("ja")].armature, [0.1])
+    np.testing.assert_array_less(compare_with_mujoco(path), 1e-9)  # M (armature), bias, qacc with qfrc_passive
     # round trip through the model file format
     copy = model_from_dict(model_to_dict(model))
     q, v, ctrl = np.array([0.3, -0.2, 0.1]), np.array([0.5, 0.7, -0.4]), np.array([1, 2, -3, 0.4, 5, 0.5])

@@ -99,6 +99,8 @@ def test_bad_controls_are_refused_naming_the_model(pendulum):
         run(model, ctrl=lambda t, q, v: np.zeros(3))
     with pytest.raises(ValueError, match=r"ctrl given, but model 'free' has no actuators"):
         mb.simulate(mb.Model("free"), ctrl=[1.0])
+    with pytest.raises(ValueError, match="ctrl: the TorqueTable's rows have 1 entries, model 'servo pendulum' has 2"):
+        run(model, ctrl=mb.TorqueTable([0.0, 1.0], [[0.0], [1.0]]))
     with pytest.raises(ValueError, match="ctrl gives 2 runs' controls for 3 runs"):
         run(model, q0=np.zeros((3, 2)), ctrl=np.zeros((2, 2)))
 

@@ -253,7 +253,9 @@ def control_function(model: Model, ctrl: Any) -> Any:
                              f"{', '.join(a.name for a in actuators(model))}), got {np.array2string(u, threshold=8)}")
         return u
     if isinstance(ctrl, TorqueTable):
-        ctrl.table(nu, "ctrl")
+        if ctrl.values.shape[1] != nu:
+            raise ValueError(f"ctrl: the TorqueTable's rows have {ctrl.values.shape[1]} entries, model "
+                             f"'{model.name}' has {nu} actuators")
         return lambda t, q, v: ctrl(t)
     if callable(ctrl):
         return lambda t, q, v: checked(ctrl(t, q, v))
