@@ -552,8 +552,7 @@ class Model:
     @classmethod
     def from_mjcf(cls, path_or_xml: str | os.PathLike, name: str | None = None, joint_limits: bool = False) -> Model:
         """A tree from an MJCF (MuJoCo XML) file path or XML string: bodies, joints (q is MuJoCo's qpos), inertials,
-        armature, springs and dampers, fixed tendons, actuators (driven by ``simulate``'s ``ctrl``), gravity,
-        connect, weld, joint and tendon equalities, contact geoms; joint ranges are
+        armature, springs and dampers, gravity, connect and weld equalities, contact geoms; joint ranges are
         stored and, with ``joint_limits=True``, enforced (:meth:`enforce_joint_limits`). See
         :mod:`multibody.io.mjcf`."""
         from ..io.mjcf import model_from_mjcf

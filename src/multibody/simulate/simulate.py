@@ -184,14 +184,13 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
              rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
              samples: int | None = None,
              torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
+             ctrl: ArrayLike | TorqueTable | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              events: Iterable[Event | Callable[[float, np.ndarray, np.ndarray], float]] = (),
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
              collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
              projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
-             compiled: bool = True,
-             ctrl: ArrayLike | TorqueTable | Callable[[float, np.ndarray, np.ndarray], Any] | None = None
-             ) -> Trajectory | list[Trajectory]:
+             compiled: bool = True) -> Trajectory | list[Trajectory]:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
@@ -299,9 +298,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return _runs(models or model, q0, v0, t_end, dict(
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
-            samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
+            samples=samples, torque=torque, ctrl=ctrl, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
             stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
-            progress=progress, compiled=compiled, ctrl=ctrl))
+            progress=progress, compiled=compiled))
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
         raise ValueError("simulate: q0 and v0 must be finite")
     t_start, t_end = float(t_start), float(t_end)
@@ -310,11 +309,11 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     impacts = None if collisions is False or collisions is None else _collisions(model, collisions)
     _check_method(model, method, dt, dynamics, impacts is not None)
     t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
+    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
     normalized = _normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
-    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
     if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
