@@ -31,7 +31,7 @@ ELEMENTS = """
   </default>
   <worldbody>
     <body name="a">
-      <joint name="ja" axis="0 1 0" stiffness="2" springref="10" damping="0.5" armature="0.1" ref="5"/>
+      <joint name="ja" axis="0 1 0" range="-30 60" stiffness="2" springref="10" damping="0.5" armature="0.1" ref="5"/>
       <geom type="capsule" size=".05" fromto="0 0 0 1 0 0"/>
       <body name="b" pos="1 0 0">
         <joint name="jb" axis="0 1 0" ref="20" damping="0.3"/>
@@ -56,6 +56,8 @@ ELEMENTS = """
              forcerange="-0.5 0.7" gear="3"/>
     <general tendon="u" ctrllimited="false" ctrlrange="-1 1" gainprm="4"/>
     <damper joint="jc" kv="2" ctrlrange="0 1"/>
+    <position joint="ja" kp="50" dampratio="0.7" inheritrange="0.5" gear="2"/>
+    <position tendon="t" kp="20" dampratio="1"/>
   </actuator>
 </mujoco>
 """
@@ -112,12 +114,16 @@ def test_every_element_kind_matches_mujoco(tmp_path):
     # the clamps act at these states, and the tendon's rest length comes from the joints' springref
     t, band, u = (e for e in model.forces if isinstance(e, mb.FixedTendon))
     np.testing.assert_allclose([t.rest[0], band.rest[1], u.rest[0]], [np.deg2rad(10), 0.3, 0.2], rtol=0, atol=1e-15)
-    assert [a.ctrl_range for a in actuators(model)] == [(-2, 2), (-1, 1), (-2, 2), (-2, 2), None, (0, 1)]
+    ranges = [a.ctrl_range for a in actuators(model)]
+    assert ranges[:6] == [(-2, 2), (-1, 1), (-2, 2), (-2, 2), None, (0, 1)]
+    np.testing.assert_allclose(ranges[6], mj_model.actuator_ctrlrange[6], rtol=0, atol=1e-15)  # inheritrange
+    np.testing.assert_allclose([a.bias for a in actuators(model)], mj_model.actuator_biasprm[:, :3], rtol=1e-14,
+                               atol=0)  # kv from dampratio
     np.testing.assert_allclose(model.joints[model.joint_index("ja")].armature, [0.1])
     np.testing.assert_array_less(compare_with_mujoco(path), 1e-9)  # M (armature), bias, qacc with qfrc_passive
     # round trip through the model file format
     copy = model_from_dict(model_to_dict(model))
-    q, v, ctrl = np.array([0.3, -0.2, 0.1]), np.array([0.5, 0.7, -0.4]), np.array([1, 2, -3, 0.4, 5, 0.5])
+    q, v, ctrl = np.array([0.3, -0.2, 0.1]), np.array([0.5, 0.7, -0.4]), np.array([1, 2, -3, 0.4, 5, 0.5, 0.1, 0.2])
     np.testing.assert_array_equal(actuator_force(copy, q, v, ctrl), actuator_force(model, q, v, ctrl))
     np.testing.assert_array_equal(tendon_force(copy, q, v), tendon_force(model, q, v))
 

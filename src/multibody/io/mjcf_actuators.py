@@ -8,7 +8,7 @@ and :mod:`multibody.simulate.forces`.
 * ``<fixed>`` → :class:`~multibody.FixedTendon`: its joints' ``coef``, ``stiffness``, ``damping`` and
   ``springlength`` (one value, or two for a dead band; −1, the default, is the length at MuJoCo's qpos_spring,
   the joints' ``springref``). Tendon ``range`` limits, ``frictionloss`` and ``armature`` are named in the warning.
-* ``<motor>``, ``<position>`` (``kp``, ``kv``), ``<velocity>`` (``kv``), ``<damper>`` (``kv``) and ``<general>``
+* ``<motor>``, ``<position>`` (``kp``, ``kv`` or ``dampratio``, ``inheritrange`` on joints), ``<velocity>`` (``kv``), ``<damper>`` (``kv``) and ``<general>``
   (``gaintype`` fixed or affine, ``biastype`` none or affine, ``gainprm``, ``biasprm``) on a ``joint`` (or
   ``jointinparent``) that is a hinge or slide, or on a fixed ``tendon`` → :class:`~multibody.Actuator` with the
   ``gear``'s first entry, ``ctrlrange`` (with ``ctrllimited``, or ``autolimits`` when a range is given) and
@@ -127,9 +127,8 @@ def _actuator(mjcf, classes, builder, model, element, tendons):
     elif tag == "position":
         kp, kv = mjcf.number(attrs, "kp", where, "1"), mjcf.number(attrs, "kv", where, "0")
         gain[0], bias[1], bias[2] = kp, -kp, -kv
-        for key in ("dampratio", "inheritrange", "timeconst"):
-            if mjcf.number(attrs, key, where, "0") != 0.0:
-                mjcf.ignored[f"position actuator {key}"] += 1
+        if mjcf.number(attrs, "timeconst", where, "0") != 0.0:
+            mjcf.ignored["position actuator timeconst (activation dynamics)"] += 1
     elif tag == "velocity":
         kv = mjcf.number(attrs, "kv", where, "1")
         gain[0], bias[2] = kv, -kv
@@ -153,8 +152,32 @@ def _actuator(mjcf, classes, builder, model, element, tendons):
                          "the activation"] += 1
     gear = mjcf.numbers(attrs, "gear", where, tuple(range(1, 7)), "1")[0]
     ctrl_range = None if "clampctrl" in mjcf.disabled else _limited(mjcf, attrs, "ctrl", where)
-    model.add_force(Actuator(name, joint=joint, tendon=tendon, gear=gear, gain=gain, bias=bias,
-                             ctrl_range=ctrl_range, force_range=_limited(mjcf, attrs, "force", where)))
+    actuator = Actuator(name, joint=joint, tendon=tendon, gear=gear, gain=gain, bias=bias, ctrl_range=ctrl_range,
+                        force_range=_limited(mjcf, attrs, "force", where))
+    if tag == "position":
+        _servo_settings(mjcf, model, np.concatenate(builder.qpos0), actuator, attrs, where)
+    model.add_force(actuator)
+
+
+def _servo_settings(mjcf, model, q0, actuator, attrs, where):
+    """A position servo's ``inheritrange`` ρ > 0: the control range is the joint's range scaled by ρ about its
+    middle; ``dampratio`` ζ > 0: kv = 2 ζ √(kp m), m = 1 / (r M(qpos0)⁻¹ rᵀ) the inertia reflected to the servo's
+    length (r its moment arm, M with the armature), as MuJoCo's compiler sets them."""
+    inherit = mjcf.number(attrs, "inheritrange", where, "0")
+    if inherit > 0.0:
+        limits = None if actuator.joint is None else model.joints[model.joint_index(actuator.joint)].limits
+        if limits is None:
+            mjcf.ignored["position actuator inheritrange on a tendon or a joint without limits"] += 1
+        else:
+            middle, half = 0.5 * (limits.lower + limits.upper), 0.5 * (limits.upper - limits.lower)
+            actuator.ctrl_range = (middle - inherit * half, middle + inherit * half)
+    ratio = mjcf.number(attrs, "dampratio", where, "0")
+    if ratio > 0.0:
+        from ..dynamics import crba
+        arm = actuator._arms(model)[1]
+        mass = 1.0 / (arm @ np.linalg.solve(crba(model, q0), arm))
+        kp = actuator.gain[0]
+        actuator.bias = np.array([0.0, -kp, -2.0 * ratio * np.sqrt(kp * mass)])
 
 
 def add_coupling(mjcf, model, tag, attrs, where, q0):
