@@ -2,8 +2,8 @@
 controls u (MuJoCo's ``<tendon><fixed>`` and ``<actuator>``, read from MJCF files by :mod:`multibody.io.mjcf`).
 
 A fixed tendon's length is L = Σⱼ cⱼ qⱼ over one-dof joints, so its moment arm ∂L/∂q is the constant row r
-(cⱼ at each joint's velocity entry) and a tension f along it gives Q = f r (virtual power, source document 000
-eq. 4). Its spring-damper: f = −k (L − L_hi) above L_hi, −k (L − L_lo) below L_lo, 0 between (a dead band;
+(cⱼ at each joint's velocity entry) and a tension f along it gives Q = f r (virtual power: Kane's generalized
+active force, Kane (1981), eq. 4). Its spring-damper: f = −k (L − L_hi) above L_hi, −k (L − L_lo) below L_lo, 0 between (a dead band;
 L_lo = L_hi for a plain spring), minus c L̇.
 
 An actuator acts along a joint coordinate or a tendon through a gear ratio g: length l = g q (or g L), moment
