@@ -105,6 +105,17 @@ def test_bad_controls_are_refused_naming_the_model(pendulum):
         run(model, q0=np.zeros((3, 2)), ctrl=np.zeros((2, 2)))
 
 
+def test_motors_at_rest_keep_the_compiled_loop(pendulum):
+    """Motors (no bias) apply nothing without controls: such a model runs in the compiled loop, and the same run
+    with zero controls (Python loop) is the same motion; servos, which act at u = 0, take the Python loop."""
+    motors = mb.Model.from_mjcf(PENDULUM.replace('<position joint="shoulder" kp="40" kv="3"',
+                                                 '<motor joint="shoulder"'))
+    compiled, driven = run(motors, v0=[1.0, -2.0]), run(motors, v0=[1.0, -2.0], ctrl=[0.0, 0.0])
+    assert compiled.info["compiled"] and not driven.info.get("compiled", False)
+    np.testing.assert_allclose(compiled.q, driven.q, rtol=0, atol=1e-12)
+    assert not run(pendulum[1]).info.get("compiled", False)
+
+
 def test_quadruped_stands_on_its_servos_and_tendon_couplings():
     """dm_control's quadruped, its 12 position servos (on joints and fixed tendons) holding ctrl = 0, its four
     tendon couplings as constraints: the contact stepper keeps its torso up as MuJoCo does."""

@@ -181,6 +181,17 @@ def _actuator_force(length, rate, u, gain, bias, f_low, f_high):
     return np.clip(gain * u + bias[..., 0] + bias[..., 1] * length + bias[..., 2] * rate, f_low, f_high)
 
 
+def idle_without_controls(element: Any) -> bool:
+    """Whether ``element`` is a fixed tendon or actuator that applies no force at all when the controls are 0: a
+    tendon without stiffness and damping, an actuator without bias whose control and force ranges hold 0 (a
+    motor). The compiled loop, which applies no controls, runs models whose actuators are all idle at u = 0."""
+    if isinstance(element, FixedTendon):
+        return element.stiffness == 0.0 and element.damping == 0.0
+    holds_zero = (lambda bounds: bounds is None or bounds[0] <= 0.0 <= bounds[1])
+    return (isinstance(element, Actuator) and not np.any(element.bias) and holds_zero(element.ctrl_range)
+            and holds_zero(element.force_range))
+
+
 def actuators(model: Model) -> tuple[Actuator, ...]:
     """The model's actuators in the order of its force elements: the order of the controls u."""
     return tuple(e for e in getattr(model, "forces", ()) if isinstance(e, Actuator))

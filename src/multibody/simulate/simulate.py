@@ -311,6 +311,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     _check_method(model, method, dt, dynamics, impacts is not None)
     t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
+    compiled = compiled and ctrl is None  # (the compiled loop applies no controls)
     normalized = _normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
@@ -520,6 +521,7 @@ def _runs(model, Q0, V0, t_end, options):
     controls = per_run_controls(options.pop("ctrl"), B)
     for u in controls or ():
         control_function(model, u)  # (ValueError before any run)
+    options["compiled"] = options["compiled"] and controls is None  # (the compiled loop applies no controls)
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
