@@ -230,7 +230,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         ``<actuator>``, in file order; :mod:`multibody.simulate.actuators`): a constant, a
         :class:`~multibody.TorqueTable` of controls in time (rows (nu,)), or a callable (t, q, v) -> (nu,); for
         several runs, (B, nu) or a list of B tables or callables, one per run. Default: u = 0 (MuJoCo's default;
-        position servos then hold their zero). A model with actuators runs in the Python loop.
+        position servos then hold their zero). A run with ``ctrl``, or with actuators or tendons that act at u = 0
+        (servos, tendon springs), takes the Python loop.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
         :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
         fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
