@@ -20,6 +20,7 @@ from ..errors import ModelError, checked_number
 from ..gyrostat import Gyrostat
 from ..model.part import ModelPart
 from ..spatial import _as_vector3
+from .actuators import Actuator, FixedTendon, actuator_force, tendon_force
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -296,7 +297,7 @@ def body_force_rows(model):
     return derived["body_forces"]
 
 
-FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}
+FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat, FixedTendon, Actuator)}
 COMPILED = (JointSpring, JointFriction, Spring, Gyrostat)  # the elements the compiled loop applies
 
 
@@ -319,16 +320,23 @@ def joint_force_rows(model):
     return derived["joint_forces"]
 
 
-def elements_force(model, q, v):
+def elements_force(model, q, v, ctrl=None):
     """Σ Q of the model's force elements (nv,): the joint springs and friction in one compiled call
     (:func:`add_joint_forces`: a Python call per element was a tenth of a contact step of the dm_control cheetah),
-    the others by their ``generalized_force``."""
+    the fixed tendons and the actuators at controls ``ctrl`` (nu,) (None: zero) as arrays
+    (:mod:`multibody.simulate.actuators`), the others by their ``generalized_force``."""
     rows, others = joint_force_rows(model)
     Q = np.zeros(model.nv)
     if rows.shape[0]:
         add_joint_forces(rows, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), Q)
+    actuation = False
     for element in others:
-        Q += element.generalized_force(model, q, v)
+        if isinstance(element, (FixedTendon, Actuator)):
+            actuation = True
+        else:
+            Q += element.generalized_force(model, q, v)
+    if actuation or ctrl is not None:
+        Q += tendon_force(model, q, v) + actuator_force(model, q, v, ctrl)
     return Q
 
 

@@ -30,6 +30,7 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
+from .actuators import control_function, per_run_controls
 from .forces import elements_force
 from .progress import Progress
 from .torques import TorqueTable, per_run_tables
@@ -127,8 +128,9 @@ def default_dynamics(model, stabilization=None):
     return lambda t, q, v, tau: aba(model, q, v, tau)
 
 
-def generalized_forces(model, torque=None, f_ext=None):
-    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements.
+def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
+    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements (the actuators
+    at the controls ``ctrl``, :func:`~multibody.simulate.actuators.control_function`).
 
     A body force set f (rows [moment; force], body axes, about the body origin) maps to
     Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
@@ -136,12 +138,14 @@ def generalized_forces(model, torque=None, f_ext=None):
     nv = model.nv
     torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
+    ctrl = control_function(model, ctrl)
+    ctrl = None if ctrl is None else _guarded(ctrl, "the ctrl callable")
     zero = np.zeros(nv)
     zero.flags.writeable = False
     elements = bool(getattr(model, "forces", ()))
 
     def tau(t, q, v):
-        total = elements_force(model, q, v) if elements else zero
+        total = elements_force(model, q, v, None if ctrl is None else ctrl(t, q, v)) if elements else zero
         if torque is not None:
             total = total + torque(t, q, v)
         if f_ext is not None:
@@ -180,6 +184,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
              rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
              samples: int | None = None,
              torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
+             ctrl: ArrayLike | TorqueTable | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              events: Iterable[Event | Callable[[float, np.ndarray, np.ndarray], float]] = (),
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
@@ -222,6 +227,12 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         (t, q, v) -> (nv,) (Python loop).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
+    ctrl : the controls u (nu,) of the model's actuators (:class:`multibody.Actuator`, an MJCF file's
+        ``<actuator>``, in file order; :mod:`multibody.simulate.actuators`): a constant, a
+        :class:`~multibody.TorqueTable` of controls in time (rows (nu,)), or a callable (t, q, v) -> (nu,); for
+        several runs, (B, nu) or a list of B tables or callables, one per run. Default: u = 0 (MuJoCo's default;
+        position servos then hold their zero). A run with ``ctrl``, or with actuators or tendons that act at u = 0
+        (servos, tendon springs), takes the Python loop.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
         :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
         fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
@@ -296,7 +307,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return _runs(models or model, q0, v0, t_end, dict(
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
-            samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
+            samples=samples, torque=torque, ctrl=ctrl, f_ext=f_ext, events=events, dynamics=dynamics,
+            collisions=collisions,
             stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
             progress=progress, compiled=compiled, joint_limits=joint_limits))
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
@@ -307,6 +319,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     impacts = None if collisions is False or collisions is None else _collisions(model, collisions, joint_limits)
     _check_method(model, method, dt, dynamics, impacts is not None)
     t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
+    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
+    compiled = compiled and ctrl is None  # (the compiled loop applies no controls)
     normalized = _normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
@@ -320,7 +334,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         return _warn_beyond_limits(model, loop.tree_run_trajectory(
             model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
             rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
-    tau = generalized_forces(model, torque, f_ext)
+    tau = generalized_forces(model, torque, f_ext, ctrl)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
     events = [_as_event(e, model) for e in events]
@@ -525,6 +539,10 @@ def _runs(model, Q0, V0, t_end, options):
     B = next(iter(counts.values()))
     Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
     torque = options.pop("torque")
+    controls = per_run_controls(options.pop("ctrl"), B)
+    for u in controls or ():
+        control_function(model, u)  # (ValueError before any run)
+    options["compiled"] = options["compiled"] and controls is None  # (the compiled loop applies no controls)
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
@@ -539,7 +557,8 @@ def _runs(model, Q0, V0, t_end, options):
         for b in range(B):
             try:
                 runs.append(simulate(models[b] if models else model, Q0[b], V0[b], t_end, **options,
-                                     torque=torque if torque is None or callable(torque) else torque[b]))
+                                     torque=torque if torque is None or callable(torque) else torque[b],
+                                     ctrl=None if controls is None else controls[b]))
             except SimulationError as exc:
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
