@@ -49,7 +49,7 @@ def _past_limits(model, q):
     return worst
 
 
-@pytest.mark.parametrize("name, kick", [("cheetah", {}), ("hopper", {}), ("humanoid", {}),
+@pytest.mark.parametrize("name, kick", [("cheetah", {}), ("hopper", {}), ("humanoid", {}), ("quadruped", {}),
                                         ("walker", {"rooty": -0.05})])
 def test_falls_end_where_mujocos_do(name, kick):
     expected, dt = _mujoco(name, kick)

@@ -579,8 +579,9 @@ class JointLimit(Constraint):
         return f"JointLimit{label}({self.joint!r})"
 
 
-CONSTRAINT_TYPES = {cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere,
-                                               KnifeEdge, Mimic, JointLimit)}
+CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
+    cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge, Mimic,
+                              JointLimit)}
 
 
 def equality_constraints(model: Model) -> list[Constraint]:

@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from ..model import Model
 
 
-def _range(value, label):
+def _three_terms(value: ArrayLike, label: str) -> np.ndarray:
+    """(3,) the finite coefficients (c₀, c₁, c₂) of c₀ + c₁ l + c₂ l̇."""
+    array = np.array(value, dtype=float, ndmin=1)
+    if array.shape != (3,) or not np.all(np.isfinite(array)):
+        raise ModelError(f"{label} must be 3 finite numbers, got {value!r}")
+    return array
+
+
+def _range(value, label) -> tuple[float, float]:
     """(low, high) floats from None (unbounded: ±inf) or a pair with low ≤ high."""
     if value is None:
         return (-np.inf, np.inf)
@@ -68,8 +76,7 @@ class FixedTendon(ModelPart):
         self.coefficients = coefficients
         self.stiffness = checked_number(stiffness, f"tendon {name!r}: stiffness", nonnegative=True)
         self.damping = checked_number(damping, f"tendon {name!r}: damping", nonnegative=True)
-        rest = (rest, rest) if np.ndim(rest) == 0 else tuple(rest)
-        self.rest = _range(rest, f"tendon {name!r}: rest")
+        self.rest = _range((rest, rest) if np.ndim(rest) == 0 else rest, f"tendon {name!r}: rest")
 
     def check(self, model: Model) -> None:
         """Raise ModelError unless every joint is a revolute or prismatic joint of ``model``."""
@@ -125,11 +132,8 @@ class Actuator(ModelPart):
                              f"tendon={tendon!r}")
         self.name, self.joint, self.tendon = name, joint, tendon
         self.gear = checked_number(gear, f"actuator {name!r}: gear")
-        for label, value in (("gain", gain), ("bias", bias)):
-            array = np.array(value, dtype=float, ndmin=1)
-            if array.shape != (3,) or not np.all(np.isfinite(array)):
-                raise ModelError(f"actuator {name!r}: {label} must be 3 finite numbers, got {value!r}")
-            setattr(self, label, array)
+        self.gain = _three_terms(gain, f"actuator {name!r}: gain")
+        self.bias = _three_terms(bias, f"actuator {name!r}: bias")
         self.ctrl_range = None if ctrl_range is None else _range(ctrl_range, f"actuator {name!r}: ctrl_range")
         self.force_range = None if force_range is None else _range(force_range, f"actuator {name!r}: force_range")
 
