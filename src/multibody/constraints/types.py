@@ -47,6 +47,28 @@ class Rows(NamedTuple):
     holonomic: np.ndarray
 
 
+class SymbolicRows(NamedTuple):
+    """Constraint rows as sympy expressions: ``position`` φ(q) (holonomic rows, = 0) and ``velocity`` (nonholonomic
+    rows A(q) u − b(q), = 0, linear in the speeds); either may be empty."""
+
+    position: list
+    velocity: list
+
+
+def _dot(a, b):
+    """a · b of 3-vectors (numpy arrays or sympy matrices)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _rim_direction(n, a, sqrt):
+    """(u, |u_raw|): the unit vector from a disk's center to its lowest rim point, u = unit(−n + (n·a) a), for the
+    plane normal n and the disk's axis a (world axes; numbers or sympy expressions, ``sqrt`` to match)."""
+    along = _dot(n, a)
+    raw = [-n[i] + along * a[i] for i in range(3)]
+    length = sqrt(_dot(raw, raw))
+    return [x / length for x in raw], length
+
+
 def _unit(vector, field):
     """``vector`` scaled to unit length; a vector already of unit length to rounding is kept bit for bit, so a
     saved (normalized) axis reads back unchanged."""
@@ -103,6 +125,13 @@ class Constraint:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
 
+    def symbolic(self, k: Any) -> SymbolicRows:
+        """The constraint's rows as sympy expressions, on the symbolic kinematics ``k`` of
+        :class:`multibody.symbolic.constrained.Kinematics` (world positions, axes and velocities of body points)."""
+        kinds = [t.__name__ for t in (*CONSTRAINT_TYPES.values(), Holonomic, Nonholonomic) if t is not JointLimit]
+        raise ModelError(f"constraint {self!r}: {type(self).__name__} has no symbolic form; the symbolic equations take "
+                         f"{', '.join(kinds)} (Holonomic and Nonholonomic given as sympy expressions)")
+
     def to_dict(self) -> dict[str, Any]:
         """The dictionary form (``type`` and the constructor's arguments; YAML and JSON ready)."""
         raise ModelError(f"{self!r}: this constraint cannot be saved to a file (only the built-in types "
@@ -150,6 +179,10 @@ class Connect(Constraint):
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
         return Rows(pa - pb, Ja[3:] - Jb[3:], np.zeros(3), -(ma[3] - mb_[3]), np.ones(3, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = p_A − p_B."""
+        return SymbolicRows(list(k.point(self.bodies[0], self.point_a) - k.point(self.bodies[1], self.point_b)), [])
+
 
 class Weld(Constraint):
     """Full 6-DOF loop closure: the frame of ``body_b`` keeps the pose ``relative`` (a Transform, default identity)
@@ -183,6 +216,14 @@ class Weld(Constraint):
         J = np.vstack([Ja[:3] - Jb[:3], Ja[3:] - Jb[3:]])
         gamma = -np.concatenate([ma[2] - mb_[2], ma[3] - mb_[3]])
         return Rows(np.concatenate([phi_rot, pa - pb]), J, np.zeros(6), gamma, np.ones(6, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ_rot = vee of the skew part of E = R_a R_rel R_bᵀ (the rotation vector to first order about E = I, where
+        both have the rates ω_a − ω_b), and p_A − p_B."""
+        E = k.rotation(self.bodies[0]) * k.matrix(self.relative.rotation) * k.rotation(self.bodies[1]).T
+        rotation = [(E[2, 1] - E[1, 2]) / 2, (E[0, 2] - E[2, 0]) / 2, (E[1, 0] - E[0, 1]) / 2]
+        offset = k.point(self.bodies[0], self.relative.translation) - k.point(self.bodies[1], (0.0, 0.0, 0.0))
+        return SymbolicRows(rotation + list(offset), [])
 
 
 def rotation_vector(R):
@@ -229,6 +270,11 @@ class Align(Constraint):
         phi, J, gamma = (np.array(x) for x in zip(*rows))
         return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """φ_k = u_k · n (world axes)."""
+        n = k.axis(self.bodies[1], self.axis_b)
+        return SymbolicRows([_dot(k.axis(self.bodies[0], u), n) for u in _perpendicular_pair(self.axis_a)], [])
+
 
 class PointOnPlane(Constraint):
     """Point ``point`` of ``body`` stays on the plane through ``origin`` with ``normal``, both fixed in
@@ -263,6 +309,12 @@ class PointOnPlane(Constraint):
         J = n @ (Jp[3:] - Jo[3:]) + cross(n, p - o) @ Jo[:3]
         gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
         return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = n · (p − o)."""
+        body, plane = self.bodies
+        gap = k.point(body, self.point) - k.point(plane, self.origin)
+        return SymbolicRows([_dot(k.axis(plane, self.normal), gap)], [])
 
 
 class RollingDisk(Constraint):
@@ -301,12 +353,11 @@ class RollingDisk(Constraint):
             return -r * n, np.zeros(3)
         _, _, axis = self.locate(s.model, self.bodies[0], axis=self.axis)
         a = s.rotation(i) @ axis
-        u_raw = -n + (n @ a) * a
-        length = np.linalg.norm(u_raw)
+        u, length = _rim_direction(n, a, np.sqrt)
         if length < 1e-9:
             raise ModelError(f"{self!r}: the disk lies flat on the plane (axis parallel to the normal); the "
                              "contact point is undefined")
-        u = u_raw / length
+        u = np.array(u)
         da = cross(w, a)
         du_raw = (n @ da) * a + (n @ a) * da
         du = (du_raw - u * (u @ du_raw)) / length
@@ -322,6 +373,18 @@ class RollingDisk(Constraint):
         gamma = -basis @ (ac + cross(al, d) + cross(w, dd))
         phi = np.array([0.0, 0.0, self.normal @ (c + d) - self.height])
         return Rows(phi, J, np.zeros(3), gamma, np.array([False, False, True]))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """The rows of :meth:`evaluate`: t₁ · v_P, t₂ · v_P (nonholonomic; v_P = v_c + ω × d, the velocity of the
+        body's material point at the contact) and φ = n · (c + d) − height (holonomic)."""
+        body, n = self.bodies[0], self.normal
+        c, r = k.point(body, self.center), self.radius
+        if self.axis is None:
+            d = k.matrix(-r * n)
+        else:
+            d = r * k.matrix(_rim_direction(n, k.axis(body, self.axis), k.sqrt)[0])
+        v_contact = k.velocity(body, self.center) + k.cross(k.omega(body), d)
+        return SymbolicRows([_dot(n, c + d) - self.height], [_dot(t, v_contact) for t in _perpendicular_pair(n)])
 
 
 class RollingSphere(RollingDisk):
@@ -367,6 +430,12 @@ class KnifeEdge(Constraint):
         gamma = -(cross(self.normal, cross(w, e)) @ vp + across @ ap)
         return Rows(np.zeros(1), J[None, :], np.zeros(1), np.array([gamma]), np.zeros(1, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """(n × e) · v_P = 0."""
+        body = self.bodies[0]
+        across = k.cross(k.matrix(self.normal), k.axis(body, self.direction))
+        return SymbolicRows([], [_dot(across, k.velocity(body, self.point))])
+
 
 def _directional(f, model, q, v, h):
     """Central difference (f(q ⊕ h v) − f(q ⊖ h v)) / 2h along the constant-velocity motion (error O(h²))."""
@@ -382,22 +451,81 @@ def _call(function, q, shape, label):
     return value
 
 
+def _is_expression(x):
+    """True for a sympy expression or a sequence of them (rows given symbolically)."""
+    items = x if isinstance(x, (list, tuple)) else [x]
+    return bool(items) and all(hasattr(e, "free_symbols") for e in items) and not callable(x)
+
+
+class _ExpressionRows:
+    """User rows given as sympy expressions in ``coordinates`` (symbols standing for q_0 … q_{nq−1}) and, for
+    velocity rows, ``speeds`` (for v_0 … v_{nv−1}), compiled once for the numeric rows (models with q̇ = v, i.e.
+    scalar joints): the Jacobians by differentiation and γ = −d(J)/dt v exactly."""
+
+    def __init__(self, rows, coordinates, speeds, label):
+        import sympy as sp
+        rows = sp.Matrix(list(rows) if isinstance(rows, (list, tuple)) else [rows])
+        if coordinates is None:
+            raise ModelError(f"{label}: rows given as sympy expressions need coordinates=(symbols for q_0, q_1, …)")
+        q = sp.Matrix(list(coordinates))
+        v = sp.Matrix(list(speeds)) if speeds is not None else sp.Matrix(sp.symbols(f"v_0:{len(q)}"))
+        unknown = rows.free_symbols - set(q) - set(v)
+        if unknown:
+            raise ModelError(f"{label}: rows depend on {sorted(map(str, unknown))}, neither coordinates nor speeds")
+        self.rows, self.q, self.v, self.label = rows, q, v, label
+        self.compiled = {}
+
+    def function(self, name, expression, *args):
+        """lambdify(args, expression), compiled on first use."""
+        if name not in self.compiled:
+            import sympy as sp
+            self.compiled[name] = sp.lambdify(args, expression, "numpy")
+        return self.compiled[name]
+
+    def check(self, model):
+        if model.nq != model.nv or len(self.q) != model.nq:
+            raise ModelError(f"{self.label}: rows given as sympy expressions need a model with q̇ = v (scalar joints) "
+                             f"and one coordinate symbol per entry of q ({model.nq}), got {len(self.q)} symbols for "
+                             f"nq = {model.nq}, nv = {model.nv}")
+
+    def substituted(self, k):
+        """The rows in the symbolic kinematics' q(t) and u(t)."""
+        return list(self.rows.xreplace({**dict(zip(self.q, k.q)), **dict(zip(self.v, k.u))}))
+
+
 class Holonomic(Constraint):
-    """User holonomic constraint φ(q) = 0 given by a callable ``phi(q) -> (size,)``.
+    """User holonomic constraint φ(q) = 0 given by a callable ``phi(q) -> (size,)``, or as sympy expressions.
 
     J (size × nv) is ``jacobian(q)`` if given, else the central difference of φ along q ⊕ ±h e_k (h = ``step``,
     error O(h²)). γ = −J̇ v is the central difference of J v along q ⊕ ±h v when ``jacobian`` is given (error
     ~1e-10), else the second difference −(φ(q ⊕ h v) − 2φ(q) + φ(q ⊖ h v))/h² with h = √step / 10 (error ~1e-8,
     relative). Autonomous constraints only.
+
+    ``phi`` may instead be a sympy expression or a list of them in the symbols ``coordinates`` (one per entry of
+    q, models with scalar joints): J = ∂φ/∂q and γ = −∂(J v)/∂q v are then exact, and the symbolic equations
+    (:func:`multibody.symbolic.equations_of_motion`) take the rows as they are; ``size`` may be omitted.
     """
 
-    def __init__(self, phi: Callable[[np.ndarray], ArrayLike], size: int,
+    def __init__(self, phi: Callable[[np.ndarray], ArrayLike] | Any, size: int | None = None,
                  jacobian: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
-                 name: str | None = None) -> None:
+                 name: str | None = None, coordinates: Any = None) -> None:
         super().__init__((), name or getattr(phi, "__name__", "phi"))
+        self.expressions = None
+        if _is_expression(phi):
+            self.expressions = _ExpressionRows(phi, coordinates, None, f"Holonomic '{self.name}'")
+            rows, q = self.expressions.rows, self.expressions.q
+            phi = self.expressions.function("phi", list(rows), list(q))
+            jacobian = self.expressions.function("J", rows.jacobian(q), list(q))
+            size = rows.rows
         if not callable(phi) or (jacobian is not None and not callable(jacobian)):
             raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
+        if size is None:
+            raise ModelError(f"Holonomic '{self.name}': give size, the number of rows of phi(q)")
         self.phi, self._jacobian, self.size, self.step = phi, jacobian, int(size), float(step)
+
+    def check(self, model: Model) -> None:
+        if self.expressions is not None:
+            self.expressions.check(model)
 
     def value(self, q: np.ndarray) -> np.ndarray:
         return _call(self.phi, q, (self.size,), f"Holonomic '{self.name}': phi")
@@ -410,7 +538,12 @@ class Holonomic(Constraint):
     def evaluate(self, s: Snapshot) -> Rows:
         m, q, v = s.model, s.q, s.v
         phi = self.value(q)
-        if not np.any(v):
+        if self.expressions is not None:
+            x = self.expressions
+            J = x.rows.jacobian(x.q)
+            gamma = np.asarray(x.function("gamma", -(J * x.v).jacobian(x.q) * x.v, list(x.q), list(x.v))(q, v),
+                               dtype=float).reshape(-1)
+        elif not np.any(v):
             gamma = np.zeros(self.size)
         elif self._jacobian is not None:
             gamma = -_directional(lambda x: self.jacobian(m, x) @ v, m, q, v, self.step)
@@ -420,18 +553,44 @@ class Holonomic(Constraint):
             gamma = -(self.value(integrate(m, q, v, h)) - 2 * phi + self.value(integrate(m, q, v, -h))) / h**2
         return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """φ(q) as given (sympy rows only)."""
+        if self.expressions is None:
+            return super().symbolic(k)
+        return SymbolicRows(self.expressions.substituted(k), [])
+
 
 class Nonholonomic(Constraint):
     """User nonholonomic constraint A(q) v = b(q) given by callables ``A(q) -> (size, nv)`` and optional
-    ``b(q) -> (size,)`` (default 0). γ = ḃ − Ȧ v by central differences along q ⊕ ±h v (error O(h²))."""
+    ``b(q) -> (size,)`` (default 0). γ = ḃ − Ȧ v by central differences along q ⊕ ±h v (error O(h²)).
 
-    def __init__(self, A: Callable[[np.ndarray], ArrayLike], size: int,
+    ``A`` may instead be sympy rows A(q) v − b(q) (= 0, linear in v) in the symbols ``coordinates`` (for q) and
+    ``speeds`` (for v), models with scalar joints: A, b and γ = ∂(b − A v)/∂q v are then exact, and the symbolic
+    equations take the rows as they are; ``size`` may be omitted.
+    """
+
+    def __init__(self, A: Callable[[np.ndarray], ArrayLike] | Any, size: int | None = None,
                  b: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
-                 name: str | None = None) -> None:
+                 name: str | None = None, coordinates: Any = None, speeds: Any = None) -> None:
         super().__init__((), name or getattr(A, "__name__", "A"))
+        self.expressions = None
+        if _is_expression(A):
+            label = f"Nonholonomic '{self.name}'"
+            if speeds is None:
+                raise ModelError(f"{label}: rows given as sympy expressions need speeds=(symbols for v_0, v_1, …)")
+            x = self.expressions = _ExpressionRows(A, coordinates, speeds, label)
+            matrix, at_rest = x.rows.jacobian(x.v), -x.rows.xreplace({vi: 0 for vi in x.v})
+            A, b = x.function("A", matrix, list(x.q)), x.function("b", list(at_rest), list(x.q))
+            size = x.rows.rows
         if not callable(A) or (b is not None and not callable(b)):
             raise ModelError(f"Nonholonomic '{self.name}': A and b must be callables, got {A!r}, {b!r}")
+        if size is None:
+            raise ModelError(f"Nonholonomic '{self.name}': give size, the number of rows of A(q)")
         self.A, self.b, self.size, self.step = A, b, int(size), float(step)
+
+    def check(self, model: Model) -> None:
+        if self.expressions is not None:
+            self.expressions.check(model)
 
     def matrix(self, model: Model, q: np.ndarray) -> np.ndarray:
         return _call(self.A, q, (self.size, model.nv), f"Nonholonomic '{self.name}': A")
@@ -443,9 +602,21 @@ class Nonholonomic(Constraint):
 
     def evaluate(self, s: Snapshot) -> Rows:
         m, q, v = s.model, s.q, s.v
-        rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
-        gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
+        if self.expressions is not None:
+            x = self.expressions
+            # γ = d(b − A v)/dt at v̇ = 0 = −∂(A v − b)/∂q q̇, q̇ = v
+            rate = x.function("gamma", -x.rows.jacobian(x.q) * x.v, list(x.q), list(x.v))
+            gamma = np.asarray(rate(q, v), dtype=float).reshape(-1)
+        else:
+            rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
+            gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
         return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """A(q) u − b(q) as given (sympy rows only)."""
+        if self.expressions is None:
+            return super().symbolic(k)
+        return SymbolicRows([], self.expressions.substituted(k))
 
 
 class Mimic(Constraint):
@@ -489,6 +660,11 @@ class Mimic(Constraint):
         J[0, mv] -= self.multiplier
         phi = s.q[iq] - self.multiplier * s.q[mq] - self.offset
         return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = q_j − m q_m − o."""
+        return SymbolicRows([k.coordinate(self.joint) - k.number(self.multiplier) * k.coordinate(self.master)
+                             - k.number(self.offset)], [])
 
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""
