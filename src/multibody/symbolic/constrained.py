@@ -16,27 +16,72 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..constraints.types import equality_constraints
 from ..errors import ModelError
 from .linsolve import lu_solve, random_values
 from .motion import constrain, cross, project
-from .tree import _exact, _matrix
+from .tree import _exact, _joint_step, _matrix, _skew
 
 
 class Kinematics:
-    """World positions, axes and velocities of points fixed in the bodies of a Model, symbolically.
+    """World positions, axes and velocities of points fixed in the bodies of a Model, in placeholder symbols.
 
-    ``frames`` per body (R, p, ω): rotation body → world, origin (world axes), angular velocity (body axes), as
-    :func:`.elements.body_frames` gives them; q̇ = f(q, u) in ``qdot``. Body names may be bodies, named frames or
-    "world"; points and axes are given in the coordinates of that body or frame."""
+    Each body i has symbols for its rotation R_i (body → world axes), origin p_i, angular velocity ω_i and origin
+    velocity v_i (world axes), with the rates Ṙ_i = [ω_i]× R_i, ṗ_i = v_i, ω̇_i = α⁰_i, v̇_i = a⁰_i (the bias
+    accelerations, u̇ = 0; source document 004's Ḃ u): a constraint's rows stay short expressions in them, and
+    their time derivatives (:meth:`rate`) are taken on those short expressions, not on the long ones in q. The
+    definitions of the symbols in q and u (:attr:`definitions`) come from the world-axes recursion
+
+        R_i = R_λ R_J,   p_i = p_λ + R_λ r,   ω_i = ω_λ + ω_J,   v_i = v_λ + ω_λ × (p_i − p_λ) + v_J,
+        α⁰_i = α⁰_λ + ω_i × ω_J,   a⁰_i = a⁰_λ + α⁰_λ × r + ω_λ × (ω_λ × r + v_J) + ω_i × v_J
+
+    (ω_J = R_i S_ω u_i, v_J = R_i S_v u_i, plus Ṡ u for subspaces that depend on q; RBDA §2.11), with the partial
+    velocities W_i = ∂ω_i/∂u, V_i = ∂v_i/∂u (3 × n, world axes) carried alongside. Body names may be bodies,
+    named frames or "world"; points and axes are given in the coordinates of that body or frame."""
 
     sqrt = staticmethod(sp.sqrt)
     cross = staticmethod(cross)
     number = staticmethod(_exact)
 
-    def __init__(self, model, frames, q, u, qdot):
-        self.model, self.frames, self.q, self.u, self.qdot = model, frames, q, u, qdot
+    def __init__(self, model, q, u, speeds):
+        self.model, self.q, self.u = model, list(q), list(u)
+        n, zero, zero_n = len(u), sp.zeros(3, 1), sp.zeros(3, len(u))
+        self.bodies, self.definitions, self.rates, qdot = [], {}, {}, []
+        values = []     # per body: (R, p, ω, v, α⁰, a⁰, W, V) in q and u
+        iq = iv = 0
+        for i, (body, joint, parent, placement) in enumerate(zip(model.bodies, model.joints, model.parents,
+                                                                 model.placements)):
+            qj, uj = self.q[iq:iq + joint.nq], self.u[iv:iv + joint.nv]
+            R, r, S, Sdot_u, qdot_j = _joint_step(joint, placement, qj, uj, speeds, body.name)
+            R_l, p_l, w_l, v_l, al_l, a_l, W_l, V_l = values[parent] if parent >= 0 else \
+                (sp.eye(3), zero, zero, zero, zero, zero, zero_n, zero_n)
+            R_i, r_w = R_l * R, R_l * r
+            uj = sp.Matrix(len(uj), 1, uj)
+            w_J, v_J = R_i * (S[:3, :] * uj), R_i * (S[3:, :] * uj)
+            w_i = w_l + w_J
+            W, V = W_l.copy(), V_l - _skew(r_w) * W_l
+            W[:, iv:iv + joint.nv] += R_i * S[:3, :]
+            V[:, iv:iv + joint.nv] += R_i * S[3:, :]
+            values.append((R_i, p_l + r_w, w_i, v_l + cross(w_l, r_w) + v_J,
+                           al_l + cross(w_i, w_J) + R_i * Sdot_u[:3, :],
+                           a_l + cross(al_l, r_w) + cross(w_l, cross(w_l, r_w) + v_J) + cross(w_i, v_J)
+                           + R_i * Sdot_u[3:, :], W, V))
+            qdot.extend(qdot_j)
+            iq, iv = iq + joint.nq, iv + joint.nv
+        self.qdot = sp.Matrix(qdot)
+        for i, (R, p, w, v, al, a, W, V) in enumerate(values):
+            symbols = [sp.Matrix(3, 3, sp.symbols(f"R{i}_0:9", cls=sp.Dummy))] + \
+                [sp.Matrix(sp.symbols(f"{name}{i}_0:3", cls=sp.Dummy)) for name in ("p", "w", "v", "al", "a")]
+            Rs, ps, ws, vs, als, as_ = symbols
+            self.bodies.append((Rs, ps, ws, vs, W, V))
+            for placeholder, value in zip(symbols, (R, p, w, v, al, a)):
+                self.definitions.update(zip(placeholder, value))
+            self.rates.update(zip(Rs, _skew(ws) * Rs))
+            self.rates.update({**dict(zip(ps, vs)), **dict(zip(ws, als)), **dict(zip(vs, as_))})
+        self.rates.update(zip(self.q, self.qdot))
+        self.rates.update({ui: sp.Integer(0) for ui in self.u})
 
     @staticmethod
     def matrix(x):
@@ -53,14 +98,14 @@ class Kinematics:
     def rotation(self, body):
         """Axes of ``body`` (or frame) → world axes."""
         index, _, rotation = self._located(body)
-        return (sp.eye(3) if index < 0 else self.frames[index][0]) * self.matrix(rotation)
+        return (sp.eye(3) if index < 0 else self.bodies[index][0]) * self.matrix(rotation)
 
     def point(self, body, r):
         """World position of the point r (coordinates of ``body``)."""
         index, r, _ = self._located(body, r)
         if index < 0:
             return self.matrix(r)
-        R, p, _ = self.frames[index]
+        R, p = self.bodies[index][:2]
         return p + R * self.matrix(r)
 
     def axis(self, body, a):
@@ -70,55 +115,75 @@ class Kinematics:
     def omega(self, body):
         """Angular velocity of ``body`` in world axes (zero for the world)."""
         index = self._located(body)[0]
-        if index < 0:
-            return sp.zeros(3, 1)
-        R, _, w = self.frames[index]
-        return R * w
+        return sp.zeros(3, 1) if index < 0 else self.bodies[index][2]
 
     def velocity(self, body, r):
-        """Velocity of the material point r of ``body`` (world axes): ṗ + ω × (R r), ṗ = ∂p/∂q q̇."""
+        """Velocity of the material point r of ``body`` (world axes): v + ω × (R r)."""
         index, r, _ = self._located(body, r)
         if index < 0:
             return sp.zeros(3, 1)
-        R, p, _ = self.frames[index]
-        return p.jacobian(self.q) * self.qdot + cross(self.omega(body), R * self.matrix(r))
+        R, _, w, v = self.bodies[index][:4]
+        return v + cross(w, R * self.matrix(r))
 
     def coordinate(self, joint):
         """The coordinate of a one-dof joint (joint or child-body name)."""
         return self.q[self.model.one_dof_joint(joint, f"joint {joint!r}")[1]]
 
+    def rate(self, e):
+        """d e/dt at u̇ = 0 for an expression e in the placeholders, q and u (chain rule over its symbols)."""
+        e = sp.sympify(e)
+        symbols = (e.free_symbols | e.atoms(AppliedUndef)) & self.rates.keys()
+        return sp.Add(*[e.diff(s) * self.rates[s] for s in symbols])
+
+    def speed_jacobian(self, rows):
+        """∂rows/∂u for rows linear in the speeds: through ω_i = W_i u and v_i = V_i u, and u itself."""
+        rows = sp.Matrix(rows)
+        J = rows.jacobian(self.u)
+        for _, _, w, v, W, V in self.bodies:
+            if rows.free_symbols & (set(w) | set(v)):
+                J += rows.jacobian(w) * W + rows.jacobian(v) * V
+        return J
+
+    def at_rest(self, rows):
+        """rows with every speed zero (ω_i = v_i = 0, u = 0): the part b(q) of rows A u − b."""
+        zero = {ui: 0 for ui in self.u}
+        for _, _, w, v, _, _ in self.bodies:
+            zero.update({x: 0 for x in (*w, *v)})
+        return sp.Matrix(rows).xreplace(zero)
+
 
 class ConstraintRows:
-    """The model's constraint rows, independent ones only: holonomic φ(q) (first ``len(phi)`` rows of B) and all
-    rows B u + b = 0, B u̇ = c."""
+    """The model's constraint rows, independent ones only: holonomic φ(q) = 0 (the first ``len(phi)`` rows) and all
+    rows B u + b = 0, B u̇ = c, in q and u."""
 
     def __init__(self, phi, B, b, c):
         self.phi, self.B, self.b, self.c = phi, B, b, c
 
 
-def constraint_rows(model, frames, q, u, qdot):
+def constraint_rows(model, q, u, speeds):
     """:class:`ConstraintRows` of the model's equality constraints; ModelError naming a constraint without a
     symbolic form (a JointLimit, a Holonomic given by callables)."""
     for constraint in getattr(model, "constraints", ()):
         if getattr(constraint, "unilateral", False):
             raise ModelError(f"constraint {constraint!r}: JointLimit is an inequality; the symbolic equations take "
                              "equality constraints only")
-    k = Kinematics(model, frames, q, u, qdot)
+    k = Kinematics(model, q, u, speeds)
     position, velocity = [], []
     for constraint in equality_constraints(model):
         rows = constraint.symbolic(k)
         position += [sp.sympify(x) for x in rows.position]
         velocity += [sp.sympify(x) for x in rows.velocity]
-    phi, g = sp.Matrix(len(position), 1, position), sp.Matrix(len(velocity), 1, velocity)
-    N = qdot.jacobian(u)
-    B = sp.Matrix.vstack(phi.jacobian(q) * N, g.jacobian(u))
-    b = sp.Matrix.vstack(sp.zeros(phi.rows, 1), g.xreplace({ui: 0 for ui in u}))
-    rows = independent_rows(B)
-    holonomic = [i for i in rows if i < phi.rows]
-    phi, B, b = phi.extract(holonomic, [0]), B.extract(rows, list(range(len(u)))), b.extract(rows, [0])
-    # c = −d(B u + b)/dt at u̇ = 0, q̇ = f(q, u)
-    c = -(B * sp.Matrix(u) + b).jacobian(q) * qdot
-    return ConstraintRows(phi, B, b, c)
+    # velocity rows: φ̇ of the holonomic ones, then the nonholonomic ones; B = ∂/∂u, b at rest, c = −d/dt|u̇=0
+    rows = sp.Matrix(len(position) + len(velocity), 1, [k.rate(f) for f in position] + velocity)
+    B, b = k.speed_jacobian(rows), k.at_rest(rows)
+    c = -sp.Matrix([k.rate(g) for g in rows])
+    # in q and u
+    B, b, c = (M.xreplace(k.definitions) for M in (B, b, c))
+    phi = sp.Matrix(len(position), 1, position).xreplace(k.definitions)
+    independent = independent_rows(B)
+    holonomic = [i for i in independent if i < phi.rows]
+    return ConstraintRows(phi.extract(holonomic, [0]), B.extract(independent, list(range(len(u)))),
+                          b.extract(independent, [0]), c.extract(independent, [0]))
 
 
 def _shadow(M, seed=20070):
@@ -205,8 +270,38 @@ def minimal(X, Y, F, rows, u, independent=None):
     order = [i for i in range(len(u)) if i not in dep] + dep
     n = len(u) - len(dep)
     B = B.extract(list(range(B.rows)), order)
-    solved = lu_solve(B[:, n:], sp.Matrix.hstack(-B[:, :n], rows.c, -rows.b),
-                      "constraints (solved for the dependent speeds)")
+    solved = solve_constraints(B[:, n:], sp.Matrix.hstack(-B[:, :n], rows.c, -rows.b))
     A, C, beta = solved[:, :n], solved[:, n], solved[:, n + 1]
     X, Y = constrain(X.extract(order, order), Y.extract(order, [0]), A, C)
     return order, A, beta, X, Y, project(F.extract(order, [0]), A)
+
+
+def solve_constraints(M, R):
+    """X with M X = R for the constraint rows solved for the dependent speeds: first eliminating with the pivots
+    that are nonzero numbers (a contact point's velocity row has coefficient 1 on its own translation speed), then
+    the rest by :func:`.linsolve.lu_solve` (Cramer's rule up to 3 × 3). Pivots are never expressions that vanish
+    at special configurations when a constant one is at hand (upright, straight ahead)."""
+    M, R = sp.Matrix(M), sp.Matrix(R)
+    m = M.rows
+    rows, cols, pivots = list(range(m)), list(range(m)), []
+    while True:
+        found = [(abs(float(M[i, j])) != 1.0, i, j) for i in rows for j in cols if M[i, j].is_Number and M[i, j] != 0]
+        if not found:
+            break
+        _, i, j = min(found)
+        for r in range(m):
+            if r != i and M[r, j] != 0:
+                factor = M[r, j] / M[i, j]
+                M[r, :], R[r, :] = M[r, :] - factor * M[i, :], R[r, :] - factor * R[i, :]
+        pivots.append((i, j))
+        rows.remove(i)
+        cols.remove(j)
+    X = sp.zeros(m, R.cols)
+    if rows:
+        rest = lu_solve(M.extract(rows, cols), R.extract(rows, list(range(R.cols))),
+                        "constraints (solved for the dependent speeds)")
+        for k, j in enumerate(cols):
+            X[j, :] = rest[k, :]
+    for i, j in pivots:   # row i: M_ij x_j + Σ_(k in the rest) M_ik x_k = R_i (the other pivot columns eliminated)
+        X[j, :] = (R[i, :] - sum((M[i, k] * X[k, :] for k in cols), sp.zeros(1, R.cols))) / M[i, j]
+    return X

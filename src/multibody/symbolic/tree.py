@@ -105,13 +105,13 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
                   generalized_active_forces=F, partial_velocities={b.name: p for b, p in zip(model.bodies, partials)},
                   inputs=tuple(tau) if torques else (), auxiliaries=tuple(auxiliaries))
     if model.constraints:
-        fields.update(_constrained(model, method, frames, q, u, fields, independent_speeds))
+        fields.update(_constrained(model, method, speeds, q, u, fields, independent_speeds))
     X, Y, F = fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"]
     udot = sp.Matrix([ui.diff(TIME) for ui in fields["u"]])
     return EquationsOfMotion(**fields, generalized_inertia_forces=Y - F - X * udot)
 
 
-def _constrained(model, method, frames, q, u, fields, independent_speeds):
+def _constrained(model, method, speeds, q, u, fields, independent_speeds):
     """The fields that the model's constraints change: for Lagrange, multipliers λ with the constraint matrix B
     and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent speeds, the
     dependent ones u_dep = A u_ind + β kept as symbols (:func:`.constrained.minimal`). With u = q̇ the holonomic
@@ -119,7 +119,7 @@ def _constrained(model, method, frames, q, u, fields, independent_speeds):
     from .constrained import constraint_rows, dependent_coordinates, minimal, speed_indices
     from .motion import project_partials
     qdot = fields["qdot"]
-    rows = constraint_rows(model, frames, q, u, qdot)
+    rows = constraint_rows(model, q, u, speeds)
     if method == "lagrange":
         return dict(multipliers=sp.symbols(f"lambda_0:{rows.B.rows}"), constraint_matrix=rows.B,
                     constraint_rhs=rows.c)
