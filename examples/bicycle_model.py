@@ -101,8 +101,8 @@ def numeric_lean_steer_eigenvalues(model: mb.Model, speed: float) -> np.ndarray:
     """The four lean-and-steer eigenvalues from :func:`multibody.linearize` on the constraint manifold.
 
     Central differences with step 1e-5 (truncation and the projection onto the manifold balance there: ~1e-10;
-    the default 1e-6 gives ~1e-8). The state matrix is in minimal coordinates x = (y, w) (δq ≈ N_h y, δv ≈ N w); the directions of the
-    coordinates the motion does not depend on (x, y, yaw, the wheels' angles) and of a change of forward speed
+    the default 1e-6 gives ~1e-8). The state matrix is in minimal coordinates x = (y, w) (δq ≈ N_h y,
+    δv ≈ N w); the directions of the coordinates the motion does not depend on (x, y, yaw, the wheels' angles) and of a change of forward speed
     span an invariant subspace Z, A Z ⊂ Z. The lean-and-steer eigenvalues are those of A on the quotient:
     C ᵀ A C with C an orthonormal basis of Z's complement."""
     q, v = upright_state(model, speed)
