@@ -113,6 +113,15 @@ def aligned():
     return model
 
 
+def aligned_ball_joint():
+    """The same pendulum about x from a spherical joint (body-axis speeds) and the Align."""
+    model = mb.Model("align_spherical", gravity=(0.0, 0.0, -G))
+    model.add(mb.Body("bob", mass=1.1, com=(0.1, 0.05, -0.6), inertia=np.diag([0.03, 0.04, 0.05])), "world",
+              mb.Spherical())
+    model.add_constraint(mb.Align("bob", (1, 0, 0), "world", (1, 0, 0)))
+    return model
+
+
 def on_plane():
     """The double pendulum's tip held on the plane z = −1.8."""
     model = double_pendulum()
@@ -143,6 +152,16 @@ def user_nonholonomic():
     return model
 
 
+def affine_user_nonholonomic():
+    """A user row with b(q) ≠ 0: the blade's lateral velocity prescribed as 0.1 cos x (A v = b(q))."""
+    x, y, th, vx, vy, w = sp.symbols("x y theta v_x v_y omega")
+    body = mb.Body("sleigh", mass=2.0, com=(0.3, 0.0, 0.0), inertia=np.diag([0.1, 0.2, 0.25]))
+    model = planar_base("affine_sleigh", body)
+    model.add_constraint(mb.Nonholonomic([-sp.sin(th) * vx + sp.cos(th) * vy - sp.cos(x) / 10],
+                                         coordinates=(x, y, th), speeds=(vx, vy, w), name="drift"))
+    return model
+
+
 def speed_indices(eom):
     return [int(u.func.__name__.split("_")[1]) for u in eom.u]
 
@@ -156,6 +175,9 @@ SYSTEMS = {   # model, random consistent state, rest equilibrium on the manifold
     "Mimic": (mimic, lambda r: ([r.uniform(-1, 1), 0], [r.uniform(-2, 2), 0]), [0.0, 0.0]),
     "Holonomic": (user_holonomic, lambda r: ([r.uniform(-1, 1), 0], [r.uniform(-2, 2), 0]), [0.0, 0.0]),
     "Nonholonomic": (user_nonholonomic, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), [0.0, 0.0, 0.3]),
+    "Nonholonomic-affine": (affine_user_nonholonomic, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), None),
+    "Align-spherical": (aligned_ball_joint, lambda r: (np.r_[np.cos(0.3), np.sin(0.3), 0, 0], r.uniform(-2, 2, 3)),
+                        None),
     "KnifeEdge": (sleigh, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), [0.0, 0.0, 0.3]),
     "RollingDisk": (rolling_disk, lambda r: (r.uniform(-0.5, 0.5, 5), r.uniform(-2, 2, 5)), [0.0] * 5),
     "RollingDisk-free": (free_disk, lambda r: (np.r_[0, 0, 0.4, _quaternion(r, 0.5)], r.uniform(-2, 2, 6)), None),
@@ -209,7 +231,7 @@ def derived():
 def _methods(name):
     """Lagrange's equations need u = q̇ (no quaternion joints). Gauss's and Kane's equations share the elimination
     of the dependent speeds, so Gauss's is checked on one system of each kind (loop, knife edge, rolling)."""
-    if name in ("RollingDisk-free", "RollingSphere"):
+    if name in ("RollingDisk-free", "RollingSphere", "Align-spherical"):
         return ("kane",)
     return ("kane", "gauss", "lagrange") if name in ("Connect", "KnifeEdge", "RollingDisk") else ("kane", "lagrange")
 

@@ -154,10 +154,24 @@ class Kinematics:
 
 class ConstraintRows:
     """The model's constraint rows, independent ones only: holonomic φ(q) = 0 (the first ``len(phi)`` rows) and all
-    rows B u + b = 0, B u̇ = c, in q and u."""
+    rows B u + b = 0, B u̇ = c, in q and u; ``generic`` maps q to a generic configuration on the constraint manifold
+    (empty when none was found) at which ranks and pivots are decided."""
 
-    def __init__(self, phi, B, b, c):
-        self.phi, self.B, self.b, self.c = phi, B, b, c
+    def __init__(self, phi, B, b, c, generic):
+        self.phi, self.B, self.b, self.c, self.generic = phi, B, b, c, generic
+
+
+def generic_configuration(model, q, seed=20070):
+    """{q_i: value} at a random configuration assembled onto the holonomic constraints (mb.assemble), so that the
+    ranks of the constraint rows and the choice of pivots are those of the manifold, where a configuration off it
+    can differ (an Align's null direction); empty for symbolic parameters or when assembly fails (then a random
+    point off the manifold decides, as for any symbolic matrix)."""
+    from ..constraints.assembly import assemble_positions
+    try:
+        values = assemble_positions(model, model.random_configuration(seed))
+    except (ModelError, TypeError, ValueError, np.linalg.LinAlgError):
+        return {}
+    return {qi: sp.Float(x) for qi, x in zip(q, values)}
 
 
 def constraint_rows(model, q, u, speeds):
@@ -180,15 +194,17 @@ def constraint_rows(model, q, u, speeds):
     # in q and u
     B, b, c = (M.xreplace(k.definitions) for M in (B, b, c))
     phi = sp.Matrix(len(position), 1, position).xreplace(k.definitions)
-    independent = independent_rows(B)
+    generic = generic_configuration(model, q)
+    independent = independent_rows(B, generic)
     holonomic = [i for i in independent if i < phi.rows]
     return ConstraintRows(phi.extract(holonomic, [0]), B.extract(independent, list(range(len(u)))),
-                          b.extract(independent, [0]), c.extract(independent, [0]))
+                          b.extract(independent, [0]), c.extract(independent, [0]), generic)
 
 
-def _shadow(M, seed=20070):
-    """M evaluated at a generic point (random values of every symbol and coordinate)."""
-    values = random_values(list(M), seed)
+def _shadow(M, generic=None, seed=20070):
+    """M evaluated at a generic point (random values of every symbol and coordinate; the coordinates' from
+    ``generic`` where given)."""
+    values = {**random_values(list(M), seed), **(generic or {})}
     return np.array(M.xreplace(values).evalf(), dtype=float).reshape(M.shape)
 
 
@@ -210,9 +226,9 @@ def _pivots(M, order=None):
     return sorted(columns[:rank].tolist())
 
 
-def independent_rows(B):
+def independent_rows(B, generic=None):
     """The rows of B independent at a generic configuration (the others are combinations of them there)."""
-    return _pivots(_shadow(B).T)
+    return _pivots(_shadow(B, generic).T)
 
 
 def speed_indices(model, names, what):
@@ -232,11 +248,11 @@ def speed_indices(model, names, what):
     return sorted(set(indices))
 
 
-def dependent_speeds(B, independent=None):
+def dependent_speeds(B, independent=None, generic=None):
     """Indices of the speeds to solve the rows B u = 0 for: the columns of B that complement ``independent`` (user
     choice), else the best-conditioned columns at a generic configuration (pivoted QR, like choosing u_dependent for
     sympy's KanesMethod)."""
-    shadow = _shadow(B)
+    shadow = _shadow(B, generic)
     if independent is None:
         return _pivots(shadow)
     dep = [j for j in range(B.cols) if j not in independent]
@@ -247,12 +263,12 @@ def dependent_speeds(B, independent=None):
     return dep
 
 
-def dependent_coordinates(phi, q, preferred):
+def dependent_coordinates(phi, q, preferred, generic=None):
     """Indices of coordinates to solve the holonomic rows φ(q) = 0 for (pivoted at a generic configuration),
     preferring ``preferred`` (the dependent speeds' coordinates when u = q̇)."""
     if not phi.rows:
         return []
-    shadow = _shadow(phi.jacobian(q))
+    shadow = _shadow(phi.jacobian(q), generic)
     order = list(preferred) + [j for j in np.argsort(-np.abs(shadow).max(axis=0)) if j not in preferred]
     chosen = _pivots(shadow, order)
     if len(chosen) < phi.rows:
@@ -266,7 +282,7 @@ def minimal(X, Y, F, rows, u, independent=None):
 
     Returns (order, A, β, X̃, Ỹ, F̃) with ``order`` the speed indices, independent then dependent."""
     B = rows.B
-    dep = dependent_speeds(B, independent)
+    dep = dependent_speeds(B, independent, rows.generic)
     order = [i for i in range(len(u)) if i not in dep] + dep
     n = len(u) - len(dep)
     B = B.extract(list(range(B.rows)), order)

@@ -131,7 +131,7 @@ def _constrained(model, method, speeds, q, u, fields, independent_speeds):
     u_ind, dep = [u[i] for i in order[:n]], order[n:]
     holonomic = {}
     if rows.phi.rows and qdot == sp.Matrix(u):
-        coordinates = dependent_coordinates(rows.phi, q, dep)
+        coordinates = dependent_coordinates(rows.phi, q, dep, rows.generic)
         holonomic = dict(dependent_coordinates=tuple(q[i] for i in coordinates), configuration_constraints=rows.phi)
     partials = {name: tuple(project_partials(P.extract(list(range(P.rows)), order), A) for P in pair)
                 for name, pair in fields["partial_velocities"].items()}
