@@ -20,6 +20,7 @@ from sympy.core.function import AppliedUndef
 
 from ..constraints.types import equality_constraints
 from ..errors import ModelError
+from .jet import jacobian_at
 from .linsolve import lu_solve, random_values
 from .motion import constrain, cross, project
 from .tree import _exact, _joint_step, _matrix, _skew
@@ -201,11 +202,14 @@ def constraint_rows(model, q, u, speeds):
                           b.extract(independent, [0]), c.extract(independent, [0]), generic)
 
 
-def _shadow(M, generic=None, seed=20070):
+def _shadow(M, generic=None, seed=20070, variables=()):
     """M evaluated at a generic point (random values of every symbol and coordinate; the coordinates' from
-    ``generic`` where given)."""
+    ``generic`` where given) over its expression graph, and with ``variables`` its Jacobian there."""
     values = {**random_values(list(M), seed), **(generic or {})}
-    return np.array(M.xreplace(values).evalf(), dtype=float).reshape(M.shape)
+    at, jacobian = jacobian_at(list(M), list(variables), values)
+    if variables:
+        return np.array(jacobian, dtype=float)
+    return np.array(at, dtype=float).reshape(M.shape)
 
 
 def _pivots(M, order=None):
@@ -268,7 +272,7 @@ def dependent_coordinates(phi, q, preferred, generic=None):
     preferring ``preferred`` (the dependent speeds' coordinates when u = q̇)."""
     if not phi.rows:
         return []
-    shadow = _shadow(phi.jacobian(q), generic)
+    shadow = _shadow(phi, generic, variables=q)
     order = list(preferred) + [j for j in np.argsort(-np.abs(shadow).max(axis=0)) if j not in preferred]
     chosen = _pivots(shadow, order)
     if len(chosen) < phi.rows:
