@@ -89,8 +89,8 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
     udot = sp.Matrix([ui.diff(TIME) for ui in u])
-    frames, tau_all = None, tau
-    if model.forces or model.constraints:
+    tau_all = tau
+    if model.forces:
         from .elements import body_frames, element_forces
         frames, rates = body_frames(model, q, u, speeds)
         # the force elements join the joint forces in F_r (document 000, eq. 4)
