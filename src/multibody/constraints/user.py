@@ -56,10 +56,10 @@ class _ExpressionRows:
         self.compiled = {}
 
     def function(self, name, expression, *args):
-        """lambdify(args, expression), compiled on first use."""
+        """lambdify(args, expression()), formed and compiled on first use."""
         if name not in self.compiled:
             import sympy as sp
-            self.compiled[name] = sp.lambdify(args, expression, "numpy")
+            self.compiled[name] = sp.lambdify(args, expression(), "numpy")
         return self.compiled[name]
 
     def check(self, model):
@@ -94,8 +94,8 @@ class Holonomic(Constraint):
         if _is_expression(phi):
             self.expressions = _ExpressionRows(phi, coordinates, None, f"Holonomic '{self.name}'")
             rows, q = self.expressions.rows, self.expressions.q
-            phi = self.expressions.function("phi", list(rows), list(q))
-            jacobian = self.expressions.function("J", rows.jacobian(q), list(q))
+            phi = self.expressions.function("phi", lambda: list(rows), list(q))
+            jacobian = self.expressions.function("J", lambda: rows.jacobian(q), list(q))
             size = rows.rows
         if not callable(phi) or (jacobian is not None and not callable(jacobian)):
             raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
@@ -120,9 +120,9 @@ class Holonomic(Constraint):
         phi = self.value(q)
         if self.expressions is not None:
             x = self.expressions
-            J = x.rows.jacobian(x.q)
-            gamma = np.asarray(x.function("gamma", -(J * x.v).jacobian(x.q) * x.v, list(x.q), list(x.v))(q, v),
-                               dtype=float).reshape(-1)
+            rate = x.function("gamma", lambda: -(x.rows.jacobian(x.q) * x.v).jacobian(x.q) * x.v, list(x.q),
+                              list(x.v))
+            gamma = np.asarray(rate(q, v), dtype=float).reshape(-1)
         elif not np.any(v):
             gamma = np.zeros(self.size)
         elif self._jacobian is not None:
@@ -160,7 +160,7 @@ class Nonholonomic(Constraint):
                 raise ModelError(f"{label}: rows given as sympy expressions need speeds=(symbols for v_0, v_1, …)")
             x = self.expressions = _ExpressionRows(A, coordinates, speeds, label)
             matrix, at_rest = x.rows.jacobian(x.v), -x.rows.xreplace({vi: 0 for vi in x.v})
-            A, b = x.function("A", matrix, list(x.q)), x.function("b", list(at_rest), list(x.q))
+            A, b = x.function("A", lambda: matrix, list(x.q)), x.function("b", lambda: list(at_rest), list(x.q))
             size = x.rows.rows
         if not callable(A) or (b is not None and not callable(b)):
             raise ModelError(f"Nonholonomic '{self.name}': A and b must be callables, got {A!r}, {b!r}")
@@ -185,7 +185,7 @@ class Nonholonomic(Constraint):
         if self.expressions is not None:
             x = self.expressions
             # γ = d(b − A v)/dt at v̇ = 0 = −∂(A v − b)/∂q q̇, q̇ = v
-            rate = x.function("gamma", -x.rows.jacobian(x.q) * x.v, list(x.q), list(x.v))
+            rate = x.function("gamma", lambda: -x.rows.jacobian(x.q) * x.v, list(x.q), list(x.v))
             gamma = np.asarray(rate(q, v), dtype=float).reshape(-1)
         else:
             rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)

@@ -48,12 +48,11 @@ class Kinematics:
 
     def __init__(self, model, q, u, speeds):
         self.model, self.q, self.u = model, list(q), list(u)
-        n, zero, zero_n = len(u), sp.zeros(3, 1), sp.zeros(3, len(u))
+        zero, zero_n = sp.zeros(3, 1), sp.zeros(3, len(u))
         self.bodies, self.definitions, self.rates, qdot = [], {}, {}, []
         values = []     # per body: (R, p, ω, v, α⁰, a⁰, W, V) in q and u
         iq = iv = 0
-        for i, (body, joint, parent, placement) in enumerate(zip(model.bodies, model.joints, model.parents,
-                                                                 model.placements)):
+        for body, joint, parent, placement in zip(model.bodies, model.joints, model.parents, model.placements):
             qj, uj = self.q[iq:iq + joint.nq], self.u[iv:iv + joint.nv]
             R, r, S, Sdot_u, qdot_j = _joint_step(joint, placement, qj, uj, speeds, body.name)
             R_l, p_l, w_l, v_l, al_l, a_l, W_l, V_l = values[parent] if parent >= 0 else \
