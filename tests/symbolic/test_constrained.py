@@ -168,6 +168,14 @@ def affine_user_nonholonomic():
     return model
 
 
+def _hanging(c):
+    """The unit quaternion of the rotation that turns the direction c straight down (−z), about c × (−z)."""
+    c = np.asarray(c, dtype=float) / np.linalg.norm(c)
+    axis = np.cross(c, (0.0, 0.0, -1.0))
+    angle = np.arctan2(np.linalg.norm(axis), -c[2])
+    return np.r_[np.cos(angle / 2), np.sin(angle / 2) * axis / np.linalg.norm(axis)]
+
+
 def speed_indices(eom):
     return [int(u.func.__name__.split("_")[1]) for u in eom.u]
 
@@ -183,11 +191,12 @@ SYSTEMS = {   # model, random consistent state, rest equilibrium on the manifold
     "Nonholonomic": (user_nonholonomic, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), [0.0, 0.0, 0.3]),
     "Nonholonomic-affine": (affine_user_nonholonomic, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), None),
     "Align-spherical": (aligned_ball_joint, lambda r: (np.r_[np.cos(0.3), np.sin(0.3), 0, 0], r.uniform(-2, 2, 3)),
-                        None),
+                        _hanging((0.0, 0.05, -0.6))),
     "KnifeEdge": (sleigh, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), [0.0, 0.0, 0.3]),
     "RollingDisk": (rolling_disk, lambda r: (r.uniform(-0.5, 0.5, 5), r.uniform(-2, 2, 5)), [0.0] * 5),
     "RollingDisk-free": (free_disk, lambda r: (np.r_[0, 0, 0.4, _quaternion(r, 0.5)], r.uniform(-2, 2, 6)), None),
-    "RollingSphere": (free_ball, lambda r: (np.r_[0, 0, 0.2, _quaternion(r, 3.0)], r.uniform(-2, 2, 6)), None),
+    "RollingSphere": (free_ball, lambda r: (np.r_[0, 0, 0.2, _quaternion(r, 3.0)], r.uniform(-2, 2, 6)),
+                      np.r_[0, 0, 0.2, _hanging((0.03, -0.02, 0.01))]),
 }
 
 
@@ -258,16 +267,21 @@ def test_symbolic_equations_match_forward_dynamics(derived, name, method):
 
 @pytest.mark.parametrize("name", [n for n, s in SYSTEMS.items() if s[2] is not None])
 def test_linearized_equations_match_numeric_linearization_on_the_manifold(derived, name):
-    """At a rest equilibrium on the manifold the two state matrices are similar through the coordinates' map:
-    x = [q_ind; u_ind] = T [y; w], T = diag(S_q N_h, S_u N) (S selects the independent entries)."""
+    """At a rest equilibrium on the manifold the state matrices map into each other through the coordinates:
+    x = [q_ind; u_ind] = T [y; w], T = diag(S_q Q N_h, S_u N) (S selects the independent entries, Q = ∂q/∂δ the
+    local coordinates' map, identity for scalar joints): A T = T A_num (with quaternion joints x has all of q, and
+    T maps onto the tangent directions)."""
     model, eom = derived(name, "kane")
     q, v = mb.assemble(model, np.asarray(SYSTEMS[name][2], dtype=float))
     A_num, _, N_h, N = mb.linearize(model, q, v, eps=1e-5, bases=True)
     point = {**dict(zip(eom.q, q)), **{u: 0.0 for u in eom.u}}
     A, _ = eom.linearize(point)
     A = np.array(A, dtype=float)
+    h = 1e-6   # Q = ∂(q ⊕ δ)/∂δ by central differences (exact for scalar joints)
+    Q = np.column_stack([(mb.integrate(model, q, e, h) - mb.integrate(model, q, e, -h)) / (2 * h)
+                         for e in np.eye(model.nv)])
     ind_q = [eom.q.index(x) for x in eom.independent_coordinates]
-    T = scipy_block(N_h[ind_q], N[speed_indices(eom)])
+    T = scipy_block(Q[ind_q] @ N_h, N[speed_indices(eom)])
     np.testing.assert_allclose(A @ T, T @ A_num, rtol=0, atol=1e-8 * max(1.0, np.abs(A).max()))
 
 
