@@ -145,7 +145,7 @@ def main():
     print(f"sym.equations_of_motion + linearize ({seconds:.1f} s): largest difference from table 2: "
           f"{np.abs(symbolic - table).max():.2e}")
     weave, capsize = weave_and_capsize_speeds(lambda v: np.linalg.eigvals(A_of_v(v)))
-    print(f"weave speed {weave:.6f} m/s, capsize speed {capsize:.6f} m/s")
+    print(f"weave speed {weave:.7f} m/s, capsize speed {capsize:.7f} m/s")
     q, v = upright_state(model, 4.6)
     v[model.v_slice("lean")] = 0.5
     q, v = mb.assemble(model, q, v)
