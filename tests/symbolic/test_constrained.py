@@ -135,6 +135,17 @@ def on_plane():
     return model
 
 
+def on_moving_plane():
+    """A block sliding along the world's x axis whose origin stays on a plane carried by a swinging arm."""
+    model = mb.Model("moving_plane", gravity=(0.0, 0.0, -G))
+    model.add(_link("arm"), "world", mb.Revolute((0, 1, 0), name="swing"))
+    model.add(mb.Body("block", mass=0.5, inertia=np.diag([0.01, 0.02, 0.03])), "world",
+              mb.Prismatic((1, 0, 0), name="slide"))
+    model.add_constraint(mb.PointOnPlane("block", (0.0, 0.0, 0.0), "arm", origin=(0.0, 0.0, -0.5),
+                                         normal=(0.0, 0.0, 1.0)))
+    return model
+
+
 def mimic():
     model = double_pendulum()
     model.add_constraint(mb.Mimic("j2", "j1", multiplier=-0.5, offset=0.0))
@@ -186,6 +197,7 @@ SYSTEMS = {   # model, random consistent state, rest equilibrium on the manifold
     "Align": (aligned, lambda r: ([0, 0, r.uniform(-1, 1)], [r.uniform(-2, 2), 0, 0]), [0.0, 0.0, 0.0]),
     "PointOnPlane": (on_plane, lambda r: ([r.uniform(-0.3, 0.3), 1.0], [r.uniform(-2, 2), 0]),
                      [0.0, np.arccos(0.8)]),
+    "PointOnPlane-moving": (on_moving_plane, lambda r: ([r.uniform(0.5, 1.2), -0.6], [r.uniform(-2, 2), 0]), None),
     "Mimic": (mimic, lambda r: ([r.uniform(-1, 1), 0], [r.uniform(-2, 2), 0]), [0.0, 0.0]),
     "Holonomic": (user_holonomic, lambda r: ([r.uniform(-1, 1), 0], [r.uniform(-2, 2), 0]), [0.0, 0.0]),
     "Nonholonomic": (user_nonholonomic, lambda r: (r.uniform(-1, 1, 3), r.uniform(-2, 2, 3)), [0.0, 0.0, 0.3]),
