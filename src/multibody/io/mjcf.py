@@ -495,6 +495,8 @@ class _Builder:
             armature = self.number(attrs, "armature", jwhere)
             if kind == "ball":
                 joint = Spherical(name=joint_name, armature=armature)
+                if self.limits(attrs, kind, jwhere) is not None:  # a cone about the joint's rest pose
+                    mjcf.ignored["joint range on a ball joint"] += 1
                 self.qpos0.append(np.array([1.0, 0.0, 0.0, 0.0]))
             else:
                 axis = mjcf.numbers(attrs, "axis", jwhere, 3, "0 0 1")
