@@ -12,16 +12,16 @@ from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass
                        energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
 from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
-from .simulate import (Event, JointFriction, JointSpring, JointValue, PointHeight, Spring, TorqueTable, Trajectory,
-                       inverse_dynamics, inverse_kinematics, linearize, natural_frequencies, simulate,
-                       static_equilibrium)
+from .simulate import (Actuator, Event, FixedTendon, JointFriction, JointSpring, JointValue, PointHeight, Spring,
+                       TorqueTable, Trajectory, actuator_force, inverse_dynamics, inverse_kinematics, linearize,
+                       natural_frequencies, simulate, static_equilibrium)
 from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
 from . import flexible
 from .flexible import FlexibleBeam
-from .constraints import (Align, Box, Capsule, Connect, Holonomic, JointLimit, KnifeEdge, Mimic, Nonholonomic, Plane,
-                          PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble, constraint_forces,
-                          forward_dynamics)
+from .constraints import (Align, Box, Capsule, Connect, Holonomic, JointLimit, KnifeEdge, LinearCoupling, Mimic,
+                          Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble,
+                          constraint_forces, forward_dynamics)
 
 __version__ = "0.1.0"

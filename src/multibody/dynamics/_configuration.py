@@ -3,8 +3,6 @@ target (:func:`configuration_family`, as :mod:`._spatial_family`); the CPU's mem
 import math
 from types import SimpleNamespace
 
-import numpy as np
-
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ._layout import IQ, IV, JTYPE, NQJ
 from ._spatial_kernels import CPU, inline

@@ -8,10 +8,13 @@ aba compile with ``_nrt=False``): a heap allocation costs ~40 ns, and a measured
 one reused scratch array ran 5–10 % slower (the compiler can no longer tell the arrays apart).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
-from ._spatial_kernels import CPU, CPU_PASSES, IQ, IV, NQJ, NSYM, NVJ, all_finite, inline, unpacked, release, work
+from ._spatial_kernels import (CPU, CPU_PASSES, IQ, IV, NQJ, NSYM, NVJ, all_finite, inline, njit_without_refcounts,
+                               unpacked, release, work)
 
 # The family's members the algorithms below use besides those of _spatial_kernels (:mod:`._spatial_family`).
 (axis_inertia_times, cross, rotation_times, axis_frame_placement, axis_frame_pose, world_frame_row,
@@ -27,7 +30,7 @@ _invert_spd = invert_spd
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     """:func:`~._algorithm_family.algorithm_family`'s ``rnea_passes`` on the CPU, its work arrays on this
     call's stack (:func:`~._spatial_kernels.work`). Returns True if every entry of the output is finite."""
@@ -43,7 +46,7 @@ def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     return finite
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def crba(topology, params, q, M):
     """:func:`~._algorithm_family.algorithm_family`'s ``crba_passes`` on the CPU, its work arrays on this
     call's stack (:func:`~._spatial_kernels.work`). Returns True if every entry of the output is finite."""
@@ -58,7 +61,7 @@ def crba(topology, params, q, M):
     return finite
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """:func:`~._algorithm_family.algorithm_family`'s ``aba_passes`` on the CPU, its work arrays on this
     call's stack (:func:`~._spatial_kernels.work`). Returns True if every entry of the output is finite."""
@@ -90,7 +93,7 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
 # They compile on first use (module __getattr__, below), not at import: a signature given to @njit would compile
 # at decoration time, ~20 s with a cold cache.
 VECTOR, MATRIX = "float64[::1]", "float64[:, ::1]"
-_SINGLE_STATE = {}  # public name -> (dispatcher, signature)
+_SINGLE_STATE: dict[str, tuple[Any, str]] = {}  # public name -> (dispatcher, signature)
 
 
 def _single_state(name, signature):

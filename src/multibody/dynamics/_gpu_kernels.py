@@ -22,7 +22,7 @@ import numpy as np
 if not hasattr(np, "row_stack"):  # numba-cuda 0.30 registers an overload of np.row_stack, which numpy 2.5 removed
     def _row_stack_removed(tup):
         raise AttributeError("numpy.row_stack was removed in numpy 2.5: use numpy.vstack")
-    np.row_stack = _row_stack_removed
+    setattr(np, "row_stack", _row_stack_removed)
 
 from numba import cuda, float64  # noqa: E402
 from numba.core import config  # noqa: E402
@@ -36,9 +36,9 @@ from ._spatial_family import spatial_family  # noqa: E402
 # threads' local arrays (they use no shared memory): each option where this numba-cuda takes it (the simulator
 # takes neither).
 _OPTIONS = inspect.signature(cuda.jit).parameters
-INLINE = {"forceinline": True} if "forceinline" in _OPTIONS and not config.ENABLE_CUDASIM else {}
-KERNEL = ({"shared_memory_carveout": "MaxL1"} if "shared_memory_carveout" in _OPTIONS and not config.ENABLE_CUDASIM
-          else {})
+SIMULATOR = bool(getattr(config, "ENABLE_CUDASIM", False))
+INLINE = {"forceinline": True} if "forceinline" in _OPTIONS and not SIMULATOR else {}
+KERNEL = {"shared_memory_carveout": "MaxL1"} if "shared_memory_carveout" in _OPTIONS and not SIMULATOR else {}
 device = cuda.jit(device=True, **INLINE)
 kernel = cuda.jit(**KERNEL)
 GPU = spatial_family(device)

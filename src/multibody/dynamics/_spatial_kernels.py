@@ -27,6 +27,8 @@ The helpers take whole arrays plus row indices rather than slices: an array view
 round trip in compiled code, which dominated the run time of the first version (measured 3× slower).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 import numba
 import numpy as np
 from llvmlite import ir
@@ -34,6 +36,9 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
+
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
 
 from ..model.joints import REVOLUTE
 
@@ -45,6 +50,14 @@ from ._spatial_family import COS_POLY, PIO2, SIN_POLY, SINCOS_RANGE, spatial_fam
 
 P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")
+_Kernel = TypeVar("_Kernel", bound=Callable[..., object])
+
+
+def njit_without_refcounts(**options: Any) -> "Callable[[_Kernel], Dispatcher[_Kernel]]":
+    """``numba.njit(**options)`` compiling without reference counting (numba's ``_nrt=False``): for kernels whose
+    arrays are all arguments or :func:`work` arrays."""
+    return njit(_nrt=False, **options)  # type: ignore[call-overload]  # numba's stubs omit its private _nrt option
+
 
 # The spatial and joint functions (:mod:`._spatial_family`), compiled for the CPU and inlined into each kernel.
 CPU = spatial_family(inline)
@@ -57,7 +70,7 @@ CPU = spatial_family(inline)
             CPU.subspace_column_in_world_axes, CPU.symmetric_times, CPU.symmetric_subtract,
             CPU.symmetric_add_shifted, CPU.joint_pose, CPU.placed)
 # The passes of the recursive algorithms (:mod:`._algorithm_family`), compiled for the CPU likewise.
-CPU_PASSES = algorithm_family(inline, CPU, called=njit(cache=True, _nrt=False))
+CPU_PASSES = algorithm_family(inline, CPU, called=njit_without_refcounts(cache=True))
 poses = CPU_PASSES.poses
 
 
@@ -214,7 +227,7 @@ def _unpacked_compiled(packed):
     return compiled
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def all_finite(x):
     """True if every entry of the array x is finite (the core's NaN guard on its outputs)."""
     for value in x.flat:

@@ -5,8 +5,9 @@ Each thread runs RK4 or semi-implicit Euler with the steps of the CPU's compiled
 (:func:`multibody.simulate.steppers.fixed_step`: each interval between output times in equal steps of at most dt)
 and the same device functions as the CPU core, so the two agree to round-off; every joint type runs (quaternions
 renormalized after each RK4 step, the Euler step exact on each joint's manifold). A torque per run, constant
-(B, nv), and a model per run (of the same structure) are taken; callables, tables, body forces, force elements,
-constraints, events and contact are not (NotImplementedError naming them: the CPU runs them).
+(B, nv), and a model per run (of the same structure) are taken; callables, tables, controls, body forces, force
+elements (actuators too), constraints, joint limits, events and contact are not (NotImplementedError naming them:
+the CPU runs them).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints.limits import enforced_limits
 from ..dynamics import gpu
 from ..dynamics._layout import NPARAMS
 
@@ -39,9 +41,8 @@ def unsupported(model, options) -> str:
         return f"method {options['method']!r} (the GPU runs {' and '.join(METHODS)})"
     if options["dt"] is None:
         return f"no dt (the {options['method']} steps on the GPU need one)"
-    for name, value, default in (("f_ext", options["f_ext"], None), ("dynamics", options["dynamics"], None),
-                                 ("stabilization", options["stabilization"], None)):
-        if value is not default:
+    for name in ("f_ext", "dynamics", "stabilization", "ctrl"):
+        if options[name] is not None:
             return name
     if options["events"]:
         return "events"
@@ -55,6 +56,8 @@ def unsupported(model, options) -> str:
             return f"force elements ({type(m.forces[0]).__name__} of model '{m.name}')"
         if getattr(m, "constraints", None):
             return f"constraints (model '{m.name}')"
+        if enforced_limits(m, options["joint_limits"]):
+            return f"joint limits (model '{m.name}'; joint_limits=False lets the joints pass the stored ones)"
         if (m._compiled or m.compile()).flexible:
             return f"flexible beams (model '{m.name}')"
     return ""
