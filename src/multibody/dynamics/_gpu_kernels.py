@@ -64,6 +64,13 @@ def kernels(n, nq, nv, mv):
             out[k] = x[b, k]
 
     @device
+    def load_state(q, v, x, b, qb, vb, xb):
+        """qb, vb, xb = q[b], v[b], x[b] in thread-local memory."""
+        load(q, b, qb)
+        load(v, b, vb)
+        load(x, b, xb)
+
+    @device
     def store(x, b, out, status):
         """out[b] = x; status[0] = 1 if an entry of x is not finite."""
         for k in range(x.shape[0]):
@@ -99,9 +106,7 @@ def kernels(n, nq, nv, mv):
             return
         qb, vb, tb = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
         out = cuda.local.array(NV, float64)
-        load(q, b, qb)
-        load(v, b, vb)
-        load(tau, b, tb)
+        load_state(q, v, tau, b, qb, vb, tb)
         forward_dynamics(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, tb, f_ext, out)
         store(out, b, qdd, status)
 
@@ -113,9 +118,7 @@ def kernels(n, nq, nv, mv):
             return
         qb, vb, ab = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
         out = cuda.local.array(NV, float64)
-        load(q, b, qb)
-        load(v, b, vb)
-        load(a, b, ab)
+        load_state(q, v, a, b, qb, vb, ab)
         R = cuda.local.array((n, 3, 3), float64)
         p = cuda.local.array((n, 3), float64)
         V = cuda.local.array((N1, 6), float64)

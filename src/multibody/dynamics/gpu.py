@@ -151,57 +151,52 @@ class _Call:
 
 def aba(model, q, v, tau, f_ext=None, device=None):
     """:func:`multibody.aba` on the GPU (see the module)."""
-    _no_forces(f_ext, "aba")
     cm = model._compiled or model.compile()
-    _rigid(cm, "aba")
-    if cm.singular:
+    if cm.singular and not cm.flexible:
         raise ModelError(cm.singular)
-    call = _Call("aba", model, [(q, cm.nq, "q"), (v, cm.nv, "v"), (tau, cm.nv, "tau")], device)
-    qd, vd, td = call.inputs
-    qdd = call.output(cm.nv)
-    call.kernels["aba"][call.grid](call.topology, call.params, call.gravity, qd, vd, td, call.no_forces, qdd,
-                                   call.status)
-    call.check(q=qd, v=vd, tau=td)
-    return call.give_back(qdd)
+    return _dynamics("aba", model, q, v, tau, "tau", f_ext, device)
 
 
 def rnea(model, q, v, a, f_ext=None, device=None):
     """:func:`multibody.rnea` on the GPU (see the module)."""
-    _no_forces(f_ext, "rnea")
+    return _dynamics("rnea", model, q, v, a, "a", f_ext, device)
+
+
+def _dynamics(what, model, q, v, x, x_name, f_ext, device):
+    """aba or rnea (``what``, its third state array x named ``x_name``) on the GPU: (B, nv) out."""
+    _no_forces(f_ext, what)
     cm = model._compiled or model.compile()
-    _rigid(cm, "rnea")
-    call = _Call("rnea", model, [(q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")], device)
-    qd, vd, ad = call.inputs
-    tau = call.output(cm.nv)
-    call.kernels["rnea"][call.grid](call.topology, call.params, call.gravity, qd, vd, ad, call.no_forces, tau,
-                                    call.status)
-    call.check(q=qd, v=vd, a=ad)
-    return call.give_back(tau)
+    _rigid(cm, what)
+    call = _Call(what, model, [(q, cm.nq, "q"), (v, cm.nv, "v"), (x, cm.nv, x_name)], device)
+    qd, vd, xd = call.inputs
+    out = call.output(cm.nv)
+    call.kernels[what][call.grid](call.topology, call.params, call.gravity, qd, vd, xd, call.no_forces, out,
+                                  call.status)
+    call.check(**{"q": qd, "v": vd, x_name: xd})
+    return call.give_back(out)
 
 
 def crba(model, q, device=None):
     """:func:`multibody.crba` on the GPU (see the module): M (B, nv, nv)."""
-    cm = model._compiled or model.compile()
-    _rigid(cm, "crba")
-    call = _Call("crba", model, [(q, cm.nq, "q")], device)
-    (qd,) = call.inputs
-    M = call.cuda.device_array((call.B, cm.nv, cm.nv))
-    call.kernels["crba"][call.grid](call.topology, call.params, qd, M, call.status)
-    call.check(q=qd)
-    return call.give_back(M)
+    (M,) = _of_configuration("crba", "crba", model, q, device, lambda nv, n: [(nv, nv)])
+    return M
 
 
 def body_poses(model, q, device=None):
     """:func:`multibody.body_poses` on the GPU (see the module): R (B, n, 3, 3), p (B, n, 3)."""
+    return _of_configuration("body_poses", "poses", model, q, device, lambda nv, n: [(n, 3, 3), (n, 3)])
+
+
+def _of_configuration(what, kernel, model, q, device, shapes):
+    """The outputs of a kernel of q alone (``shapes(nv, n)``: the shape of each output per state) on the GPU."""
     cm = model._compiled or model.compile()
-    _rigid(cm, "body_poses")
-    call = _Call("body_poses", model, [(q, cm.nq, "q")], device)
+    _rigid(cm, what)
+    call = _Call(what, model, [(q, cm.nq, "q")], device)
     (qd,) = call.inputs
-    n = cm.topology.shape[0]
-    R0, p0 = call.cuda.device_array((call.B, n, 3, 3)), call.cuda.device_array((call.B, n, 3))
-    call.kernels["poses"][call.grid](call.topology, call.params, qd, R0, p0, call.status)
+    outputs = [call.cuda.device_array((call.B,) + shape) for shape in shapes(cm.nv, cm.topology.shape[0])]
+    call.kernels[kernel][call.grid](call.topology, call.params, qd, *outputs, call.status)
     call.check(q=qd)
-    return call.give_back(R0), call.give_back(p0)
+    return tuple(call.give_back(x) for x in outputs)
 
 
 def _no_forces(f_ext, what):
