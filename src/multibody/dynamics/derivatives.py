@@ -1,0 +1,96 @@
+"""Analytical derivatives of inverse and forward dynamics (public API over :mod:`._derivatives`).
+
+Carpentier & Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS 2018: ∂τ/∂q, ∂τ/∂v by
+differentiating the recursive Newton–Euler algorithm (O(n²)), and ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ = ABA(q, v, τ).
+
+Derivatives with respect to q are taken in the tangent space of the configuration manifold, in the local
+coordinates of :func:`~multibody.integrate`: column k of ∂y/∂q is d/dε y(integrate(q, ε e_k, 1)) at ε = 0, an
+nv-wide matrix whatever nq (for a quaternion joint, its angular velocity in child axes; for a free joint, the body
+twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..errors import ModelError
+from . import _derivatives
+from ._inputs import as_state, external_forces, raise_nonfinite
+from .algorithms import _batched, _in_batch_shape, _per_state
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..model import Model
+
+
+def _compiled_rigid(model, name):
+    cm = model._compiled or model.compile()
+    if cm.flexible:
+        raise ModelError(f"{name}: '{model.name}' has flexible beams; analytical derivatives cover rigid trees only")
+    return cm
+
+
+def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of inverse dynamics τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i (:func:`~multibody.rnea`).
+
+    Parameters as :func:`~multibody.rnea` (q (..., nq), v and a (..., nv), f_ext in body axes about the body
+    origins, held fixed to the bodies).
+
+    Returns
+    -------
+    (∂τ/∂q, ∂τ/∂v, M): each (..., nv, nv); ∂τ/∂q in the tangent space of q (module docstring), ∂τ/∂a = M the
+    mass matrix (armature included). Units: N·m (or N) per rad (or m), per rad/s (or m/s), and kg·m² (or kg).
+    """
+    cm = _compiled_rigid(model, "rnea_derivatives")
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    forces = external_forces(model, f_ext)
+    batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
+    count, nv = qb.shape[0], cm.nv
+    dq, dv, M, tau = np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv))
+    args = (cm.topology, cm.params, cm.gravity)
+    if count == 1:
+        ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
+    else:
+        ok = _derivatives.rnea_derivatives_batch(*args, qb, vb, ab, _per_state(fb, count), dq, dv, M, tau)
+    if not ok:
+        raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
+    shape = batch + (nv, nv)
+    return dq.reshape(shape), dv.reshape(shape), M.reshape(shape)
+
+
+def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
+                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of forward dynamics q̈ = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i) (:func:`~multibody.aba`).
+
+    Parameters as :func:`~multibody.aba`.
+
+    Returns
+    -------
+    (∂q̈/∂q, ∂q̈/∂v, M⁻¹): each (..., nv, nv); ∂q̈/∂q in the tangent space of q (module docstring), and
+    ∂q̈/∂τ = M⁻¹. Computed as −M⁻¹ ∂τ/∂(q, v) at a = q̈ (Carpentier & Mansard, RSS 2018).
+    """
+    cm = _compiled_rigid(model, "aba_derivatives")
+    if cm.singular:
+        raise ModelError(cm.singular)
+    q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
+    forces = external_forces(model, f_ext)
+    batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
+    count, nv = qb.shape[0], cm.nv
+    dq, dv, Minv, qdd = (np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv, nv)),
+                         np.empty((count, nv)))
+    args = (cm.topology, cm.params, cm.gravity)
+    if count == 1:
+        status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
+    else:
+        status = _derivatives.aba_derivatives_batch(*args, qb, vb, tb, _per_state(fb, count), dq, dv, Minv, qdd)
+    if status == 2:
+        raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
+                         f"given q")
+    if status:
+        raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
+    shape = batch + (nv, nv)
+    return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
