@@ -109,9 +109,9 @@ def test_batched_derivatives_equal_the_state_by_state_ones():
     for b in range(6):
         index = np.unravel_index(b, (2, 3))
         for ours, one in zip(batched, mb.rnea_derivatives(model, *states[b])):
-            np.testing.assert_array_equal(ours[index], one)
+            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-13 * (1 + np.abs(one).max()))
         for ours, one in zip(forward, mb.aba_derivatives(model, states[b][0], states[b][1], states[b][2])):
-            np.testing.assert_array_equal(ours[index], one)
+            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-12 * (1 + np.abs(one).max()))
 
 
 def test_models_the_derivatives_do_not_cover_raise_naming_the_reason():
