@@ -28,9 +28,13 @@ import numpy as np
 from numba import njit, prange
 
 from ..model.joints import REVOLUTE
-from ._core import aba, axis_frame_pose, cross, dot6, inertia_about_world_origin, rotation_times, world_frame_row
+from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross, dot6,
+                    inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (F_ARMATURE, F_S, F_ZAXES, IV, JTYPE, NVJ, PARENT, cross_force, cross_motion, inline,
-                               release, rigid_inertia_times, row6, sines_cosines, work)
+                               release, rigid_inertia_times, row6, sines_cosines, unpacked, work)
+
+NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
+TENSOR = "float64[:, :, ::1]"
 
 
 @inline
@@ -224,75 +228,120 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
     return finite
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)
-def invert_spd(M, L, Minv):
-    """Minv = M⁻¹ for a symmetric positive-definite M, through its Cholesky factor M = L Lᵀ (L: an (nv, nv) work
-    array; only its lower triangle is written): M⁻¹ = L⁻ᵀ L⁻¹, L⁻¹ kept in L's upper triangle transposed. Returns
-    False if M is not positive definite."""
+@inline
+def dof_parents(topology, lam):
+    """lam[k] = the velocity index whose joint moves the body before velocity k's along the tree (the previous entry
+    of the same joint, else the last of the nearest ancestor joint with velocities), −1 at a root: the sparsity of
+    M, which couples two velocities only when one's joint is an ancestor of (or is) the other's (RBDA §6.5).
+    Stored as float64 (a :func:`~._spatial_kernels.work` array)."""
+    for i in range(topology.shape[0]):
+        above = topology[i, PARENT]
+        while above >= 0 and topology[above, NVJ] == 0:
+            above = topology[above, PARENT]
+        last = topology[above, IV] + topology[above, NVJ] - 1 if above >= 0 else -1
+        for k in range(topology[i, NVJ]):
+            lam[topology[i, IV] + k] = last if k == 0 else topology[i, IV] + k - 1
+
+
+@inline
+def tree_inverse_factor(M, lam, N):
+    """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L has M's tree sparsity, no fill-in), in place in M's
+    lower triangle, then N = L⁻¹ (lower triangular, the same sparsity): N_ii = 1/L_ii and, row by row from the root,
+    N_ij = −N_ii Σ L_ik N_kj over the ancestors k of i down to j. Only entries on one path of the tree are written
+    (the callers read no others). Returns False if M is not positive definite."""
     nv = M.shape[0]
-    for j in range(nv):
-        d = M[j, j]
-        for k in range(j):
-            d -= L[j, k] * L[j, k]
-        if not d > 0.0:
+    for k in range(nv - 1, -1, -1):
+        if not M[k, k] > 0.0:
             return False
-        L[j, j] = np.sqrt(d)
-        for r in range(j + 1, nv):
-            s = M[r, j]
-            for k in range(j):
-                s -= L[r, k] * L[j, k]
-            L[r, j] = s / L[j, j]
-    # N = L⁻¹ (lower), stored transposed in Minv's upper triangle: Minv[c, r] = N[r, c]
-    for c in range(nv):
-        Minv[c, c] = 1.0 / L[c, c]
-        for r in range(c + 1, nv):
-            s = 0.0
-            for k in range(c, r):
-                s -= L[r, k] * Minv[c, k]
-            Minv[c, r] = s / L[r, r]
-    # M⁻¹ = Nᵀ N: entry (r, c), r ≤ c, = Σ_{k ≥ c} N[k, r] N[k, c] = Σ_k Minv[r, k] Minv[c, k]; row by row from the
-    # top, each entry written after the last read of what it overwrites (row r reads rows r..nv of the upper part)
-    for r in range(nv):
-        for c in range(r, nv):
-            s = 0.0
-            for k in range(c, nv):
-                s += Minv[r, k] * Minv[c, k]
-            Minv[r, c] = s
-    for r in range(nv):
-        for c in range(r):
-            Minv[r, c] = Minv[c, r]
+        d = np.sqrt(M[k, k])
+        M[k, k] = d
+        i = int(lam[k])
+        while i >= 0:
+            M[k, i] /= d
+            i = int(lam[i])
+        i = int(lam[k])
+        while i >= 0:
+            j = i
+            while j >= 0:
+                M[i, j] -= M[k, i] * M[k, j]
+                j = int(lam[j])
+            i = int(lam[i])
+    for i in range(nv):
+        N[i, i] = 1.0 / M[i, i]
+        j = int(lam[i])
+        while j >= 0:
+            N[i, j] = 0.0
+            j = int(lam[j])
+        k = int(lam[i])
+        while k >= 0:  # N_ij += L_ik N_kj for every j on the path from k to the root
+            Lik = M[i, k]
+            j = k
+            while j >= 0:
+                N[i, j] += Lik * N[k, j]
+                j = int(lam[j])
+            k = int(lam[k])
+        j = int(lam[i])
+        while j >= 0:
+            N[i, j] *= -N[i, i]
+            j = int(lam[j])
     return True
 
 
 @njit(cache=True, fastmath={"contract"}, _nrt=False)
 def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd):
     """∂q̈/∂q (tangent space), ∂q̈/∂v and M⁻¹ of q̈ = ABA(q, v, τ) (forward dynamics with f_ext), and q̈ itself:
-    ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV). Returns 0 when every
-    entry is finite, 1 if some is not, 2 if M is not positive definite."""
+    ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV), with M⁻¹ = N Nᵀ from the
+    sparse factor N = L⁻¹ (:func:`tree_inverse_factor`): M⁻¹ X = N (Nᵀ X), each product a sum of rows along the
+    tree paths (vectorized along the rows). Returns OK, NONFINITE (an entry is not finite) or NOT_POSITIVE_DEFINITE (M
+    is not)."""
     nv = qdd.shape[0]
     ok = aba(topology, params, gravity, q, v, tau, f_ext, qdd)
-    dtq = work((nv, nv))
-    dtv = work((nv, nv))
-    M = work((nv, nv))
-    L = work((nv, nv))
+    Xq = work((nv, nv))  # ∂τ/∂q
+    Xv = work((nv, nv))
+    M = work((nv, nv))   # M, then its factor L
+    N = work((nv, nv))
+    Zq = work((nv, nv))
+    Zv = work((nv, nv))
     t = work((nv,))
-    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, dtq, dtv, M, t)
-    status = 1
-    if invert_spd(M, L, Minv):
-        status = 0 if ok else 1
-        # −M⁻¹ ∂τ/∂q and −M⁻¹ ∂τ/∂v, row by row (the inner loop over contiguous columns vectorizes)
+    lam = work((nv,))
+    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, Xq, Xv, M, t)
+    dof_parents(topology, lam)
+    status = NOT_POSITIVE_DEFINITE
+    if tree_inverse_factor(M, lam, N):
+        status = OK if ok else NONFINITE
         for r in range(nv):
             for c in range(nv):
-                ddq_dq[r, c] = 0.0
-                ddq_dv[r, c] = 0.0
-            for k in range(nv):
-                m = -Minv[r, k]
+                Zq[r, c] = 0.0
+                Zv[r, c] = 0.0
+                Minv[r, c] = 0.0
+        for k in range(nv):  # Z = Nᵀ X: row k of X to every row a on its path to the root ;  Nᵀ itself into Minv
+            a_ = k
+            while a_ >= 0:
+                nka = N[k, a_]
+                Minv[a_, k] = nka
                 for c in range(nv):
-                    ddq_dq[r, c] += m * dtq[k, c]
-                    ddq_dv[r, c] += m * dtv[k, c]
-    else:
-        status = 2
-    release((dtq, dtv, M, L, t))
+                    Zq[a_, c] += nka * Xq[k, c]
+                    Zv[a_, c] += nka * Xv[k, c]
+                a_ = int(lam[a_])
+        for i in range(nv - 1, -1, -1):  # Z ← N Z, from the leaves (row i reads its ancestors' rows, above it)
+            nii = N[i, i]
+            for c in range(nv):
+                Zq[i, c] *= nii
+                Zv[i, c] *= nii
+                Minv[i, c] *= nii
+            j = int(lam[i])
+            while j >= 0:
+                nij = N[i, j]
+                for c in range(nv):
+                    Zq[i, c] += nij * Zq[j, c]
+                    Zv[i, c] += nij * Zv[j, c]
+                    Minv[i, c] += nij * Minv[j, c]
+                j = int(lam[j])
+        for r in range(nv):
+            for c in range(nv):
+                ddq_dq[r, c] = -Zq[r, c]
+                ddq_dv[r, c] = -Zv[r, c]
+    release((Xq, Xv, M, N, Zq, Zv, t, lam))
     return status
 
 
@@ -312,3 +361,28 @@ def aba_derivatives_batch(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
         status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[b], ddq_dq[b], ddq_dv[b],
                                     Minv[b], qdd[b])
     return status.max()
+
+
+# Single-state entry points (see _core._single_state): the three matrices in one (3, nv, nv) array, no forces.
+@_single_state("rnea_derivatives_one", f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {TENSOR})")
+def _rnea_derivatives_one(packed, q, v, a, out):
+    topology, params, gravity = unpacked(packed)
+    if not (state_fits(topology, q, v, a, a) and out.shape[1] == out.shape[2] == a.shape[0] and out.shape[0] == 3):
+        return WRONG_SIZE
+    if not (contiguous(q) and contiguous(v) and contiguous(a)):
+        return STRIDED
+    tau = np.empty(a.shape[0])
+    ok = rnea_derivatives(topology, params, gravity, q, v, a, params[:0], out[0], out[1], out[2], tau)
+    return OK if ok else NONFINITE
+
+
+@_single_state("aba_derivatives_one", f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {TENSOR})")
+def _aba_derivatives_one(packed, q, v, tau, out):
+    topology, params, gravity = unpacked(packed)
+    if not (state_fits(topology, q, v, tau, tau) and out.shape[1] == out.shape[2] == tau.shape[0]
+            and out.shape[0] == 3):
+        return WRONG_SIZE
+    if not (contiguous(q) and contiguous(v) and contiguous(tau)):
+        return STRIDED
+    qdd = np.empty(tau.shape[0])
+    return aba_derivatives(topology, params, gravity, q, v, tau, params[:0], out[0], out[1], out[2], qdd)

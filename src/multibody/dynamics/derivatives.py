@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError
-from . import _derivatives
+from . import _core, _derivatives
+from ._core import FLOAT64, OK
 from ._inputs import as_state, external_forces, raise_nonfinite
 from .algorithms import _batched, _in_batch_shape, _per_state
 
@@ -45,6 +46,15 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     (∂τ/∂q, ∂τ/∂v, M): each (..., nv, nv); ∂τ/∂q in the tangent space of q (module docstring), ∂τ/∂a = M the
     mass matrix (armature included). Units: N·m (or N) per rad (or m), per rad/s (or m/s), and kg·m² (or kg).
     """
+    cm = model._compiled or model.compile()
+    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
+        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1
+    except AttributeError:
+        fast = False
+    if fast:
+        out = np.empty((3, cm.nv, cm.nv))
+        if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, out) == OK:
+            return out[0], out[1], out[2]
     cm = _compiled_rigid(model, "rnea_derivatives")
     q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
     forces = external_forces(model, f_ext)
@@ -73,6 +83,18 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     (∂q̈/∂q, ∂q̈/∂v, M⁻¹): each (..., nv, nv); ∂q̈/∂q in the tangent space of q (module docstring), and
     ∂q̈/∂τ = M⁻¹. Computed as −M⁻¹ ∂τ/∂(q, v) at a = q̈ (Carpentier & Mansard, RSS 2018).
     """
+    cm = model._compiled or model.compile()
+    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
+        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1
+    except AttributeError:
+        fast = False
+    if fast:
+        out = np.empty((3, cm.nv, cm.nv))
+        try:
+            if _core.aba_derivatives_one_entry(cm.packed, q, v, tau, out) == OK:
+                return out[0], out[1], out[2]
+        except ZeroDivisionError:  # a singular M (cm.singular, below)
+            pass
     cm = _compiled_rigid(model, "aba_derivatives")
     if cm.singular:
         raise ModelError(cm.singular)
@@ -87,7 +109,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
     else:
         status = _derivatives.aba_derivatives_batch(*args, qb, vb, tb, _per_state(fb, count), dq, dv, Minv, qdd)
-    if status == 2:
+    if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
     if status:
