@@ -14,7 +14,7 @@ from .dynamics import (aba, aba_derivatives, body_pose, body_poses, body_velocit
 from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
 from .simulate import (Event, JointFriction, JointSpring, JointValue, PointHeight, Spring, TorqueTable, Trajectory,
                        inverse_dynamics, inverse_kinematics, linearize, natural_frequencies, simulate,
-                       static_equilibrium)
+                       static_equilibrium, transition_derivatives)
 from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench

@@ -332,6 +332,31 @@ def elements_force(model, q, v):
     return Q
 
 
+def elements_force_derivatives(model, q, v, eps=1e-6):
+    """(∂Q/∂q, ∂Q/∂v), each (nv, nv), of the force elements' generalized force :func:`elements_force`, ∂/∂q in the
+    local coordinates of :func:`multibody.integrate`. Joint springs and friction exactly: ∂Q/∂q = −k and
+    ∂Q/∂q̇ = −c − (F_c / v_s) (1 − tanh²(q̇ / v_s)) on their diagonal entries. The other elements (point-to-point
+    springs, gyrostats), whose forces go through body Jacobians, by central differences of step ``eps`` of their
+    generalized forces (round-off and truncation ~1e-8 of their scale)."""
+    from ..dynamics import integrate
+    rows, others = joint_force_rows(model)
+    nv = model.nv
+    dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for iq, iv, k, _, c, friction, scale in rows:
+        iq, iv = int(iq), int(iv)
+        dq[iv, iv] -= k
+        dv[iv, iv] -= c + (friction / scale * (1.0 - np.tanh(v[iv] / scale) ** 2) if friction > 0.0 else 0.0)
+    if others:
+        def force(qq, vv):
+            return sum(element.generalized_force(model, qq, vv) for element in others)
+        for j in range(nv):
+            step = np.zeros(nv)
+            step[j] = eps
+            dq[:, j] += (force(integrate(model, q, step), v) - force(integrate(model, q, -step), v)) / (2 * eps)
+            dv[:, j] += (force(q, v + step) - force(q, v - step)) / (2 * eps)
+    return dq, dv
+
+
 def elastic_energy(model, q):
     """Σ potential energy of the model's force elements [J]."""
     return float(sum(element.potential_energy(model, q) for element in getattr(model, "forces", ())))
