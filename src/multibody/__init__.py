@@ -9,7 +9,7 @@ from .errors import ModelError, SimulationError, SimulationInterrupted
 from .spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat
 from .model import Body, Cylindrical, Fixed, Free, Joint, JointLimits, Model, Planar, Prismatic, Revolute, Spherical
 from .dynamics import (aba, aba_derivatives, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate, crba,
-                       energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
+                       energy, generalized_gravity, integrate, jacobian, kinematics_derivatives, kinetic_energy, momentum,
                        nonlinear_effects, normalize, point_velocity, potential_energy, rnea, rnea_derivatives)
 from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
 from .simulate import (Event, JointFriction, JointSpring, JointValue, PointHeight, Spring, TorqueTable, Trajectory,

@@ -122,3 +122,27 @@ def test_models_the_derivatives_do_not_cover_raise_naming_the_reason():
         mb.aba_derivatives(model, np.zeros(2), np.zeros(2), np.zeros(2))
     with pytest.raises(ValueError, match=r"q: expected shape \(2,\)"):
         mb.rnea_derivatives(model, np.zeros(3), np.zeros(2), np.zeros(2))
+
+
+def test_kinematics_derivatives_agree_with_pinocchios_forward_kinematics_derivatives():
+    rng = np.random.default_rng(2)
+    model = random_model(rng, 8, kinds=ALL_JOINTS, free_base=True)
+    twin = PinocchioTwin(model)
+    q, v, a = random_state(rng, model)
+    pin.computeForwardKinematicsDerivatives(twin.pm, twin.data, twin.q(q), twin.v(v), twin.v(a))
+    local = pin.ReferenceFrame.LOCAL
+    checked = 0
+    for k, joint in enumerate(model.joints):
+        jid, offset = twin.body_joint[k]
+        if not offset.isIdentity():  # a body welded to its parent: not a joint frame of Pinocchio's
+            continue
+        v_dq, v_dv = pin.getJointVelocityDerivatives(twin.pm, twin.data, jid, local)
+        _, a_dq, a_dv, _ = pin.getJointAccelerationDerivatives(twin.pm, twin.data, jid, local)
+        for ours, theirs in zip(mb.kinematics_derivatives(model, q, v, a, model.bodies[k].name),
+                                (v_dq, v_dv, a_dq, a_dv)):
+            theirs = np.asarray(theirs)[np.r_[3:6, 0:3]]  # Pinocchio's rows [linear; angular]
+            expected = np.empty_like(theirs)
+            expected[:, twin.v_perm] = theirs
+            np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-12 * (1 + np.abs(expected).max()))
+        checked += 1
+    assert checked >= 4

@@ -88,34 +88,15 @@ def coriolis_operator(Y, i, vi, B):
             B[i, r, k] = col[r]
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see _spatial_kernels.work)
-def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau):
-    """∂τ/∂q (tangent space), ∂τ/∂v and M = ∂τ/∂a of τ = RNEA(q, v, a) − Σ Jᵀ f_ext, and τ itself
-    (Carpentier & Mansard, RSS 2018, Algorithm 1, in the form of the module docstring). Same gravity, armature
-    and f_ext conventions as :func:`._core.rnea`. Writes the (nv, nv) matrices and tau (nv); returns True if every
-    entry is finite."""
-    n, nv = topology.shape[0], tau.shape[0]
-    R0 = work((n + 1, 3, 3))   # world rotations of the axis frames; row −1: the world
-    p0 = work((n + 1, 3))
-    V = work((n + 1, 6))       # ᵒv_i; row −1: the world
-    A = work((n + 1, 6))       # ᵒa_i (gravity as the world's acceleration −g)
-    F = work((n + 1, 6))       # subtree forces; row −1 collects the world's (unused)
-    Y = work((n + 1, 10))      # composite inertias (m, h, I) about the world origin
-    B = work((n + 1, 6, 6))    # composite Coriolis operators B^c
-    S = work((nv, 6))          # ψ: motion-subspace columns, world axes about the world origin
-    U = work((nv, 6))          # u = ᵒv_λ × ψ
-    Z = work((nv, 6))          # z = ᵒa_λ × ψ + ᵒv_λ × u
-    W = work((nv, 6))          # y = u + ᵒv_i × ψ
-    GY = work((6, 6))          # for the body j at hand, per column: Y^c ψ, B^cᵀ ψ, ∂F/∂q, ∂F/∂v
-    GB = work((6, 6))
-    GQ = work((6, 6))
-    GV = work((6, 6))
-    SC = work((2, q.shape[0]))
+@inline
+def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC):
+    """The forward pass of :func:`rnea_derivatives`, root to leaves: world poses R0, p0 of the axis frames; per
+    velocity the subspace column ψ (S), u = ᵒv_λ × ψ (U), z = ᵒa_λ × ψ + ᵒv_λ × u (Z), y = u + ᵒv_i × ψ (W); per
+    body ᵒv (V), ᵒa (A, the world's −g at row −1), the inertia about the world origin (Y), the body force
+    Y ᵒa + ᵒv ×* Y ᵒv − f_ext (F) and the operator B (module docstring)."""
+    n = topology.shape[0]
     sines_cosines(q, SC)
     world_frame_row(R0, p0)
-    dtau_dq[:, :] = 0.0  # (entries of bodies on different branches stay zero)
-    dtau_dv[:, :] = 0.0
-    M[:, :] = 0.0
     V[-1] = 0.0
     A[-1, :3] = 0.0
     for r in range(3):
@@ -172,6 +153,35 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
                  f[5] - fw[2])
         set_row(F, i, f)
         coriolis_operator(Y, i, vi, B)
+
+
+@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see _spatial_kernels.work)
+def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau):
+    """∂τ/∂q (tangent space), ∂τ/∂v and M = ∂τ/∂a of τ = RNEA(q, v, a) − Σ Jᵀ f_ext, and τ itself
+    (Carpentier & Mansard, RSS 2018, Algorithm 1, in the form of the module docstring). Same gravity, armature
+    and f_ext conventions as :func:`._core.rnea`. Writes the (nv, nv) matrices and tau (nv); returns True if every
+    entry is finite."""
+    n, nv = topology.shape[0], tau.shape[0]
+    R0 = work((n + 1, 3, 3))   # world rotations of the axis frames; row −1: the world
+    p0 = work((n + 1, 3))
+    V = work((n + 1, 6))       # ᵒv_i; row −1: the world
+    A = work((n + 1, 6))       # ᵒa_i (gravity as the world's acceleration −g)
+    F = work((n + 1, 6))       # subtree forces; row −1 collects the world's (unused)
+    Y = work((n + 1, 10))      # composite inertias (m, h, I) about the world origin
+    B = work((n + 1, 6, 6))    # composite Coriolis operators B^c
+    S = work((nv, 6))          # ψ: motion-subspace columns, world axes about the world origin
+    U = work((nv, 6))          # u = ᵒv_λ × ψ
+    Z = work((nv, 6))          # z = ᵒa_λ × ψ + ᵒv_λ × u
+    W = work((nv, 6))          # y = u + ᵒv_i × ψ
+    GY = work((6, 6))          # for the body j at hand, per column: Y^c ψ, B^cᵀ ψ, ∂F/∂q, ∂F/∂v
+    GB = work((6, 6))
+    GQ = work((6, 6))
+    GV = work((6, 6))
+    SC = work((2, q.shape[0]))
+    dtau_dq[:, :] = 0.0  # (entries of bodies on different branches stay zero)
+    dtau_dv[:, :] = 0.0
+    M[:, :] = 0.0
+    forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC)
     # backward: composite sums; each body j fills its entries with every ancestor i (itself included)
     finite = True
     for j in range(n - 1, -1, -1):
@@ -386,3 +396,20 @@ def _aba_derivatives_one(packed, q, v, tau, out):
         return STRIDED
     qdd = np.empty(tau.shape[0])
     return aba_derivatives(topology, params, gravity, q, v, tau, params[:0], out[0], out[1], out[2], qdd)
+
+
+@njit(cache=True, fastmath={"contract"}, _nrt=False)
+def motion_terms(topology, params, q, v, a, S, U, Z, W, V, A):
+    """The kinematic quantities of :func:`forward_sweep` without gravity, for the derivatives of body motion
+    (:func:`multibody.kinematics_derivatives`): ψ, u, z, y per velocity and ᵒv, ᵒa per body (rows n + 1)."""
+    n = topology.shape[0]
+    R0 = work((n + 1, 3, 3))
+    p0 = work((n + 1, 3))
+    F = work((n + 1, 6))
+    Y = work((n + 1, 10))
+    B = work((n + 1, 6, 6))
+    SC = work((2, q.shape[0]))
+    gravity = work((3,))
+    gravity[:] = 0.0
+    forward_sweep(topology, params, gravity, q, v, a, params[:0], R0, p0, V, A, F, Y, B, S, U, Z, W, SC)
+    release((R0, p0, F, Y, B, SC, gravity))

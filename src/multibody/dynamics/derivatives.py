@@ -19,6 +19,8 @@ from ..errors import ModelError
 from . import _core, _derivatives
 from ._core import FLOAT64, OK
 from ._inputs import as_state, external_forces, raise_nonfinite
+from ._spatial_kernels import IV, NVJ, PARENT
+from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape, _per_state
 
 if TYPE_CHECKING:
@@ -116,3 +118,50 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+
+
+def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+                           body: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of a body's spatial velocity and acceleration (forward kinematics), the terms the dynamics
+    derivatives are made of (Carpentier & Mansard, RSS 2018, Table 1).
+
+    The body's velocity v_b = [ω; v_O] and spatial acceleration a_b = d/dt v_b (no gravity), both in its own axes
+    about its origin, as functions of one state: q (nq,), v and a (nv,).
+
+    Returns
+    -------
+    (∂v_b/∂q, ∂v_b/∂v, ∂a_b/∂q, ∂a_b/∂v), each (6, nv), ∂/∂q in the tangent space of q (module docstring);
+    ∂v_b/∂v = ∂a_b/∂a is the body Jacobian. A perturbation ψ = ᵒS_i δ of an ancestor joint i moves the body with
+    its subtree, so that in body axes only what flows in from the parent λ remains: ∂v_b/∂q_i = X_b (ᵒv_λ × ψ),
+    ∂a_b/∂q_i = X_b (z_i + u_i × ᵒv_b), ∂a_b/∂v_i = X_b (y_i + ψ × ᵒv_b), with u, z, y as in
+    :mod:`._derivatives` and X_b from world-origin to body coordinates.
+    """
+    cm = _compiled_rigid(model, "kinematics_derivatives")
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    if not q.ndim == v.ndim == a.ndim == 1:
+        raise ValueError("kinematics_derivatives: one state at a time (q (nq,), v and a (nv,))")
+    k = model.body_index(body)
+    n, nv = cm.topology.shape[0], cm.nv
+    S, U, Z, W = (np.empty((nv, 6)) for _ in range(4))
+    V, A = np.empty((n + 1, 6)), np.empty((n + 1, 6))
+    _derivatives.motion_terms(cm.topology, cm.params, q, v, a, S, U, Z, W, V, A)
+    R, p = body_pose(model, q, body)
+    X = np.zeros((6, 6))  # world-origin motion -> body axes about the body origin: [Rᵀ ω; Rᵀ (v₀ + ω × p)]
+    X[:3, :3] = X[3:, 3:] = R.T
+    X[3:, :3] = -R.T @ np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
+    vb = V[k]
+    dv_dq, dv_dv, da_dq, da_dv = (np.zeros((6, nv)) for _ in range(4))
+    i = k
+    while i >= 0:
+        for c in range(cm.topology[i, IV], cm.topology[i, IV] + cm.topology[i, NVJ]):
+            dv_dq[:, c] = X @ U[c]
+            dv_dv[:, c] = X @ S[c]
+            da_dq[:, c] = X @ (Z[c] + _cross_motion(U[c], vb))
+            da_dv[:, c] = X @ (W[c] + _cross_motion(S[c], vb))
+        i = cm.topology[i, PARENT]
+    return dv_dq, dv_dv, da_dq, da_dv
+
+
+def _cross_motion(x, m):
+    """x ×m m for spatial motion vectors [ω; v] (RBDA eq. 2.31)."""
+    return np.r_[np.cross(x[:3], m[:3]), np.cross(x[:3], m[3:]) + np.cross(x[3:], m[:3])]
