@@ -9,6 +9,7 @@ Add them with :meth:`multibody.Model.add_force`.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -347,6 +348,10 @@ def elements_force_derivatives(model, q, v, eps=1e-6):
         dq[iv, iv] -= k
         dv[iv, iv] -= c + (friction / scale * (1.0 - np.tanh(v[iv] / scale) ** 2) if friction > 0.0 else 0.0)
     if others:
+        warnings.warn(f"derivatives of '{model.name}': the force elements {[e.name for e in others]} are "
+                      f"differentiated by central differences of step {eps:g} (error ~1e-8 of their scale); the rest "
+                      f"is exact", RuntimeWarning, stacklevel=3)
+
         def force(qq, vv):
             return sum(element.generalized_force(model, qq, vv) for element in others)
         for j in range(nv):
