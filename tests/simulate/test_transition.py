@@ -117,3 +117,20 @@ def test_linearize_of_a_tree_is_exact_where_its_former_central_differences_were_
     assert np.abs(A[nv:, :nv] - reference).max() < 1e-12 * scale
     assert np.abs(differences - reference).max() > 1e-10 * scale  # round-off of the differences, ~1e-16 / 1e-6
     np.testing.assert_allclose(B[nv:] @ mb.crba(model, q), np.eye(nv), rtol=0, atol=1e-10)
+
+
+def test_a_point_to_point_spring_is_differenced_and_says_so():
+    model = mb.Model.chain(2)
+    model.add_force(mb.Spring("world", [0.3, 0.0, 0.2], model.bodies[1].name, [0.1, 0.0, 0.0], stiffness=40.0,
+                              rest_length=0.1, damping=2.0))
+    q, v = np.array([0.3, -0.5]), np.array([0.2, 0.4])
+    with pytest.warns(RuntimeWarning, match=r"\['spring world-.*'\] are differentiated by central differences"):
+        A, _ = mb.linearize(model, q, v)
+    from multibody.simulate.forces import elements_force
+
+    def accel(x):
+        return mb.aba(model, x[:2], x[2:], elements_force(model, x[:2], x[2:]))
+
+    x = np.r_[q, v]
+    reference = np.stack([(accel(x + e) - accel(x - e)) / 2e-6 for e in np.eye(4) * 1e-6], axis=1)
+    np.testing.assert_allclose(A[2:], reference, rtol=0, atol=1e-6)
