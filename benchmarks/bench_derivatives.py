@@ -6,13 +6,11 @@ mb.rnea_derivatives / mb.aba_derivatives against pin.computeRNEADerivatives / pi
 Mansard, RSS 2018, both), each called from Python at the same state (joints matched by name), best of interleaved
 rounds (bench_dynamics.interleaved_best); ratio = multibody / Pinocchio (below 1: multibody faster). "× aba" is
 each library's derivative time over its own aba's. Batched: states per second of mb.aba_derivatives over a (B, nq)
-batch against a Python loop over pin.computeABADerivatives.
+batch against a Python loop over pin.computeABADerivatives, best of 5 interleaved rounds.
 """
 from __future__ import annotations
 
 import argparse
-import time
-
 import numba
 import numpy as np
 
@@ -42,28 +40,25 @@ def per_call(model, reference, rng, seconds):
     return interleaved_best(functions, seconds)
 
 
-def _timed(function):
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
-
-
 def batched(model, reference, count, rng):
     import pinocchio as pin
     data = reference.createData()
     Q = np.stack([model.random_configuration(rng) for _ in range(count)])
     V, T = rng.normal(size=(2, count, model.nv))
     (QP, VP), (_, TP) = in_pinocchio_order(model, reference, Q, V), in_pinocchio_order(model, reference, Q, T)
-    mb.aba_derivatives(model, Q[:4], V[:4], T[:4])
-    rates = {}
-    for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-        numba.set_num_threads(threads)
-        best = min(_timed(lambda: mb.aba_derivatives(model, Q, V, T)) for _ in range(3))
-        rates[f"mb.aba_derivatives batched, {threads} thread{'s' if threads > 1 else ''}"] = count / best
-    rates["pin.computeABADerivatives, Python loop"] = count / min(
-        _timed(lambda: [pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k]) for k in range(count)])
-        for _ in range(3))
-    return rates
+    threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
+
+    def ours(count_threads):
+        def run():
+            numba.set_num_threads(count_threads)
+            mb.aba_derivatives(model, Q, V, T)
+        return run
+    functions = {f"mb.aba_derivatives batched, {k} thread{'s' if k > 1 else ''}": ours(k) for k in threads}
+    functions["pin.computeABADerivatives, Python loop"] = lambda: [
+        pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k]) for k in range(count)]
+    times = interleaved_best(functions, seconds=0.01)  # (5 interleaved rounds, best of each)
+    numba.set_num_threads(threads[-1])
+    return {label: count / (t * 1e-6) for label, t in times.items()}
 
 
 def main():

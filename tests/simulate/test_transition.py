@@ -10,7 +10,8 @@ from oracles import random_model, random_state
 
 mujoco = pytest.importorskip("mujoco")
 XML = """<mujoco><option timestep="{dt}" integrator="{method}"/><worldbody>
-<body name="a"><joint name="j0" type="hinge" axis="0 1 0"/><inertial pos="0.1 0 -0.2" mass="1.5" diaginertia="0.1 0.2 0.3"/>
+<body name="a"><joint name="j0" type="hinge" axis="0 1 0"/>
+<inertial pos="0.1 0 -0.2" mass="1.5" diaginertia="0.1 0.2 0.3"/>
 <body name="b" pos="0.2 0 -0.4"><joint name="j1" type="hinge" axis="1 0 0"/>
 <inertial pos="0 0.1 -0.2" mass="1" diaginertia="0.05 0.08 0.1"/>
 <body name="c" pos="0 0.1 -0.3"><joint name="j2" type="{third}"/>

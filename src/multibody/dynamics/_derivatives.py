@@ -28,8 +28,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..model.joints import REVOLUTE
-from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross, dot6,
-                    inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
+from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
+                    dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (F_ARMATURE, F_S, F_ZAXES, IV, JTYPE, NVJ, PARENT, cross_force, cross_motion, inline,
                                release, rigid_inertia_times, row6, sines_cosines, unpacked, work)
 

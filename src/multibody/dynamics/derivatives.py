@@ -37,7 +37,8 @@ def _compiled_rigid(model, name):
 
 
 def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
-                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Derivatives of inverse dynamics τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i (:func:`~multibody.rnea`).
 
     Parameters as :func:`~multibody.rnea` (q (..., nq), v and a (..., nv), f_ext in body axes about the body
@@ -62,7 +63,8 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     forces = external_forces(model, f_ext)
     batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
     count, nv = qb.shape[0], cm.nv
-    dq, dv, M, tau = np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv))
+    dq, dv, M = (np.empty((count, nv, nv)) for _ in range(3))
+    tau = np.empty((count, nv))
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
@@ -75,7 +77,8 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
 
 
 def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
-                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Derivatives of forward dynamics q̈ = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i) (:func:`~multibody.aba`).
 
     Parameters as :func:`~multibody.aba`.
