@@ -93,9 +93,9 @@ def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: Ar
     (N_h, N), each (nv, n), to map x back: δ ≈ N_h y, δv ≈ N w. Derivatives by central differences, step ``eps``.
 
     Without constraints or flexible beams A and B are exact: the analytical derivatives of the ABA
-    (:func:`multibody.aba_derivatives`, Carpentier & Mansard 2018) and of the joint springs and friction; ``eps`` is then only the difference step of
-    point-to-point springs and gyrostats, whose generalized forces go through body Jacobians
-    (:func:`acceleration_derivatives`).
+    (:func:`multibody.aba_derivatives`, Carpentier & Mansard 2018) and of the joint springs and friction; ``eps``
+    is then only the difference step of point-to-point springs and gyrostats, whose generalized forces go through
+    body Jacobians (:func:`acceleration_derivatives`).
 
     About a state that is not at rest (steady rolling, spinning), A is the Jacobian of the vector field in these
     coordinates; its eigenvalues are those of the motion when the coordinates that change along it are cyclic
