@@ -2,7 +2,7 @@
 Python: the path of every model the compiled loop does not take, and of every model before it), the
 compiled loop (``multibody.simulate.compiled``, DOPRI5 and DOP853) and MuJoCo (RK4), in one run; then batched rollouts.
 
-    python benchmarks/bench_simulate.py [--sizes 7 20] [--runs 5] [--batch 256] [--baseline 5a40d97]
+    python benchmarks/bench_simulate.py [--sizes 7 20] [--runs 5] [--batch 256] [--baseline REV]
 
 The chain (``mb.Model.chain(N)``) starts from small swings about its hanging equilibrium (joint 2 at π/2, every
 joint offset by ``swing`` rad: 0.1 for N = 7, 0.01 for N = 20), where the motion is not chaotic, so that end-state
@@ -17,8 +17,8 @@ Times are the best of ``--runs`` rounds, each round one run of every path in tur
 speed drifts by up to 40 % over tens of seconds, so paths timed minutes apart compare different machines).
 Ratios: today / compiled (speed-up), compiled / MuJoCo (below 1: faster).
 ``--baseline REV`` also times the scipy path of commit REV in the same rounds (``scipy_path_at.py``, a worker
-process: issue 13 asks for 10× the path as it was when filed, 5a40d97; the scipy path has been made faster since)
-and gives two ratios: the compiled DOP853 loop's (``integrate_tree``: samples of q and v), and that of what a
+process: the speed-up of the compiled loop over the scipy path of an earlier version of the package) and gives two
+ratios: the compiled DOP853 loop's (``integrate_tree``: samples of q and v), and that of what a
 user calls, ``mb.simulate`` (default method, compiled), which also builds the Trajectory as the scipy path does
 (the accelerations and applied forces at every sample); then the same on one of numba's threads (a single DOP853
 run otherwise computes its dense output and the samples' accelerations on a helper thread:
@@ -251,8 +251,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[7, 20])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--baseline", metavar="REV", help="also time the scipy path at this commit (issue 13 was "
-                        "filed at 5a40d97) and give the compiled DOP853's speed-up against it")
+    parser.add_argument("--baseline", metavar="REV", help="also time the scipy path at this commit and give the "
+                        "compiled DOP853's speed-up against it")
     args = parser.parse_args()
     if args.baseline:
         from scipy_path_at import PathAt

@@ -1,6 +1,6 @@
 """The time of ``mb.simulate``'s scipy path (DOP853 stepped from Python) at another commit of this repository, for
-``bench_simulate.py --baseline REV``: issue 13 measures the compiled loop against the path as it was when the
-issue was filed (5a40d97), while the scipy path itself has been made faster since.
+``bench_simulate.py --baseline REV``: the compiled loop's speed-up over the scipy path of an earlier version of the
+package, timed in the same rounds as today's.
 
     python benchmarks/scipy_path_at.py REV [--runs 3] [--sizes 7 20]
 

@@ -1,4 +1,4 @@
-"""Gyrostats (document 000 eqs. 11–13): the prescribed-spin rotor wrench against an explicit rotor body and
+"""Gyrostats (Kane 1981, eqs. 11–13): the prescribed-spin rotor wrench against an explicit rotor body and
 Euler's gyrostat equations, angular momentum conservation, and the dual-spin stability criterion."""
 import numpy as np
 import pytest

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
+from typing import Any
 
 from numba.core import caching
 
@@ -34,8 +35,8 @@ KERNEL_SOURCES = (
     "symbolic/llvm_kernel.py", "symbolic/numeric.py",
 )
 
-_CacheImpl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-_CacheLocator = getattr(caching, "_CacheLocator", object)
+_CacheImpl: Any = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+_CacheLocator: Any = getattr(caching, "_CacheLocator", object)
 _warned = False
 
 

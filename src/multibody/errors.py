@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .simulate.trajectory import Trajectory
@@ -77,7 +77,7 @@ class SimulationInterrupted(KeyboardInterrupt):
         self.trajectory = trajectory
 
 
-def checked_number(value: object, field: str, *, positive: bool = False, nonnegative: bool = False,
+def checked_number(value: Any, field: str, *, positive: bool = False, nonnegative: bool = False,
                    interval: tuple[float, float] | None = None, finite: bool = True) -> float:
     """float(value), or a ModelError naming ``field`` and the value: when it is not a number, is NaN, is infinite
     (with ``finite``, and always with a sign or an interval), is not > 0 (``positive``) or ≥ 0 (``nonnegative``), or

@@ -54,10 +54,8 @@ def _floor_gaps(model, q):
             if "floor" in (c.a.name, c.b.name)]
 
 
-# Not Go1 yet: landing in its standing pose it gathers ~170 contacts within a step's reach 0.1 s in (1730 LCP
-# unknowns), and Lemke's method then takes minutes per step (its passive drop, straight legs, runs).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["anymal"])
+@pytest.mark.parametrize("name", ["anymal", "go1"])
 def test_quadruped_dropped_on_the_floor_lands_and_stands(name):
     """Dropped from 5 cm in its standing pose, legs held by spring-dampers: it lands on its feet and comes to rest
     within 1.5 s (base height still to 0.2 mm, speeds below 5 cm/s), no shape sinks more than 2 mm into the floor,

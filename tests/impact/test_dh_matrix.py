@@ -1,4 +1,4 @@
-"""DH 4×4 matrix method (document 002) against the spatial method, CRBA and Pinocchio."""
+"""DH 4×4 matrix method (Zhang 1995) against the spatial method, CRBA and Pinocchio."""
 import numpy as np
 import pytest
 

@@ -160,9 +160,9 @@ def test_newtons_cradle_passes_momentum_and_energy_to_the_last_ball(n):
 @pytest.mark.parametrize("n, size", [(3, "small"), (3, "large"), (5, "large")])
 def test_newtons_cradle_has_exactly_the_physical_impacts_and_keeps_its_energy(n, size):
     """Default settings, 10 s: an impact every half period of the (large-amplitude, physical) pendulum, each through
-    the whole row, and the energy kept to the integrator's tolerance. Before: balls left touching at rest were
-    held by the contact LCP (Baumgarte on overlapping trial states), the pulse split into two impacts 2 µs apart
-    and slow spurious ones followed (3 balls: 17 impacts instead of 10, energy +1.3e-4 J on the large cradle)."""
+    the whole row, and the energy kept to the integrator's tolerance. Balls left touching at rest and held by the
+    contact LCP instead (Baumgarte on overlapping trial states) would split the pulse into two impacts 2 µs apart
+    and slow spurious ones would follow (3 balls: 17 impacts instead of 10, energy +1.3e-4 J on the large cradle)."""
     from scipy.special import ellipk
     length, radius, mass, inertia = {"small": (0.5, 0.02, 0.1, 1e-7), "large": (1.0, 0.05, 1.0, 1e-3)}[size]
     model = cradle(n, length, radius, mass, inertia)

@@ -11,7 +11,7 @@ from multibody.simulate.forces import elements_force
 EXAMPLE_NAMES = sorted(p.stem for p in EXAMPLES.glob("*") if p.suffix in (".yaml", ".urdf"))
 
 
-def test_examples_cover_the_issue():
+def test_the_bundled_examples_are_all_there():
     assert {"rod_particle", "double_pendulum", "six_axis_arm", "satellite_rotor", "four_bar", "humanoid"} <= set(EXAMPLE_NAMES)
 
 
@@ -125,7 +125,7 @@ def test_double_pendulum_file_gives_the_described_model():
 
 
 def _seed_lagrange_accelerations(q, qd, k_over_m, L, L0):
-    """q̈ of the rod with a sliding particle from the corrected eq. 34 of source document 000 (divided by m)."""
+    """q̈ of the rod with a sliding particle from the corrected eq. 34 of Kane (1981) (divided by m)."""
     q1, q2, q3, q4 = q
     _, _, w, s = qd
     c, n = np.cos(q3), np.sin(q3)

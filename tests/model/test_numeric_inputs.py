@@ -1,4 +1,4 @@
-"""Numbers that used to give silent wrong answers in model building and in the numeric functions."""
+"""Numbers that must not give silent wrong answers in model building and in the numeric functions."""
 import time
 import warnings
 

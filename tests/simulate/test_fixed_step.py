@@ -214,7 +214,7 @@ def test_removing_a_damper_from_model_forces_reaches_the_next_simulation():
 @pytest.mark.parametrize("clone", [lambda m: pickle.loads(pickle.dumps(m)), copy.deepcopy], ids=["pickle", "deepcopy"])
 def test_a_copied_model_is_its_own_parts_owner(clone):
     """A pickled or deep-copied model works and its parts clear its compiled form, not the original's, when edited
-    (models could not be pickled before: the parts' weak references to their models)."""
+    (the parts hold weak references to their models)."""
     model = mb.Model.chain(3)
     model.add_force(mb.JointSpring(model.joints[0].name, 1.0))
     model.add_geometry("world", mb.Plane())

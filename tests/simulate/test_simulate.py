@@ -124,7 +124,7 @@ def test_symbolic_equations_plug_in_as_dynamics(double_pendulum):
 
 def test_constrained_four_bar_stays_closed():
     if not hasattr(mb, "forward_dynamics"):
-        pytest.skip("constrained dynamics (issue 4) not available")
+        pytest.skip("constrained dynamics not available")
     setup = mb.read_model_file(example_path("four_bar"))
     traj = mb.simulate(setup.model, setup.q0, setup.v0, t_end=2.0)
     errors = traj.constraint_errors()
@@ -257,20 +257,21 @@ def test_shapes_that_never_touch_give_no_warning_until_contact_is_simulated():
 
 
 def test_a_run_past_limits_it_does_not_enforce_says_so():
-    """Limits stored with a joint (Joint.limits, a file's <limit>) are stops only once enforced
-    (enforce_joint_limits); a run that takes the joint past them without that warns, naming the joint."""
+    """Limits stored with a joint (Joint.limits, a file's <limit>) are stops by default, with every method; a run
+    with ``joint_limits=False`` that takes the joint past them warns, naming the joint."""
     model = mb.Model("hub")
     model.add(mb.Body("hub", mass=1.0, inertia=np.eye(3) * 0.1),
               joint=mb.Revolute([0, 0, 1], name="spin", limits=mb.JointLimits(lower=-0.5, upper=0.5)))
     for options in ({}, {"compiled": False}, {"method": "RK4", "dt": 1e-3}):
         with pytest.warns(UserWarning, match=r"'hub': 1 joints went past.*'spin' reached 1 \(limits \[-0.5, 0.5\]\)"
-                                              r".*enforce_joint_limits"):
-            mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False, **options)
+                                              r".*joint_limits=True"):
+            mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False, joint_limits=False, **options)
     with pytest.warns(UserWarning, match="'spin' reached -1"):
-        mb.simulate(model, [0.0], [[0.1], [-1.0]], t_end=1.0, method="RK4", dt=1e-3, progress=False)
+        mb.simulate(model, [0.0], [[0.1], [-1.0]], t_end=1.0, method="RK4", dt=1e-3, progress=False,
+                    joint_limits=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        mb.simulate(model, [0.0], [0.4], t_end=1.0, progress=False)  # within the limits
-        model.enforce_joint_limits()
-        stopped = mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False)
-    assert stopped.q[:, 0].max() < 0.5 + 1e-8
+        mb.simulate(model, [0.0], [0.4], t_end=1.0, progress=False, joint_limits=False)  # within the limits
+        for options in ({}, {"method": "RK4", "dt": 1e-3}, {"method": "contact", "dt": 1e-3}):
+            stopped = mb.simulate(model, [0.0], [1.0], t_end=1.0, progress=False, **options)
+            assert stopped.q[:, 0].max() < 0.5 + 1e-8

@@ -1,4 +1,4 @@
-"""The DH matrix method of document 002 against the numeric core on Model.from_dh."""
+"""The DH matrix method of Zhang (1995) against the numeric core on Model.from_dh."""
 import numpy as np
 import pytest
 import sympy as sp

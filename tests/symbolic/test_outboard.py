@@ -81,7 +81,7 @@ def test_intermediates_are_kanes_method():
 
 
 def test_thirty_link_chain_derives_in_seconds_with_quadratic_growth():
-    """Issue 15: the n = 30 3D chain derives in < 60 s; the equations and the auxiliaries they need grow as n²."""
+    """The n = 30 3D chain derives in < 60 s; the equations and the auxiliaries they need grow as n²."""
     counts = {}
     for n in (15, 30):
         model, _ = sym.symbolic_chain(n)
@@ -96,7 +96,7 @@ def test_thirty_link_chain_derives_in_seconds_with_quadratic_growth():
 
 
 def test_generated_code_of_a_sixteen_link_chain_builds_quickly_and_matches_aba():
-    """Issue 15: the n = 16 chain's generated code builds in < 30 s (about 3 s on an idle machine; the bound
+    """The n = 16 chain's generated code builds in < 30 s (about 3 s on an idle machine; the bound
     here leaves room for a loaded test runner and numba's first compilations in a fresh process)."""
     n = 16
     rng = np.random.default_rng(1)

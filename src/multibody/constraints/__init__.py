@@ -5,6 +5,7 @@ them (:mod:`.gauss`, checked by :mod:`.udwadia_kalaba`) and to the unilateral co
 (:mod:`.geometry`, :mod:`.contact`). :mod:`.assembly` finds consistent states; :mod:`.integrate` steps constrained
 and contact systems in time with drift control.
 """
+from .coupling import LinearCoupling
 from .assembly import assemble, assemble_positions, assemble_velocities
 from .forward import ConstrainedDynamics, constraint_forces, forward_dynamics
 from .geometry import Box, Capsule, Geometry, Plane, Sphere
@@ -12,5 +13,6 @@ from .types import (Align, Connect, Constraint, Holonomic, JointLimit, KnifeEdge
                     RollingDisk, RollingSphere, Weld)
 
 __all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "Constraint", "Geometry", "Holonomic",
-           "JointLimit", "KnifeEdge", "Mimic", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk", "RollingSphere",
-           "Sphere", "Weld", "assemble", "assemble_positions", "assemble_velocities", "constraint_forces", "forward_dynamics"]
+           "JointLimit", "KnifeEdge", "LinearCoupling", "Mimic", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk",
+           "RollingSphere", "Sphere", "Weld", "assemble", "assemble_positions", "assemble_velocities",
+           "constraint_forces", "forward_dynamics"]

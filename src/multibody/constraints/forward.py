@@ -67,7 +67,8 @@ def _limit_sides(model, q, v, limits, tolerance, speed):
     if limits is None:
         return active_sides(model, q, v, tolerance, speed)
     wanted = {(id(limit), side) for limit, side in limits}
-    return [s for s in limit_sides(model, q, v)
+    listed = list({id(limit): limit for limit, _ in limits}.values())
+    return [s for s in limit_sides(model, q, v, listed)
             if (id(s.limit), s.side) in wanted and s.gap <= tolerance and s.rate <= speed]
 
 
@@ -110,7 +111,7 @@ def constraint_forces(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike |
     tau = np.zeros(cm.nv) if tau is None else as_state(tau, cm.nv, "tau")
     a_free = aba(model, q, v, tau, f_ext)
     unilateral = joint_limits(model)
-    sides = _limit_sides(model, q, v, limits, contact_tolerance, slip_velocity) if unilateral else []
+    sides = _limit_sides(model, q, v, limits, contact_tolerance, slip_velocity) if unilateral or limits else []
     if len(unilateral) == len(model.constraints) and not model.geometries and not sides:
         return ConstrainedDynamics(a_free, [np.zeros(2) for _ in unilateral], np.zeros(cm.nv))
     s = Snapshot(model, q, v)

@@ -153,7 +153,7 @@ class Geometry(ModelPart):
         self.body, self.shape, self.placement = body, shape, placement
         self.friction, self.restitution, self.name = friction, restitution, name
         self.priority, self.condim = int(priority), int(condim)
-        self.exclude: set[str] = set()
+        self.exclude: set[str | None] = set()  # the names of the shapes it never touches (None: unnamed)
         self.include: set[str] = set()
 
     def exclude_contacts(self, other: Geometry) -> bool:
@@ -194,7 +194,7 @@ def contact_coefficients(model: Model, a: Geometry, b: Geometry) -> tuple[float,
     max(μ_a, μ_b) (MuJoCo's, which an MJCF file's model takes); 0 when the contact's ``condim`` (the higher-priority
     shape's, or the larger of the two) is 1. e = max(e_a, e_b)."""
     rule, e = model.friction_rule, max(a.restitution, b.restitution)
-    pair = model.pair_friction.get(frozenset((a.name, b.name)))
+    pair = model.pair_friction.get(frozenset((a.name, b.name)))  # type: ignore[arg-type]  # an unnamed shape has none
     if pair is not None:
         return pair, e
     if a.priority != b.priority:

@@ -10,15 +10,17 @@ recorded in ``Trajectory.drift``.
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
 velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ (M + h D in place of M for the joint dampers D, implicit as in
 MuJoCo's Euler: explicit, a damper on a small inertia blows up once h·c/I > 2), with J v⁺ = b − (erp/h) φ for
-equality constraints and, for every
-contact within ``margin`` + h · (a bound on the geometries' speed), the LCP of :mod:`.contact` on the velocity targets
-n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating; ≥ −e v_n⁻ for approaching contacts faster than
-``bounce_velocity``) and zero tangential velocity inside the friction pyramid. Then q⁺ = q ⊕ h v⁺. Impacts come out
-inelastic (or with Newton restitution e) as a by-product.
+equality constraints and one LCP (:mod:`.contact`) for the contacts and the joint limits' bounds
+(:mod:`.limits`, frictionless rows in generalized coordinates): n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating),
+the contacts' tangential velocity zero inside the friction pyramid. Only rows that close within the step take
+part: those the free motion closes (n·(v + h a) < −gap/h, a the equality-constrained acceleration) or that
+touch, then any the others' impulses close, re-solved until none is left out; so nothing gets an impulse at a
+distance. A closing row approaching faster than ``bounce_velocity`` gets Newton's restitution, n·v⁺ ≥ −e n·v⁻.
+Contacts are sought within ``margin`` + h · (a bound on the geometries' speed). Then q⁺ = q ⊕ h v⁺.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +31,7 @@ from ._kinematics import Snapshot
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
 from .gauss import GaussSolver
+from .limits import LimitSide, bound_arrays, enforced_limits, limit_rows
 from .types import stack
 
 if TYPE_CHECKING:
@@ -69,8 +72,10 @@ def _joint_damping(model):
     return derived["joint_damping"]
 
 
-def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1):
-    """One velocity-level time step with contacts and constraints (see module docstring); returns (q⁺, v⁺)."""
+def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1, limits=None):
+    """One velocity-level time step with contacts, joint limits and constraints (see module docstring); returns
+    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s to enforce (default
+    :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' stored limits)."""
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
@@ -84,17 +89,42 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
-    if contacts:
-        c_rows = contacts_rows(s, contacts)
-        gaps = np.array([c.geometry.distance for c in contacts])
-        vn = np.array([r.vn for r in c_rows])
-        target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
-        restitution = np.array([c.restitution for c in contacts])
-        target = np.where(vn < -bounce_velocity, np.maximum(target, -restitution * vn), target)
-        gamma_t = np.array([-r.vt / h for r in c_rows])
-        a = solve_contacts(solver, a, contacts, c_rows, (target - vn) / h, gamma_t,
-                           np.zeros(len(contacts), bool)).a
+    c_rows = contacts_rows(s, contacts)
+    keys, iq, iv, bound, sign = bound_arrays(model, enforced_limits(model) if limits is None else limits)
+    if not (contacts or keys):
+        v_new = v + h * a
+        return integrate(model, q, v_new, h), v_new
+    # the rows: the contacts', then every finite bound's (g = sign (q − bound), n = sign e_k)
+    nc, nb = len(contacts), len(keys)
+    N_limits = np.zeros((nb, model.nv))
+    N_limits[np.arange(nb), iv] = sign
+    N = np.vstack([np.array([r.N for r in c_rows]).reshape(nc, model.nv), N_limits])
+    gaps = np.concatenate([[c.geometry.distance for c in contacts], sign * (q[iq] - bound)])
+    vn = np.concatenate([[r.vn for r in c_rows], sign * v[iv]])
+    restitution = np.array([c.restitution for c in contacts] + [limit.restitution for limit, _ in keys])
+    # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
+    target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
+    closing = N @ (v + h * a) < target  # the free motion reaches the surface (or bound) within the step
+    # only rows that the step's motion closes take an impulse: those of the free motion, then those the impulses
+    # of the others close (an impact on a foot swinging a knee onto its stop), until none is left out
+    rows = closing | (gaps <= 0)
     v_new = v + h * a
+    while rows.any():
+        k = np.flatnonzero(rows)
+        sides = [LimitSide(*keys[i - nc], gaps[i], sign[i - nc], int(iv[i - nc]), vn[i]) for i in k[k >= nc]]
+        l_contacts, l_rows = limit_rows(model.nv, sides)
+        chosen = [contacts[i] for i in k[k < nc]] + l_contacts
+        chosen_rows = [c_rows[i] for i in k[k < nc]] + l_rows
+        # Newton's restitution on arrival, for rows reaching their surface in this step
+        bounce = (restitution[k] > 0) & (vn[k] < -bounce_velocity)
+        goal = np.where(bounce, np.maximum(target[k], -restitution[k] * vn[k]), target[k])
+        gamma_t = np.array([-r.vt / h for r in chosen_rows])
+        v_new = v + h * solve_contacts(solver, a, chosen, chosen_rows, (goal - vn[k]) / h, gamma_t,
+                                       np.zeros(len(k), bool)).a
+        late = ~rows & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
+        if not late.any():
+            break
+        rows |= late
     return integrate(model, q, v_new, h), v_new
 
 
@@ -117,5 +147,6 @@ def run(model: Model, q0: ArrayLike, v0: ArrayLike, t_end: float, dt: float,
     if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt / 2):
         raise ValueError(f"need dt > 0 and t_end ≥ dt/2 (finite), got dt={dt!r}, t_end={t_end!r}")
     steps = int(round(t_end / dt))
-    return simulate(model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1),
-                    torque=tau, stabilization=stabilization, projection=projection, constraint_tolerance=tol)
+    return cast("Trajectory", simulate(  # one state: one Trajectory
+        model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1), torque=tau,
+        stabilization=stabilization, projection=projection, constraint_tolerance=tol))

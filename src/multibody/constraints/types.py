@@ -1,4 +1,5 @@
-"""Constraint types: loop closures, point-on-plane, rolling, knife edge, mimic joints, joint limits, user callables.
+"""Constraint types: loop closures, point-on-plane, rolling, knife edge, mimic joints, joint limits (user rows,
+:class:`Holonomic` and :class:`Nonholonomic`, are in :mod:`.user`).
 
 Every constraint contributes m rows at a state (q, v), all in world axes (see :class:`Rows`):
 
@@ -24,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..dynamics import integrate
 from ..errors import ModelError, checked_number
 from ..spatial import Transform, _as_vector3, rotation_to_quat
 from ._kinematics import cross
@@ -45,6 +45,28 @@ class Rows(NamedTuple):
     b: np.ndarray
     gamma: np.ndarray
     holonomic: np.ndarray
+
+
+class SymbolicRows(NamedTuple):
+    """Constraint rows as sympy expressions: ``position`` φ(q) (holonomic rows, = 0) and ``velocity`` (nonholonomic
+    rows A(q) u − b(q), = 0, linear in the speeds); either may be empty."""
+
+    position: list
+    velocity: list
+
+
+def _dot(a, b):
+    """a · b of 3-vectors (numpy arrays or sympy matrices)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _rim_direction(n, a, sqrt):
+    """(u_raw, |u_raw|): the direction from a disk's center to its lowest rim point, u = u_raw / |u_raw| with
+    u_raw = −n + (n·a) a, for the plane normal n and the disk's axis a (world axes; numbers or sympy expressions,
+    ``sqrt`` to match; |u_raw| = 0 when the disk lies flat)."""
+    along = _dot(n, a)
+    raw = [-n[i] + along * a[i] for i in range(3)]
+    return raw, sqrt(_dot(raw, raw))
 
 
 def _unit(vector, field):
@@ -103,6 +125,13 @@ class Constraint:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
 
+    def symbolic(self, k: Any) -> SymbolicRows:
+        """The constraint's rows as sympy expressions, on the symbolic kinematics ``k`` of
+        :class:`multibody.symbolic.constrained.Kinematics` (world positions, axes and velocities of body points)."""
+        kinds = [t.__name__ for t in (*CONSTRAINT_TYPES.values(), Holonomic, Nonholonomic) if t is not JointLimit]
+        raise ModelError(f"constraint {self!r}: {type(self).__name__} has no symbolic form; the symbolic equations "
+                         f"take {', '.join(kinds)} (Holonomic and Nonholonomic given as sympy expressions)")
+
     def to_dict(self) -> dict[str, Any]:
         """The dictionary form (``type`` and the constructor's arguments; YAML and JSON ready)."""
         raise ModelError(f"{self!r}: this constraint cannot be saved to a file (only the built-in types "
@@ -150,6 +179,10 @@ class Connect(Constraint):
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
         return Rows(pa - pb, Ja[3:] - Jb[3:], np.zeros(3), -(ma[3] - mb_[3]), np.ones(3, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = p_A − p_B."""
+        return SymbolicRows(list(k.point(self.bodies[0], self.point_a) - k.point(self.bodies[1], self.point_b)), [])
+
 
 class Weld(Constraint):
     """Full 6-DOF loop closure: the frame of ``body_b`` keeps the pose ``relative`` (a Transform, default identity)
@@ -183,6 +216,14 @@ class Weld(Constraint):
         J = np.vstack([Ja[:3] - Jb[:3], Ja[3:] - Jb[3:]])
         gamma = -np.concatenate([ma[2] - mb_[2], ma[3] - mb_[3]])
         return Rows(np.concatenate([phi_rot, pa - pb]), J, np.zeros(6), gamma, np.ones(6, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ_rot = vee of the skew part of E = R_a R_rel R_bᵀ (the rotation vector to first order about E = I, where
+        both have the rates ω_a − ω_b), and p_A − p_B."""
+        E = k.rotation(self.bodies[0]) * k.matrix(self.relative.rotation) * k.rotation(self.bodies[1]).T
+        rotation = [(E[2, 1] - E[1, 2]) / 2, (E[0, 2] - E[2, 0]) / 2, (E[1, 0] - E[0, 1]) / 2]
+        offset = k.point(self.bodies[0], self.relative.translation) - k.point(self.bodies[1], (0.0, 0.0, 0.0))
+        return SymbolicRows(rotation + list(offset), [])
 
 
 def rotation_vector(R):
@@ -229,6 +270,11 @@ class Align(Constraint):
         phi, J, gamma = (np.array(x) for x in zip(*rows))
         return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
 
+    def symbolic(self, k) -> SymbolicRows:
+        """φ_k = u_k · n (world axes)."""
+        n = k.axis(self.bodies[1], self.axis_b)
+        return SymbolicRows([_dot(k.axis(self.bodies[0], u), n) for u in _perpendicular_pair(self.axis_a)], [])
+
 
 class PointOnPlane(Constraint):
     """Point ``point`` of ``body`` stays on the plane through ``origin`` with ``normal``, both fixed in
@@ -263,6 +309,12 @@ class PointOnPlane(Constraint):
         J = n @ (Jp[3:] - Jo[3:]) + cross(n, p - o) @ Jo[:3]
         gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
         return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = n · (p − o)."""
+        body, plane = self.bodies
+        gap = k.point(body, self.point) - k.point(plane, self.origin)
+        return SymbolicRows([_dot(k.axis(plane, self.normal), gap)], [])
 
 
 class RollingDisk(Constraint):
@@ -301,12 +353,11 @@ class RollingDisk(Constraint):
             return -r * n, np.zeros(3)
         _, _, axis = self.locate(s.model, self.bodies[0], axis=self.axis)
         a = s.rotation(i) @ axis
-        u_raw = -n + (n @ a) * a
-        length = np.linalg.norm(u_raw)
+        u_raw, length = _rim_direction(n, a, np.sqrt)
         if length < 1e-9:
             raise ModelError(f"{self!r}: the disk lies flat on the plane (axis parallel to the normal); the "
                              "contact point is undefined")
-        u = u_raw / length
+        u = np.array(u_raw) / length
         da = cross(w, a)
         du_raw = (n @ da) * a + (n @ a) * da
         du = (du_raw - u * (u @ du_raw)) / length
@@ -322,6 +373,19 @@ class RollingDisk(Constraint):
         gamma = -basis @ (ac + cross(al, d) + cross(w, dd))
         phi = np.array([0.0, 0.0, self.normal @ (c + d) - self.height])
         return Rows(phi, J, np.zeros(3), gamma, np.array([False, False, True]))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """The rows of :meth:`evaluate`: t₁ · v_P, t₂ · v_P (nonholonomic; v_P = v_c + ω × d, the velocity of the
+        body's material point at the contact) and φ = n · (c + d) − height (holonomic)."""
+        body, n = self.bodies[0], self.normal
+        c, r = k.point(body, self.center), self.radius
+        if self.axis is None:
+            d = k.matrix(-r * n)
+        else:
+            u_raw, length = _rim_direction(n, k.axis(body, self.axis), k.sqrt)
+            d = (r / length) * k.matrix(u_raw)
+        v_contact = k.velocity(body, self.center) + k.cross(k.omega(body), d)
+        return SymbolicRows([_dot(n, c + d) - self.height], [_dot(t, v_contact) for t in _perpendicular_pair(n)])
 
 
 class RollingSphere(RollingDisk):
@@ -367,85 +431,11 @@ class KnifeEdge(Constraint):
         gamma = -(cross(self.normal, cross(w, e)) @ vp + across @ ap)
         return Rows(np.zeros(1), J[None, :], np.zeros(1), np.array([gamma]), np.zeros(1, bool))
 
-
-def _directional(f, model, q, v, h):
-    """Central difference (f(q ⊕ h v) − f(q ⊖ h v)) / 2h along the constant-velocity motion (error O(h²))."""
-    return (np.asarray(f(integrate(model, q, v, h))) - np.asarray(f(integrate(model, q, v, -h)))) / (2 * h)
-
-
-def _call(function, q, shape, label):
-    """function(q) as a float array of ``shape`` with finite entries; ModelError naming ``label`` otherwise."""
-    value = np.asarray(function(q), dtype=float).reshape(-1) if len(shape) == 1 else \
-        np.atleast_2d(np.asarray(function(q), dtype=float))
-    if value.shape != shape or not np.all(np.isfinite(value)):
-        raise ModelError(f"{label} returned {value!r} (shape {value.shape}): expected shape {shape}, finite values")
-    return value
-
-
-class Holonomic(Constraint):
-    """User holonomic constraint φ(q) = 0 given by a callable ``phi(q) -> (size,)``.
-
-    J (size × nv) is ``jacobian(q)`` if given, else the central difference of φ along q ⊕ ±h e_k (h = ``step``,
-    error O(h²)). γ = −J̇ v is the central difference of J v along q ⊕ ±h v when ``jacobian`` is given (error
-    ~1e-10), else the second difference −(φ(q ⊕ h v) − 2φ(q) + φ(q ⊖ h v))/h² with h = √step / 10 (error ~1e-8,
-    relative). Autonomous constraints only.
-    """
-
-    def __init__(self, phi: Callable[[np.ndarray], ArrayLike], size: int,
-                 jacobian: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
-                 name: str | None = None) -> None:
-        super().__init__((), name or getattr(phi, "__name__", "phi"))
-        if not callable(phi) or (jacobian is not None and not callable(jacobian)):
-            raise ModelError(f"Holonomic '{self.name}': phi and jacobian must be callables, got {phi!r}, {jacobian!r}")
-        self.phi, self._jacobian, self.size, self.step = phi, jacobian, int(size), float(step)
-
-    def value(self, q: np.ndarray) -> np.ndarray:
-        return _call(self.phi, q, (self.size,), f"Holonomic '{self.name}': phi")
-
-    def jacobian(self, model: Model, q: np.ndarray) -> np.ndarray:
-        if self._jacobian is not None:
-            return _call(self._jacobian, q, (self.size, model.nv), f"Holonomic '{self.name}': jacobian")
-        return np.column_stack([_directional(self.value, model, q, e, self.step) for e in np.eye(model.nv)])
-
-    def evaluate(self, s: Snapshot) -> Rows:
-        m, q, v = s.model, s.q, s.v
-        phi = self.value(q)
-        if not np.any(v):
-            gamma = np.zeros(self.size)
-        elif self._jacobian is not None:
-            gamma = -_directional(lambda x: self.jacobian(m, x) @ v, m, q, v, self.step)
-        else:
-            # γ = −d²/dh² φ(q ⊕ h v) at h = 0, second central difference with h = √step / 10
-            h = 0.1 * np.sqrt(self.step)
-            gamma = -(self.value(integrate(m, q, v, h)) - 2 * phi + self.value(integrate(m, q, v, -h))) / h**2
-        return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))
-
-
-class Nonholonomic(Constraint):
-    """User nonholonomic constraint A(q) v = b(q) given by callables ``A(q) -> (size, nv)`` and optional
-    ``b(q) -> (size,)`` (default 0). γ = ḃ − Ȧ v by central differences along q ⊕ ±h v (error O(h²))."""
-
-    def __init__(self, A: Callable[[np.ndarray], ArrayLike], size: int,
-                 b: Callable[[np.ndarray], ArrayLike] | None = None, step: float = 1e-6,
-                 name: str | None = None) -> None:
-        super().__init__((), name or getattr(A, "__name__", "A"))
-        if not callable(A) or (b is not None and not callable(b)):
-            raise ModelError(f"Nonholonomic '{self.name}': A and b must be callables, got {A!r}, {b!r}")
-        self.A, self.b, self.size, self.step = A, b, int(size), float(step)
-
-    def matrix(self, model: Model, q: np.ndarray) -> np.ndarray:
-        return _call(self.A, q, (self.size, model.nv), f"Nonholonomic '{self.name}': A")
-
-    def rhs(self, q: np.ndarray) -> np.ndarray:
-        if self.b is None:
-            return np.zeros(self.size)
-        return _call(self.b, q, (self.size,), f"Nonholonomic '{self.name}': b")
-
-    def evaluate(self, s: Snapshot) -> Rows:
-        m, q, v = s.model, s.q, s.v
-        rate = (lambda x: self.rhs(x) - self.matrix(m, x) @ v)
-        gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
-        return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
+    def symbolic(self, k) -> SymbolicRows:
+        """(n × e) · v_P = 0."""
+        body = self.bodies[0]
+        across = k.cross(k.matrix(self.normal), k.axis(body, self.direction))
+        return SymbolicRows([], [_dot(across, k.velocity(body, self.point))])
 
 
 class Mimic(Constraint):
@@ -489,6 +479,11 @@ class Mimic(Constraint):
         J[0, mv] -= self.multiplier
         phi = s.q[iq] - self.multiplier * s.q[mq] - self.offset
         return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
+
+    def symbolic(self, k) -> SymbolicRows:
+        """φ = q_j − m q_m − o."""
+        return SymbolicRows([k.coordinate(self.joint) - k.number(self.multiplier) * k.coordinate(self.master)
+                             - k.number(self.offset)], [])
 
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""
@@ -579,8 +574,12 @@ class JointLimit(Constraint):
         return f"JointLimit{label}({self.joint!r})"
 
 
-CONSTRAINT_TYPES = {cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere,
-                                               KnifeEdge, Mimic, JointLimit)}
+CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
+    cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge, Mimic,
+                              JointLimit)}
+
+
+from .user import Holonomic, Nonholonomic  # noqa: E402  (they derive from Constraint above)
 
 
 def equality_constraints(model: Model) -> list[Constraint]:

@@ -39,6 +39,7 @@ from numba.extending import overload
 
 from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
+from ._spatial_kernels import njit_without_refcounts
 from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_MASS, F_S, F_ZAXES, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ,
                                IV, JTYPE, NSYM, NVJ, PARENT, cross_force, cross_motion, release, rigid_inertia_times,
                                rotated, rotation_product, SINCOS_RANGE, sin_cos, wide_vectors, work)
@@ -53,7 +54,7 @@ inline = njit(cache=True, inline="always")  # the small helpers called inside a 
 # an early exit that keeps a lane loop from vectorizing. fastmath "contract" (only): a × b + c as one fused
 # multiply-add, rounded once: 10–12 % fewer µs per RK4 step of the 7-link chain (measured), the results still within
 # round-off of the scalar kernels' (which round twice; the tests hold them to 1e-12)
-step = njit(cache=True, error_model="numpy", fastmath={"contract"}, _nrt=False)
+step = njit_without_refcounts(cache=True, error_model="numpy", fastmath={"contract"})
 
 
 def lane(x, b):
@@ -716,7 +717,7 @@ def chunk_workspaces(T, n, nq, nv):
             np.empty((T, nv, 6, L)), np.empty((T, 6, 6, L)), np.empty((T, nv, 6, L)), np.empty((T, n + 1, 6, L)))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit_without_refcounts(cache=True, nogil=True)
 def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, first, stride, qs, qd, u, out, R0, d, S, V, C, IA,
                PA, U, D, Dinv, A):
     """:func:`aba_chunk` over the chunks first, first + stride, first + 2 stride, … of LANES states: one thread's
@@ -742,7 +743,8 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     return bool(np.isfinite(qdd).all())
 
 
-_POOLS, _LOCAL = {}, threading.local()
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_LOCAL = threading.local()
 
 
 def thread_workspaces(T, n, nq, nv):

@@ -4,6 +4,7 @@ from numba import njit
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ._spatial_kernels import IQ, IV, JTYPE, NQJ, inline, quaternion_rotation
+from ._spatial_kernels import njit_without_refcounts
 
 
 @inline
@@ -15,7 +16,7 @@ def _quat_product(a0, a1, a2, a3, b0, b1, b2, b3, out, off):
     out[off + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def configuration_rate(topology, q, v, qdot):
     """q̇ from v joint by joint: q̇ = v for scalar joints; quaternion rate ½ q ⊗ (0, ω) with ω in child axes;
     free-joint position rate R(q) v_origin; planar (ẋ, ẏ) = Rz(θ)(vx, vy)."""

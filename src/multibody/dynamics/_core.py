@@ -8,10 +8,13 @@ aba compile with ``_nrt=False``): a heap allocation costs ~40 ns, and a measured
 one reused scratch array ran 5–10 % slower (the compiler can no longer tell the arrays apart).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
 from ..model.joints import REVOLUTE
+from ._spatial_kernels import njit_without_refcounts
 from ._spatial_kernels import (F_ARMATURE, F_MASS, F_S, F_ZAXES, F_ZCENTRAL, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE,
                                IQ, IV, JTYPE, NQJ, NSYM, NVJ, PARENT, SYM_A, SYM_B, SYM_C, all_finite, cross_force,
                                cross_motion, force_to_parent, inline, joint_pose, motion_to_child,
@@ -23,7 +26,7 @@ from ._spatial_kernels import (F_ARMATURE, F_MASS, F_S, F_ZAXES, F_ZCENTRAL, F_Z
 OK, NONFINITE, WRONG_SIZE, STRIDED = 0, 1, 2, 3
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def rnea(topology, params, gravity, q, v, a, f_ext, tau):
     """Recursive Newton–Euler inverse dynamics, τ = M(q) a + c(q, v) − Σ Jᵀ f_ext (RBDA Table 5.1), M including
     the joint armature (τ_k += armature_k a_k).
@@ -181,7 +184,7 @@ def inertia_about_world_origin(params, i, R, p, Y, k):
     Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def crba(topology, params, q, M):
     """Composite-rigid-body algorithm: the joint-space inertia matrix M(q) (nv × nv) (RBDA Table 6.2).
 
@@ -249,7 +252,7 @@ def crba(topology, params, q, M):
     return finite
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def _invert_spd(D, k, Dinv, i):
     """Dinv[i] = D⁻¹ for a small symmetric positive-definite k×k block D (Cholesky; scalar fast path)."""
     if k == 1:
@@ -381,7 +384,7 @@ def rigid_inertia_in_world_axes(params, i, R, IA, k):
     return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see work)
 def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """Articulated-body algorithm, forward dynamics q̈ = M⁻¹(τ − c + Σ Jᵀ f_ext) in O(n) (RBDA Table 7.1).
 
@@ -527,7 +530,7 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
 # They compile on first use (module __getattr__, below), not at import: a signature given to @njit would compile
 # at decoration time, ~20 s with a cold cache.
 VECTOR, MATRIX = "float64[::1]", "float64[:, ::1]"
-_SINGLE_STATE = {}  # public name -> (dispatcher, signature)
+_SINGLE_STATE: dict[str, tuple[Any, str]] = {}  # public name -> (dispatcher, signature)
 
 
 def _single_state(name, signature):

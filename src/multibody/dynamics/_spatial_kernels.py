@@ -27,6 +27,8 @@ The helpers take whole arrays plus row indices rather than slices: an array view
 round trip in compiled code, which dominated the run time of the first version (measured 3× slower).
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 import numba
 import numpy as np
 from llvmlite import ir
@@ -34,6 +36,9 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
+
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 
@@ -43,6 +48,13 @@ F_ZRTREE, F_ZPTREE, F_ZCENTRAL, F_ZCOM, F_ZINERTIA, F_ZAXES, NPARAMS = 97, 106, 
 
 P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")
+_Kernel = TypeVar("_Kernel", bound=Callable[..., object])
+
+
+def njit_without_refcounts(**options: Any) -> "Callable[[_Kernel], Dispatcher[_Kernel]]":
+    """``numba.njit(**options)`` compiling without reference counting (numba's ``_nrt=False``): for kernels whose
+    arrays are all arguments or :func:`work` arrays."""
+    return njit(_nrt=False, **options)  # type: ignore[call-overload]  # numba's stubs omit its private _nrt option
 
 
 STACK_DOUBLES = 4096  # work arrays up to this many float64 (32 KB) go on the stack, larger ones on the heap
@@ -241,7 +253,7 @@ def sines_cosines(x, SC):
             SC[0, k], SC[1, k] = np.sin(x[k]), np.cos(x[k])
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def all_finite(x):
     """True if every entry of the array x is finite (the core's NaN guard on its outputs)."""
     for value in x.flat:

@@ -70,7 +70,7 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     # its rigid tree's: the kernel finds WRONG_SIZE), takes the general path below. Written out here and in aba and
     # crba rather than shared: a helper's Python call would add ~0.1 µs to the ~1.5 µs this path takes.
     try:
-        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1
+        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
     except AttributeError:  # not arrays
         fast = False
     if fast:
@@ -100,7 +100,7 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors: the fast path (see rnea)
-        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1
+        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
     except AttributeError:
         fast = False
     if fast:
@@ -138,7 +138,7 @@ def crba(model: Model, q: ArrayLike) -> np.ndarray:
     symmetric positive definite, with kinetic energy ½ vᵀ M v."""
     cm = model._compiled or model.compile()
     try:  # one state as a float64 vector: the fast path (see rnea)
-        fast = q.dtype is FLOAT64 and q.ndim == 1
+        fast = q.dtype is FLOAT64 and q.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
     except AttributeError:
         fast = False
     if fast:

@@ -30,7 +30,7 @@ S_s v = [Rᵀ ω; Rᵀ ṙ] with S̊_s v = [Rᵀ ω̇; Rᵀ (r̈ − ω × ṙ)]
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -107,9 +107,9 @@ class FlexibleTree:
         iq, iv = cm.nq - model.ne, nv - model.ne
         for i, body in enumerate(model.bodies):
             if body.ne:
-                self.beams[i] = Slot(body, slice(iq, iq + body.ne), slice(iv, iv + body.ne))
+                self.beams[i] = Slot(cast("FlexibleBeam", body), slice(iq, iq + body.ne), slice(iv, iv + body.ne))
                 iq, iv = iq + body.ne, iv + body.ne
-        self._sections = {}  # (beam index, x) -> Station, filled as points are asked for
+        self._sections: dict[tuple[int, float], Station] = {}  # (beam index, x) -> Station, filled as asked for
         self.stations = {i: self.station(parent, float(model.placements[i].translation[0]))
                          for i, parent in enumerate(self.parents) if parent in self.beams}
         self.gravity = np.asarray(model.gravity, dtype=float)
@@ -204,7 +204,7 @@ def frames(model: Model, q: np.ndarray, v: np.ndarray, gravity: bool = True) -> 
     local_poses(cm.topology, cm.params, q, R, p)
     base = np.concatenate([np.zeros(3), -tree.gravity if gravity else np.zeros(3)])
     world = Frame(np.eye(3), np.zeros(3), np.zeros((6, cm.nv)), np.zeros(6), base)
-    out = []
+    out: list[Frame] = []
     for i, parent in enumerate(tree.parents):
         frame = world if parent < 0 else out[parent]
         if i in tree.stations:  # carried by the cross-section of a beam: the placement is relative to it
@@ -269,6 +269,7 @@ def deformed_axis(model: Model, q: ArrayLike, name: str, points: int = 21) -> np
     body = model.body(name)
     if not body.ne:
         raise ModelError(f"deformed_axis: body '{body.name}' is not a flexible beam")
+    body = cast("FlexibleBeam", body)
     cm = model._compiled or model.compile()
     q = _finite(model, as_state(q, cm.nq, "q"), "q", "deformed_axis")
     R, p = body_poses(model, q)
@@ -400,6 +401,7 @@ def momentum_data(model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
             h = tree.inertia[i] @ f.V  # [angular about the origin; linear], body axes
             centre = f.p + f.R @ body.com
         else:
+            body = slot.body  # the same body, as the beam it is
             fd, e, e_dot = body.discretization, q[slot.q], v[slot.v]
             h_linear, h_angular, _, _ = momentum_and_energy(fd, e, e_dot, f.V[:3], f.V[3:], body.stiffening)
             h = np.r_[h_angular, h_linear]
@@ -412,7 +414,7 @@ def momentum_data(model: Model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.r_[angular, linear, first_moment / model.total_mass()]
 
 
-def _finite(model, x, name, what):
+def _finite(model: Model, x: ArrayLike, name: str, what: str) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise_nonfinite(model, what, **{name: x})

@@ -25,14 +25,14 @@ e = max(e_A, e_B).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..constraints.contact import contact_pairs
 from ..constraints.forward import forward_dynamics
-from ..constraints.limits import LimitStops, joint_limits
+from ..constraints.limits import LimitStops, enforced_limits
 from ..constraints.geometry import collide, contact_coefficients
 from ..constraints.types import equality_constraints
 from ..dynamics.algorithms import aba
@@ -50,11 +50,13 @@ if TYPE_CHECKING:
 class Collisions:
     """The collision events of a model and the impact log (one per simulation run).
 
-    Parameters as for :func:`simulate_impacts`; :func:`multibody.simulate` makes one for ``collisions``.
+    Parameters as for :func:`simulate_impacts`; :func:`multibody.simulate` makes one for ``collisions``. ``limits``:
+    the joint limits to enforce (default :func:`~multibody.constraints.limits.enforced_limits`, the model's and the
+    joints' stored ones).
     """
 
     def __init__(self, model, law="newton", method="sequential", rest_velocity=1e-3, contact_tolerance=1e-9,
-                 release_distance=1e-6, stabilization=(20.0, 20.0)):
+                 release_distance=1e-6, stabilization=(20.0, 20.0), limits=None):
         if not getattr(model, "geometries", None):
             raise ModelError(f"model '{model.name}': has no contact shapes; add them with model.add_geometry()")
         for name, value in (("rest_velocity", rest_velocity), ("contact_tolerance", contact_tolerance),
@@ -71,7 +73,8 @@ class Collisions:
         self.resting = set()  # pairs in resting contact: at relative rest and pressed together (contact LCP)
         self.idle = set()  # pairs left touching at relative rest that nothing presses together (Newton's cradle)
         self.tau = None  # the generalized force of the last dynamics evaluation (for the pressing test)
-        self.stops = LimitStops(model) if joint_limits(model) else None  # joint limits: events and resting bounds
+        limits = enforced_limits(model) if limits is None else limits  # joint limits: events and resting bounds
+        self.stops = LimitStops(model, limits=limits) if limits else None
         self.fired = set()  # pairs that took part in the last impact and have not separated yet
         self.records = []
 
@@ -194,7 +197,8 @@ class Collisions:
                                 contact_tolerance=self.release, slip_velocity=self.rest_velocity,
                                 limits=limits, limit_stabilization=self.stops.stabilization if self.stops else None)
 
-    dynamics.handles_joint_limits = True  # simulate() adds no limit events of its own
+    # simulate() adds no limit events of its own (the ignore: mypy types no function attributes)
+    dynamics.handles_joint_limits = True  # type: ignore[attr-defined]
 
 
 def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
@@ -224,4 +228,4 @@ def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | 
     """
     collisions = dict(law=law, method=method, rest_velocity=rest_velocity, contact_tolerance=contact_tolerance,
                       release_distance=release_distance, stabilization=stabilization)
-    return simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options)
+    return cast("Trajectory", simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options))

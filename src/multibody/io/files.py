@@ -21,7 +21,7 @@ import numpy as np
 from ..constraints.geometry import SHAPE_TYPES, placement_to_dict
 from ..constraints.types import CONSTRAINT_TYPES
 from ..errors import ModelError
-from ..model import Body, Cylindrical, Fixed, Free, Model, Planar, Prismatic, Revolute, Spherical
+from ..model import Body, Cylindrical, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute, Spherical
 from ..model.exact import parse_number
 from ..spatial import Transform, rotation_about
 from ..simulate.forces import FORCE_TYPES
@@ -204,7 +204,7 @@ def _inertia(reader, value, path):
 def _joint(reader, value, path):
     if isinstance(value, str):
         value = {"type": value}
-    reader.mapping(value, path, ("type", "axis", "name", "armature"))
+    reader.mapping(value, path, ("type", "axis", "name", "armature", "limits"))
     kind = reader.get(value, "type", path, "string")
     if kind not in JOINT_TYPES:
         reader.fail(_join(path, "type"), f"unknown joint type '{kind}' (known: {', '.join(JOINT_TYPES)})")
@@ -222,7 +222,27 @@ def _joint(reader, value, path):
         armature = reader.get(value, "armature", path, kind)
         with reader.at(_join(path, "armature")):
             joint.armature = armature
+    if "limits" in value:
+        joint.limits = _joint_limits(reader, joint, value["limits"], _join(path, "limits"))
     return joint
+
+
+LIMIT_KEYS = (("lower", -np.inf), ("upper", np.inf), ("effort", np.inf), ("velocity", np.inf))
+
+
+def _joint_limits(reader, joint, value, path):
+    """A joint's stored limits (``Joint.limits``) from {lower, upper, effort, velocity} (null or left out: open)."""
+    reader.mapping(value, path, [key for key, _ in LIMIT_KEYS])
+    if joint.nv != 1:
+        reader.fail(path, f"limits are supported on one-dof joints, not {type(joint).__name__}")
+    bounds = {key: default if value.get(key) is None else reader.get(value, key, path, "number")
+              for key, default in LIMIT_KEYS}
+    with reader.at(path):
+        return JointLimits(**bounds)
+
+
+def _limits_to_dict(limits):
+    return {key: float(getattr(limits, key)) for key, _ in LIMIT_KEYS if np.isfinite(getattr(limits, key))}
 
 
 def _add_body(reader, model, data, path):
@@ -451,6 +471,7 @@ def yaml_load(path: Path | str) -> object:
             for event in yaml.parse(text, Loader=loader_class):
                 depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
                 if depth > YAML_MAX_DEPTH:
+                    assert event.start_mark is not None  # the parser marks every event it yields
                     raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
                                      f"{YAML_MAX_DEPTH} levels deep")
         loader = loader_class(text)
@@ -534,7 +555,7 @@ def _xml_root_tag(path):
     return None
 
 
-def example_path(name):
+def example_path(name: str) -> Path:
     """Path of a bundled example model file by name ("double_pendulum", "humanoid", ...)."""
     for suffix in ("", ".yaml", ".urdf"):
         path = EXAMPLES / f"{name}{suffix}"
@@ -569,6 +590,8 @@ def model_to_dict(model):
             joint_data["axis"] = joint.axis.tolist()
         if np.any(joint.armature):
             joint_data["armature"] = joint.armature.tolist()
+        if joint.limits is not None:
+            joint_data["limits"] = _limits_to_dict(joint.limits)
         entry = {"name": body.name, "parent": "world" if parent < 0 else model.bodies[parent].name,
                  "joint": joint_data, "placement": placement_to_dict(placement)}
         if body.ne:

@@ -37,9 +37,12 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
   Named sites become frames (when the name is free).
 * ``<option><flag>``: ``gravity``, ``contact``, ``constraint`` (contacts, limits, equalities), ``limit``,
   ``equality``, ``spring``, ``damper`` and ``filterparent`` set to ``disable`` are honoured.
-* Elements that change the dynamics but have no multibody counterpart (tendons, actuators, frictionloss,
-  springs and dampers on ball and free joints, other equality types, gravity compensation, fluid forces,
-  contact geometries of other shapes, ...) are listed in one ``warnings.warn`` per file. Pure visuals and
+* ``frictionloss``, ``<tendon><fixed>``, ``<actuator>`` and ``<equality>`` ``<joint>``/``<tendon>`` couplings:
+  :mod:`.mjcf_actuators` (the controls of :func:`multibody.simulate`'s ``ctrl`` are the actuators', in file order).
+* Elements that change the dynamics but have no multibody counterpart (spatial tendons, tendon limits, muscles,
+  activation dynamics, springs and dampers on ball and free joints, other equality types, gravity compensation,
+  fluid forces, contact geometries of other shapes, ...), and those approximated (frictionloss), are listed in one
+  ``warnings.warn`` per file. Pure visuals and
   bookkeeping (lights, cameras, materials, textures, sensors, keyframes, ``<visual>``, ``<statistic>``) are
   ignored silently.
 """
@@ -56,6 +59,7 @@ from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Prismatic, Revolute, Spherical
 from ..model.body import combined
 from ..spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat, rotation_z_to
+from .mjcf_actuators import add_actuation, add_coupling
 from .mjcf_contacts import _condim, _contact_filters, _contact_pairs, _contact_shape
 
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
@@ -63,7 +67,8 @@ _SILENT = {"asset", "visual", "statistic", "size", "sensor", "keyframe", "custom
            "default", "worldbody", "equality", "contact", "tendon", "actuator", "deformable", "include"}
 _ROTATING = ("hinge", "ball")  # joint types whose angles are in the compiler's angle unit
 # <option><flag> switches that are read: "constraint" disables contacts, limits and equalities together
-_HONOURED_FLAGS = ("gravity", "contact", "constraint", "limit", "equality", "spring", "damper", "filterparent")
+_HONOURED_FLAGS = ("gravity", "contact", "constraint", "limit", "equality", "spring", "damper", "filterparent",
+                   "actuation", "clampctrl")
 
 
 class _Mjcf:
@@ -392,6 +397,8 @@ class _Builder:
         self.mjcf, self.classes, self.model = mjcf, classes, model
         self.plans = []       # [body name, parent, joint, placement, mass, com, inertia]
         self.springs = []     # JointSpring arguments
+        self.springref = {}   # hinge and slide joint name -> springref (q units): MuJoCo's qpos_spring
+        self.frictionloss = []  # (joint name, frictionloss) of hinges and slides
         self.geoms = []       # (body, shape, placement, {friction, priority, condim}, name, MJCF body, contype,
         #                        conaffinity)
         self.sites = []       # (name, body, placement)
@@ -495,6 +502,8 @@ class _Builder:
             armature = self.number(attrs, "armature", jwhere)
             if kind == "ball":
                 joint = Spherical(name=joint_name, armature=armature)
+                if self.limits(attrs, kind, jwhere) is not None:  # a cone about the joint's rest pose
+                    mjcf.ignored["joint range on a ball joint"] += 1
                 self.qpos0.append(np.array([1.0, 0.0, 0.0, 0.0]))
             else:
                 axis = mjcf.numbers(attrs, "axis", jwhere, 3, "0 0 1")
@@ -539,11 +548,18 @@ class _Builder:
         return JointLimits(low, high)
 
     def passive(self, attrs, kind, joint_name, where):
-        """Springs and dampers (JointSpring on hinges and slides); frictionloss and multi-dof springs are ignored."""
+        """Springs and dampers (JointSpring on hinges and slides), the springref of hinges and slides (MuJoCo's
+        qpos_spring, for fixed tendons) and their frictionloss (:mod:`.mjcf_actuators`); multi-dof springs and
+        frictionloss are ignored."""
         stiffness = 0.0 if "spring" in self.mjcf.disabled else self.number(attrs, "stiffness", where)
         damping = 0.0 if "damper" in self.mjcf.disabled else self.number(attrs, "damping", where)
-        if self.number(attrs, "frictionloss", where) > 0.0:
-            self.mjcf.ignored["joint frictionloss"] += 1
+        friction = self.number(attrs, "frictionloss", where)
+        if kind in ("hinge", "slide"):
+            self.springref[joint_name] = self.value(attrs, "springref", kind, where)
+            if friction > 0.0:
+                self.frictionloss.append((joint_name, friction))
+        elif friction > 0.0:
+            self.mjcf.ignored[f"frictionloss of {kind} joints"] += 1
         if kind in ("ball", "free"):
             if stiffness > 0.0 or damping > 0.0:
                 self.mjcf.ignored[f"stiffness and damping of {kind} joints"] += 1
@@ -585,7 +601,7 @@ def model_from_mjcf(path_or_xml, name=None):
     conventions (q is MuJoCo's qpos; a free joint's v is [ω; v_origin] in body axes) and what is read.
 
     Raises ModelError naming the file, element, attribute and value of anything it cannot read; warns once,
-    listing them, about elements that change the dynamics and that it ignores (tendons, actuators, ...).
+    listing them, about elements that change the dynamics and that it ignores or approximates.
     The returned model's ``reference_configuration`` is MuJoCo's qpos0 (joints at ``ref``, free bodies where the
     file puts them), where :func:`multibody.simulate` starts by default.
     """
@@ -604,6 +620,7 @@ def model_from_mjcf(path_or_xml, name=None):
     for joint_name, stiffness, rest, damping in builder.springs:
         from ..simulate.forces import JointSpring
         model.add_force(JointSpring(joint_name, stiffness, rest=rest, damping=damping))
+    add_actuation(mjcf, root, classes, builder, model)
     geometries = [model.add_geometry(body, shape, placement=placement, name=label, **contact)
                   for body, shape, placement, contact, label, *_ in builder.geoms]
     _contact_filters(mjcf, root, builder, geometries)
@@ -618,7 +635,8 @@ def model_from_mjcf(path_or_xml, name=None):
     _count_ignored(mjcf, root)
     if mjcf.ignored:
         listing = ", ".join(f"{what} ({count})" if count > 1 else what for what, count in sorted(mjcf.ignored.items()))
-        warnings.warn(f"{source}: ignored, though it changes the dynamics: {listing}", stacklevel=3)
+        warnings.warn(f"{source}: ignored or approximated, though it changes the dynamics: {listing}",
+                      stacklevel=3)
     model.reference_configuration = q0
     return model
 
@@ -633,7 +651,8 @@ def _add_bodies(mjcf, builder, model):
 
 
 def _equalities(mjcf, classes, builder, model, element, q0):
-    """<connect> and <weld> between bodies become Connect and Weld; anything else is reported as ignored."""
+    """<connect> and <weld> between bodies become Connect and Weld, <joint> and <tendon> LinearCoupling
+    (:func:`~.mjcf_actuators.add_coupling`); anything else is reported as ignored."""
     from ..constraints.types import Connect, Weld
     from ..dynamics.kinematics import body_pose
     for child in element:
@@ -643,6 +662,9 @@ def _equalities(mjcf, classes, builder, model, element, q0):
         if name not in classes:
             mjcf.fail(where, f"unknown default class {name!r}")
         attrs = {**classes[name].get("equality", {}), **child.attrib}
+        if child.tag in ("joint", "tendon") and attrs.get("active", "true") != "false":
+            add_coupling(mjcf, model, child.tag, attrs, where, q0)
+            continue
         if child.tag not in ("connect", "weld") or "body1" not in attrs:
             mjcf.ignored[f"equality {child.tag}" + ("" if child.tag not in ("connect", "weld") else " by sites")] += 1
             continue
@@ -680,10 +702,6 @@ def _equalities(mjcf, classes, builder, model, element, q0):
 
 def _count_ignored(mjcf, root):
     """Top-level elements with an effect on the dynamics that the importer does not read."""
-    for tag in ("tendon", "actuator"):
-        for element in root.findall(tag):
-            for child in element:
-                mjcf.ignored[f"{tag} {child.tag}"] += 1
     for element in root.findall("contact"):
         for child in element:
             if child.tag not in ("exclude", "pair"):

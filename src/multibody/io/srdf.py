@@ -28,7 +28,8 @@ def disable_collisions(model: Model, path_or_xml: str | os.PathLike) -> int:
         link, _, k = (geometry.name or "").rpartition("_")
         if k.isdigit():
             shapes.setdefault(link, []).append(geometry)
-    unknown, count = set(), 0
+    unknown: set[str | None] = set()
+    count = 0
     for element in root.iter("disable_collisions"):
         pair = element.get("link1"), element.get("link2")
         unknown.update(link for link in pair if link is None or not _has_link(model, link))

@@ -11,7 +11,7 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -204,11 +204,13 @@ class Model:
 
     def enforce_joint_limits(self, joints: Iterable[str] | None = None) -> list[Constraint]:
         """Add a unilateral :class:`~multibody.JointLimit` for each joint with a finite bound in its ``limits``
-        (or for the joints named in ``joints``), so that ``simulate`` and ``forward_dynamics`` keep the joints in
-        range. Returns the constraints added."""
+        (or for the joints named in ``joints``), so that ``forward_dynamics`` and ``constraint_forces`` keep the
+        joints in range too (``simulate`` does by default) and ``simulate(..., joint_limits=False)`` still does.
+        Returns the constraints added."""
         from ..constraints.types import JointLimit
-        names = joints if joints is not None else [
-            j.name for j in self.joints if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
+        names = joints if joints is not None else [  # a model's joints are named (add_body)
+            cast(str, j.name) for j in self.joints
+            if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
         return [self.add_constraint(JointLimit(name)) for name in names]
 
     @property
@@ -354,7 +356,7 @@ class Model:
         if isinstance(name, Body):
             name = name.name
         try:
-            return self._index[name]
+            return self._index[cast(str, name)]  # an int out of range, or another type, raises: caught below
         except (KeyError, TypeError):
             names = [*self._index, *self.frames]
             raise ModelError(
@@ -539,7 +541,8 @@ class Model:
         """A tree from a URDF file path or XML string: links visited depth first in file order (the order of q),
         fixed joints welded into their parent body (their links become frames) unless ``fuse_fixed=False``,
         massless links as frames or massless bodies, a Free root joint with ``floating_base=True``, joint
-        limits (enforced in simulations with ``joint_limits=True``, see :meth:`enforce_joint_limits`), damping,
+        limits (stops in every simulation unless ``simulate(..., joint_limits=False)``; ``joint_limits=True`` here
+        also adds them as constraints, which ``forward_dynamics`` sees, :meth:`enforce_joint_limits`), damping,
         friction and mimic joints read; with ``collisions=True`` the ``<collision>`` spheres, boxes and cylinders
         (as capsules) as contact shapes. See :mod:`multibody.io.urdf`."""
         from ..io.urdf import model_from_urdf
@@ -553,7 +556,9 @@ class Model:
     def from_mjcf(cls, path_or_xml: str | os.PathLike, name: str | None = None, joint_limits: bool = False) -> Model:
         """A tree from an MJCF (MuJoCo XML) file path or XML string: bodies, joints (q is MuJoCo's qpos), inertials,
         armature, springs and dampers, gravity, connect and weld equalities, contact geoms; joint ranges are
-        stored and, with ``joint_limits=True``, enforced (:meth:`enforce_joint_limits`). See
+        stored (stops in every simulation unless ``simulate(..., joint_limits=False)``) and, with
+        ``joint_limits=True``, also added as constraints, which ``forward_dynamics`` sees
+        (:meth:`enforce_joint_limits`). See
         :mod:`multibody.io.mjcf`."""
         from ..io.mjcf import model_from_mjcf
         model = model_from_mjcf(path_or_xml, name=name)

@@ -1,4 +1,5 @@
 """Simulation: time integration, trajectories, force elements and analyses about the equations of motion."""
+from .actuators import Actuator, FixedTendon, actuator_force
 from .analysis import inverse_dynamics, inverse_kinematics, linearize, natural_frequencies, static_equilibrium
 from .events import JointValue, PointHeight
 from .forces import JointFriction, JointSpring, Spring

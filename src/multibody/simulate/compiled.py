@@ -19,6 +19,7 @@ import numpy as np
 from ..dynamics._batch import aba_batch, in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from . import lockstep
+from .actuators import idle_without_controls
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
 from .handoff import SLOTS, ring
@@ -67,8 +68,9 @@ def joint_force_array(model):
 
 
 def not_compiled(model):
-    """The model's force elements that the compiled loop does not apply (of the user's own classes)."""
-    return [e for e in getattr(model, "forces", ()) if not isinstance(e, COMPILED)]
+    """The model's force elements that the compiled loop does not apply (of the user's own classes, fixed tendons
+    and actuators that act without controls: :func:`~multibody.simulate.actuators.idle_without_controls`)."""
+    return [e for e in getattr(model, "forces", ()) if not isinstance(e, COMPILED) and not idle_without_controls(e)]
 
 
 def force_arrays(model):

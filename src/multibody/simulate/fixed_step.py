@@ -36,12 +36,13 @@ def euler_step(model, f, t, x, h):
     return np.concatenate([integrate(model, x[:nq], v, h), v])
 
 
-def scheme(model, method, tau, normalized, projection):
+def scheme(model, method, tau, normalized, projection, limits=None):
     """The step (f, t, x, h) -> (x⁺, residual) of the fixed-step ``method`` on x = (q, v), for :class:`FixedStep`.
 
     "RK4" (:func:`rk4_step`) and "Euler" (:func:`euler_step`) with the rates f; "contact" the velocity-level
     contact stepper (:func:`multibody.constraints.integrate.contact_step`) with the generalized forces
-    ``tau(t, q, v)``. Quaternions are renormalized after the step (``normalized``); with ``projection`` the state is
+    ``tau(t, q, v)`` and the joint limits ``limits`` (default: the model's and the joints' stored ones).
+    Quaternions are renormalized after the step (``normalized``); with ``projection`` the state is
     projected onto the constraint manifold (:func:`multibody.constraints.integrate.project`) and ``residual`` is the
     (max|φ|, max|J v − b|) it had before, else None.
     """
@@ -53,7 +54,7 @@ def scheme(model, method, tau, normalized, projection):
         if method == "Euler":
             return euler_step(model, f, t, x, h)
         q, v = normalized(x[:nq]), x[nq:]
-        return np.concatenate(contact_step(model, q, v, h, tau(t, q, v)))
+        return np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
 
     def step(f, t, x, h):
         x = advance(f, t, x, h)

@@ -13,14 +13,15 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 
 from ..dynamics import body_pose, jacobian
 from ..dynamics._spatial_kernels import body_velocities, local_poses, release, work, world_poses
+from ..dynamics._spatial_kernels import njit_without_refcounts
 from ..errors import ModelError, checked_number
 from ..gyrostat import Gyrostat
 from ..model.part import ModelPart
 from ..spatial import _as_vector3
+from .actuators import Actuator, FixedTendon, actuator_force, tendon_force
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -84,7 +85,7 @@ class Spring(ModelPart):
     def potential_energy(self, model: Model, q: np.ndarray) -> float:
         """½ k (L − L₀)² [J]."""
         d, _ = self._geometry(model, q)
-        return 0.5 * self.stiffness * (np.linalg.norm(d) - self.rest_length) ** 2
+        return float(0.5 * self.stiffness * (np.linalg.norm(d) - self.rest_length) ** 2)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "a": self.a, "point_a": self.point_a.tolist(),
@@ -185,7 +186,7 @@ class JointFriction(ModelPart):
                 "velocity_scale": self.velocity_scale}
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def add_joint_forces(joint_forces, q, v, tau):
     """tau += Q of the joint springs and friction given as rows (iq, iv, k, q₀, c, F_c, v_s)
     (:func:`joint_force_rows`): Q[iv] = −k (q[iq] − q₀) − c v[iv]
@@ -199,7 +200,7 @@ def add_joint_forces(joint_forces, q, v, tau):
         tau[iv] += force
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def element_body_forces(topology, params, springs, rotors, q, v, f_ext):
     """f_ext (n, 6) = the forces of the springs and spinning rotors given as rows (:func:`body_force_rows`) on the
     bodies, each [moment; force] in body axes about the body origin (as the ABA takes them): the compiled twins
@@ -242,7 +243,7 @@ def element_body_forces(topology, params, springs, rotors, q, v, f_ext):
     release((R, p, R0, p0, V))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def spring_end(springs, e, end, R0, p0, V):
     """World position P = p0 + R0 r and velocity v_P = R0 (v_O + ω × r) of end 0 (a) or 1 (b) of spring row e
     (V: body velocities in body axes), as two 3-tuples; a world point (body −1) is at rest."""
@@ -260,7 +261,7 @@ def spring_end(springs, e, end, R0, p0, V):
              R0[i, 2, 0] * m0 + R0[i, 2, 1] * m1 + R0[i, 2, 2] * m2))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def push_at_end(f_ext, springs, e, end, R0, force):
     """f_ext[i] += [r × f; f], f = R0ᵀ force: a world force acting at end ``end`` of spring row e (body i, point r
     in body axes), as a body force (body axes, about the body origin); nothing for a world point."""
@@ -297,7 +298,7 @@ def body_force_rows(model):
     return derived["body_forces"]
 
 
-FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat)}
+FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat, FixedTendon, Actuator)}
 COMPILED = (JointSpring, JointFriction, Spring, Gyrostat)  # the elements the compiled loop applies
 
 
@@ -320,16 +321,23 @@ def joint_force_rows(model):
     return derived["joint_forces"]
 
 
-def elements_force(model, q, v):
+def elements_force(model, q, v, ctrl=None):
     """Σ Q of the model's force elements (nv,): the joint springs and friction in one compiled call
     (:func:`add_joint_forces`: a Python call per element was a tenth of a contact step of the dm_control cheetah),
-    the others by their ``generalized_force``."""
+    the fixed tendons and the actuators at controls ``ctrl`` (nu,) (None: zero) as arrays
+    (:mod:`multibody.simulate.actuators`), the others by their ``generalized_force``."""
     rows, others = joint_force_rows(model)
     Q = np.zeros(model.nv)
     if rows.shape[0]:
         add_joint_forces(rows, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), Q)
+    actuation = False
     for element in others:
-        Q += element.generalized_force(model, q, v)
+        if isinstance(element, (FixedTendon, Actuator)):
+            actuation = True
+        else:
+            Q += element.generalized_force(model, q, v)
+    if actuation or ctrl is not None:
+        Q += tendon_force(model, q, v) + actuator_force(model, q, v, ctrl)
     return Q
 
 

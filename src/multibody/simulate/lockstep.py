@@ -15,11 +15,11 @@ steps (each interval between output times in equal steps of at most dt), so the 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
 from ..dynamics._spatial_kernels import JTYPE, PARENT, wide_vectors, work
+from ..dynamics._spatial_kernels import njit_without_refcounts
 from ..model.joints import PRISMATIC, REVOLUTE
 from .forces import add_joint_forces
 
@@ -70,7 +70,7 @@ def applies(model) -> bool:
     return bool(np.isin(cm.topology[:, JTYPE], (REVOLUTE, PRISMATIC)).all())
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def joint_torques(tau, joint_forces, q, v, b0, nb, out):
     """out[:, b] = τ_{b0 + b} + Q(q[:, b], v[:, b]): run b0 + b's torque (tau (B, n)) and joint springs and
     friction (joint_forces[b0 + b], :func:`multibody.simulate.forces.add_joint_forces`), lanes last."""
@@ -107,7 +107,7 @@ def _chunk_params(params, b0, nb, lanes):
     return per_run
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
                   q, v, qs, vs, taus, qdd, dq, dv, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
@@ -163,7 +163,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
     return t_eval.shape[0]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit_without_refcounts(cache=True, nogil=True)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
                    first, stride, state, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """The runs of chunks first, first + stride, … of LANES runs (a task's share, in its thread's own arrays: ``state``

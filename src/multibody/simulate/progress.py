@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from html import escape
+from typing import Literal
 
 NOTEBOOK_REFRESH = 0.2  # seconds between redraws of a notebook bar (each is a message to the browser)
 
@@ -22,7 +23,7 @@ class Progress:
         self.enabled = (sys.stderr.isatty() or in_notebook()) if enabled is None else bool(enabled)
         self.delay = delay
         self._start = time.monotonic()
-        self._bar = None
+        self._bar: NotebookBar | TerminalBar | None = None
 
     def __enter__(self) -> Progress:
         return self
@@ -36,7 +37,7 @@ class Progress:
             self._bar = (NotebookBar if in_notebook() else TerminalBar)(self.description, self.total)
         self._bar.update(completed)
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         if self._bar is not None:
             self._bar.stop()
         return False

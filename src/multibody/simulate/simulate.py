@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
-from ..constraints.limits import LimitStops, joint_limits
+from ..constraints.limits import LimitStops, enforced_limits, joint_limits, stored_limits
 from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
@@ -30,6 +30,7 @@ from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
+from .actuators import control_function, per_run_controls
 from .forces import elements_force
 from .progress import Progress
 from .torques import TorqueTable, per_run_tables
@@ -127,8 +128,9 @@ def default_dynamics(model, stabilization=None):
     return lambda t, q, v, tau: aba(model, q, v, tau)
 
 
-def generalized_forces(model, torque=None, f_ext=None):
-    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements.
+def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
+    """τ(t, q, v) (nv,): applied joint torques + body forces mapped to the joints + force elements (the actuators
+    at the controls ``ctrl``, :func:`~multibody.simulate.actuators.control_function`).
 
     A body force set f (rows [moment; force], body axes, about the body origin) maps to
     Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
@@ -136,12 +138,14 @@ def generalized_forces(model, torque=None, f_ext=None):
     nv = model.nv
     torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
+    ctrl = control_function(model, ctrl)
+    ctrl = None if ctrl is None else _guarded(ctrl, "the ctrl callable")
     zero = np.zeros(nv)
     zero.flags.writeable = False
     elements = bool(getattr(model, "forces", ()))
 
     def tau(t, q, v):
-        total = elements_force(model, q, v) if elements else zero
+        total = elements_force(model, q, v, None if ctrl is None else ctrl(t, q, v)) if elements else zero
         if torque is not None:
             total = total + torque(t, q, v)
         if f_ext is not None:
@@ -180,12 +184,13 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
              rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
              samples: int | None = None,
              torque: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
+             ctrl: ArrayLike | TorqueTable | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              f_ext: ArrayLike | Mapping[str, ArrayLike] | Callable[[float, np.ndarray, np.ndarray], Any] | None = None,
              events: Iterable[Event | Callable[[float, np.ndarray, np.ndarray], float]] = (),
              dynamics: Callable[[float, np.ndarray, np.ndarray, np.ndarray], ArrayLike] | None = None,
              collisions: bool | Mapping[str, Any] = False, stabilization: tuple[float, float] | None = None,
              projection: bool = True, constraint_tolerance: float = 1e-8, progress: bool | None = None,
-             compiled: bool = True) -> Trajectory | list[Trajectory]:
+             compiled: bool = True, joint_limits: bool = True) -> Trajectory | list[Trajectory]:
     """Integrate the model's motion from (q0, v0) at ``t_start`` to ``t_end`` [s].
 
     Parameters
@@ -210,7 +215,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         (classical Runge–Kutta), "Euler" (semi-implicit: v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺) or "contact"
         (the velocity-level time stepper of :func:`multibody.constraints.integrate.contact_step`: contacts between
         the model's shapes with friction, plastic or with restitution, as a linear complementarity problem
-        per step; it computes the accelerations itself, so takes no ``dynamics``, ``collisions`` or joint limits).
+        per step, with the joint limits as one-sided rows of the same problem; it computes the accelerations
+        itself, so takes no ``dynamics`` or ``collisions``).
     dt : [s] the step of the fixed-step methods, required by them and refused by the adaptive ones. By default
         they output every step (t_start + k dt, the last step shortened to end at t_end). Given output times,
         the steps land on each of them: every interval between consecutive output times (and from an event's
@@ -221,6 +227,12 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         (t, q, v) -> (nv,) (Python loop).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
         callable (t, q, v) returning them.
+    ctrl : the controls u (nu,) of the model's actuators (:class:`multibody.Actuator`, an MJCF file's
+        ``<actuator>``, in file order; :mod:`multibody.simulate.actuators`): a constant, a
+        :class:`~multibody.TorqueTable` of controls in time (rows (nu,)), or a callable (t, q, v) -> (nu,); for
+        several runs, (B, nu) or a list of B tables or callables, one per run. Default: u = 0 (MuJoCo's default;
+        position servos then hold their zero). A run with ``ctrl``, or with actuators or tendons that act at u = 0
+        (servos, tendon springs), takes the Python loop.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
         :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
         fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
@@ -229,9 +241,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         reaching a height, or a coordinate along any world axis) are such callables, bound to the model here;
         when every event is built-in and has no ``action`` the run stays in the compiled loop, which locates the
         crossings on each step's dense output as this Python loop does (a Python callable or an action, a state
-        reset, takes the Python loop). The model's joint limits
-        (:class:`multibody.JointLimit` constraints) add one impact event per bound, named
-        ``"limit <joint> lower"`` or ``"limit <joint> upper"`` (:mod:`multibody.constraints.limits`).
+        reset, takes the Python loop). The joint limits (``joint_limits``) add one impact event per bound, named
+        ``"limit <joint> lower"`` or ``"limit <joint> upper"`` (:mod:`multibody.constraints.limits`), except
+        with "contact", whose step holds them.
     dynamics : callable (t, q, v, τ) -> v̇ replacing the default forward dynamics (for generated symbolic
         equations or custom constraint handling).
     collisions : event-driven impacts between the model's contact shapes (:class:`multibody.impact.Collisions`),
@@ -254,6 +266,12 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         and the samples' accelerations on a second thread when numba has one (:mod:`multibody.simulate.handoff`;
         the same numbers bit for bit; ``numba.set_num_threads(1)`` keeps it on one).
         ``False``: always the Python loop. ``Trajectory.info["compiled"]`` says which ran.
+
+    joint_limits : enforce the limits stored with the joints (``Joint.limits``: a URDF ``<limit>``, an MJCF
+        ``range`` with ``limited``/``autolimits``, a model file's ``limits``) as plastic stops, with every method
+        (default True); the model's :class:`multibody.JointLimit` constraints are enforced either way. ``False``
+        lets the joints pass their stored limits (a warning names those that did). A tree with stored limits runs
+        in the Python loop, where the limits' impact events are.
 
     Returns
     -------
@@ -278,6 +296,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         from .lockstep import check_same_structure
         check_same_structure(models)
         model = models[0]
+    model = cast("Model", model)  # one Model from here on (of a list, the first)
     nq, nv = model.nq, model.nv
     events = list(events)
     q0 = model.initial_configuration() if q0 is None else as_state(q0, nq, "q0")
@@ -288,37 +307,42 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return _runs(models or model, q0, v0, t_end, dict(
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
-            samples=samples, torque=torque, f_ext=f_ext, events=events, dynamics=dynamics, collisions=collisions,
+            samples=samples, torque=torque, ctrl=ctrl, f_ext=f_ext, events=events, dynamics=dynamics,
+            collisions=collisions,
             stabilization=stabilization, projection=projection, constraint_tolerance=constraint_tolerance,
-            progress=progress, compiled=compiled))
+            progress=progress, compiled=compiled, joint_limits=joint_limits))
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
         raise ValueError("simulate: q0 and v0 must be finite")
     t_start, t_end = float(t_start), float(t_end)
     if not t_end > t_start:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
-    impacts = None if collisions is False or collisions is None else _collisions(model, collisions)
+    impacts = None if collisions is False or collisions is None else _collisions(model, collisions, joint_limits)
     _check_method(model, method, dt, dynamics, impacts is not None)
     t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
+    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
+    compiled = compiled and ctrl is None  # (the compiled loop applies no controls)
     normalized = _normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
-    if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol):
+    limits = enforced_limits(model, joint_limits)
+    if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
+                         joint_limits):
         from . import compiled as loop
         if torque is not None and not isinstance(torque, TorqueTable):
-            torque = as_state(torque, nv, "torque")
+            torque = as_state(cast(ArrayLike, torque), nv, "torque")  # not a callable: the loop refuses those
         return _warn_beyond_limits(model, loop.tree_run_trajectory(
             model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
             rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
-    tau = generalized_forces(model, torque, f_ext)
+    tau = generalized_forces(model, torque, f_ext, ctrl)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
     events = [_as_event(e, model) for e in events]
     if impacts is not None:
         events, accel = [*impacts.events(), *events], impacts.dynamics
-    elif joint_limits(model) and not getattr(dynamics, "handles_joint_limits", False):
+    elif limits and method != "contact" and not getattr(dynamics, "handles_joint_limits", False):
         # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
-        stops = LimitStops(model)
+        stops = LimitStops(model, limits=limits)
         events = [*stops.events(), *events]
         accel = stops.dynamics if dynamics is None else accel
 
@@ -334,11 +358,12 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if method in FIXED_STEP:
         projected = projection and method != "contact" and bool(equality_constraints(model))
         record = DriftRecord() if projected else None
-        step = scheme(model, method, tau, normalized, projected)
+        step = scheme(model, method, tau, normalized, projected, limits)
 
         def solver_at(t, x):
             return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, smooth=method != "contact",
                              record=record)
+        assert dt is not None  # _check_method: the fixed-step methods have a step
         info = {"method": method, "dt": float(dt), "nfev": 0, "steps": 0}
     else:
         def solver_at(t, x):
@@ -366,7 +391,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         return Trajectory(model, np.array(ts, dtype=float), q, v, a, tau=taus, events=log, info=info,
                           impacts=impacts.records if impacts is not None else (), drift=drift)
 
-    ts, xs, log = [], [], []
+    ts: list[float] = []
+    xs: list[np.ndarray] = []
+    log: list[tuple[str, float]] = []
     x = np.concatenate([normalized(q0), v0])
     t = t_start
     clock = [t_start]  # the time of the last accepted step, for failures outside the solver's step
@@ -395,7 +422,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
             if stop or t >= t_end:
                 break
     try:
-        return _warn_beyond_limits(model, finish(ts, xs, log, info))
+        return _warn_beyond_limits(model, finish(ts, xs, log, info), stored=joint_limits)
     except KeyboardInterrupt as exc:  # while evaluating τ and v̇ at the samples: the states are all there
         info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted after reaching t = {t:.6g} s",
@@ -418,7 +445,7 @@ def _check_method(model, method, dt, dynamics, collisions):
     if dynamics is not None and collisions:
         raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
     if method == "contact":
-        given = {"dynamics": dynamics is not None, "collisions": collisions, "joint limits": joint_limits(model)}
+        given = {"dynamics": dynamics is not None, "collisions": collisions}
         refused = [name for name, value in given.items() if value]
         if refused:
             raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
@@ -430,10 +457,12 @@ def _check_method(model, method, dt, dynamics, collisions):
 _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
 
 
-def _warn_beyond_limits(model, trajectory, *more, stacklevel=3):
+def _warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
     """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
     the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
-    (the model has no :class:`multibody.JointLimit` on it: :meth:`multibody.Model.enforce_joint_limits`)."""
+    (``joint_limits=False``, and no :class:`multibody.JointLimit` on the joint)."""
+    if stored:
+        return trajectory
     enforced = {c.joint for c in joint_limits(model)}
     past = []
     for joint in model.joints:
@@ -451,7 +480,7 @@ def _warn_beyond_limits(model, trajectory, *more, stacklevel=3):
     if past:
         warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
                       f"which this run does not enforce: {', '.join(past[:5])}{' …' if len(past) > 5 else ''}; "
-                      "model.enforce_joint_limits() makes them stops (or load the file with joint_limits=True)",
+                      "simulate(..., joint_limits=True), the default, makes them stops",
                       stacklevel=stacklevel)
     return trajectory
 
@@ -469,21 +498,26 @@ def _warn_ignored_shapes(model):
                       stacklevel=4)
 
 
-def _collisions(model, settings):
-    """The :class:`multibody.impact.Collisions` of ``settings`` (True: the defaults, or a dict of them)."""
+def _collisions(model, settings, stored_limits=True):
+    """The :class:`multibody.impact.Collisions` of ``settings`` (True: the defaults, or a dict of them), with the
+    joints' stored limits enforced or not."""
     from ..impact.events import Collisions
     settings = {} if settings is True else dict(settings)
     try:
-        return Collisions(model, **settings)
+        return Collisions(model, **settings, limits=enforced_limits(model, stored_limits))
     except TypeError as exc:
         raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
                          f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
 
 
-def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol):
+def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
+                      joint_limits=True):
     """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
-    no collisions, and nothing it refuses (:func:`multibody.simulate.compiled.unsupported`)."""
+    no collisions, no stored joint limits to enforce, and nothing it refuses
+    (:func:`multibody.simulate.compiled.unsupported`)."""
     if not (compiled and method in _COMPILED and progress is not True and not collisions):
+        return False
+    if joint_limits and stored_limits(model):
         return False
     from . import compiled as loop
     return not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
@@ -505,6 +539,10 @@ def _runs(model, Q0, V0, t_end, options):
     B = next(iter(counts.values()))
     Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
     torque = options.pop("torque")
+    controls = per_run_controls(options.pop("ctrl"), B)
+    for u in controls or ():
+        control_function(model, u)  # (ValueError before any run)
+    options["compiled"] = options["compiled"] and controls is None  # (the compiled loop applies no controls)
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
@@ -513,12 +551,14 @@ def _runs(model, Q0, V0, t_end, options):
     method, collisions = options["method"], options["collisions"] not in (False, None)
     _check_method(model, method, options["dt"], options["dynamics"], collisions)
     if not _in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
-                             options["f_ext"], options["events"], options["dynamics"], options["atol"]):
+                             options["f_ext"], options["events"], options["dynamics"], options["atol"],
+                             options["joint_limits"]):
         runs, failures = [], {}
         for b in range(B):
             try:
                 runs.append(simulate(models[b] if models else model, Q0[b], V0[b], t_end, **options,
-                                     torque=torque if torque is None or callable(torque) else torque[b]))
+                                     torque=torque if torque is None or callable(torque) else torque[b],
+                                     ctrl=None if controls is None else controls[b]))
             except SimulationError as exc:
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
@@ -586,7 +626,7 @@ MAX_STALLED = 100  # event actions in a row at the same time before simulate giv
 _SAME_TIME = 1e-9  # relative time window of "the same time" for event roots
 
 
-def _output_times(t_start, t_end, t_eval, samples, dt=None):
+def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
         steps = int(np.ceil((t_end - t_start) / dt * (1.0 - 1e-12)))
         return np.append(t_start + dt * np.arange(steps), t_end)

@@ -27,6 +27,7 @@ from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 ta
 
 from ..dynamics._configuration import configuration_rate, integrate
 from ..dynamics._core import aba, rnea
+from ..dynamics._spatial_kernels import njit_without_refcounts
 from .dense_output import (DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, dense_outputs, dense_state,
                            event_values, event_work, normalize_quaternions)
 from .forces import add_joint_forces, element_body_forces
@@ -66,7 +67,7 @@ SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
 EXPO = 0.2 - 0.75 * BETA
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx):
     """dx = ẋ = (q̇, v̇) at time t and x = (q, v): configuration_rate and the ABA with τ = τ(t) (the torque table
     ``tau``, :func:`torque_at`) + joint force elements and the body forces of springs and rotors.
@@ -86,7 +87,7 @@ def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_force
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def torque_at(tau, t, out):
     """out = τ(t) from the torque table tau = (times (T,), values (T, nv)): linear between its rows, held at the
     first and last outside them; one row is a constant torque (:func:`multibody.simulate.TorqueTable`)."""
@@ -169,7 +170,7 @@ def stopped(stats, max_steps, h, t, nonfinite):
     return GO_ON
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit_without_refcounts(cache=True, inline="always")
 def combination(C, K, out):
     """out = Σ_k C[k] K[k] over the rows k of C (a row of a tableau), summed in k order, its zero terms skipped (a
     quarter of DOP853's tableau); the inner loop runs over the state entries, so that it vectorizes (a loop over k
@@ -183,7 +184,7 @@ def combination(C, K, out):
                 out[i] += c * K[k, i]
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def explicit_stages(arrays, tau, forces, A, first, count, t, x, h, K, y, nq, tau_work, body_forces):
     """The stages k_s = f(t + c_s h, x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta
     step from (t, x) with the stages before ``first`` in K, c_s = Σ_k A[s, k] (the tableau's nodes); y is left at
@@ -589,7 +590,7 @@ def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max
     return fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
 
 
-@njit(cache=True, _nrt=False)
+@njit_without_refcounts(cache=True)
 def sample_torques(tau, forces, times, X, nq, TAU):
     """At each time times[j] and state X[j] (T, nx): the generalized forces TAU[j] (T, nv) of the torque and the
     joint force elements (as :func:`rates` applies them; no springs between bodies or rotors)."""

@@ -108,8 +108,8 @@ class Trajectory:
         strain = strain_energy(self.model, self.q) if self.model.ne else 0.0  # in mb.energy's potential
         elastic = np.array([elastic_energy(self.model, q) for q in self.q]) + strain
         gravity = potential - strain
-        return {"kinetic": kinetic, "gravity": gravity, "elastic": elastic, "potential": gravity + elastic,
-                "total": kinetic + gravity + elastic}[kind]
+        return np.asarray({"kinetic": kinetic, "gravity": gravity, "elastic": elastic, "potential": gravity + elastic,
+                           "total": kinetic + gravity + elastic}[kind])  # (T,) arrays: mb.energy of T states
 
     def constraint_errors(self) -> np.ndarray:
         """Constraint violation (T, 2) of the samples: max|φ(q)| (positions) and max|J v − b| (velocities), from

@@ -53,7 +53,7 @@ class Auxiliaries:
 def expand(definitions: Sequence[tuple[sp.Symbol, sp.Expr]]) -> dict[sp.Symbol, sp.Expr]:
     """Map every auxiliary symbol of ``definitions`` ((z_k, e_k) in order) to its expression in q, u and the
     parameters alone (for ``Matrix.xreplace``)."""
-    values = {}
+    values: dict[sp.Symbol, sp.Expr] = {}
     for z, e in definitions:
         values[z] = e.xreplace(values)
     return values

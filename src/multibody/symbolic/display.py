@@ -87,7 +87,7 @@ def simplified(eom: EquationsOfMotion, max_ops: int, seconds: float) -> Equation
 def notebook_latex(eom: EquationsOfMotion) -> str:
     """What a notebook shows: the simplified equations in LaTeX if X and Y have at most LATEX_MAX_OPS operations,
     else the one-line summary saying how to see the entries."""
-    memo = {}
+    memo: dict[sp.Basic, int] = {}
     if operations([*eom.mass_matrix, *eom.forcing], memo) > LATEX_MAX_OPS:
         text = (f"{summary(eom, memo)}: too large to show (over {LATEX_MAX_OPS:,} operations); "
                 f"see eom.mass_matrix[i, j], eom.forcing[i]")

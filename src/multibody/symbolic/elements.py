@@ -14,21 +14,15 @@ Force elements enter the generalized active forces (document 000, eq. 4: F_r = �
     Spring           F = −T (∂L/∂u)ᵀ, L = |p_b − p_a|, T = k (L − L₀) + c L̇
     Gyrostat         F = W_Cᵀ n, n = −J Ω ω × c (carrier axes, eq. 12 with Ω̇ = 0)
 
-Loop constraints (Connect: φ = p_A − p_B, world axes) give the velocity rows B u = 0 with B = ∂φ/∂q ∂q̇/∂u and
-the acceleration rows B u̇ = c, c = −Ḃ u (document 004). Rows that depend on the others (a planar loop's
-out-of-plane row) are dropped, decided at a generic configuration.
+Constraints (loops, rolling, knife edges, ...) are in :mod:`.constrained`.
 """
 from __future__ import annotations
 
-import numpy as np
-import scipy.linalg
 import sympy as sp
 
-from ..constraints.types import Connect
 from ..errors import ModelError
 from .eom import TIME
-from .linsolve import lu_solve, random_values
-from .motion import constrain, cross, project
+from .motion import cross
 from .tree import _exact, _joint_step, _matrix
 
 
@@ -107,66 +101,3 @@ def _gyrostat(gyrostat, model, frames, q, u, N):
 
 _FORMS = {"joint_spring": _joint_spring, "joint_friction": _joint_friction, "spring": _spring,
           "gyrostat": _gyrostat}
-
-
-def loop_closure(model, frames, q, u, qdot):
-    """(φ, B, c) of the model's loop constraints, independent rows only: φ(q) = 0, B u = 0, B u̇ = c."""
-    phi = sp.Matrix.vstack(*(_connect(constraint, model, frames) for constraint in model.constraints))
-    B = phi.jacobian(q) * qdot.jacobian(u)
-    rows = independent_rows(B)
-    phi, B = phi.extract(rows, [0]), B.extract(rows, list(range(len(u))))
-    # c = −Ḃ u with q̇ = f(q, u)
-    Bdot = B.diff(TIME).xreplace(dict(zip([qi.diff(TIME) for qi in q], qdot)))
-    return phi, B, -Bdot * sp.Matrix(u)
-
-
-def _connect(constraint, model, frames):
-    """φ = p_A − p_B (world axes) of a Connect; ModelError for the constraint types without a symbolic form."""
-    if type(constraint) is not Connect:
-        raise ModelError(f"constraint {constraint!r}: the symbolic equations support Connect loop constraints "
-                         "only")
-    (a, b), points = constraint.bodies, (constraint.point_a, constraint.point_b)
-    ends = [_point(frames, *constraint.locate(model, body, point)[:2]) for body, point in zip((a, b), points)]
-    return ends[0] - ends[1]
-
-
-def _shadow(M):
-    """M evaluated at a generic point (random values of every symbol and coordinate)."""
-    values = random_values(list(M))
-    return np.array(M.xreplace(values).evalf(), dtype=float).reshape(M.shape)
-
-
-def _pivots(M):
-    """Indices of a maximal set of independent columns of the float matrix M, by QR with column pivoting."""
-    if M.size == 0:
-        return []
-    _, R, order = scipy.linalg.qr(M, pivoting=True, mode="economic")
-    diagonal = np.abs(np.diag(R))
-    rank = int(np.sum(diagonal > 1e-9 * max(diagonal.max(), 1.0)))
-    return sorted(order[:rank].tolist())
-
-
-def independent_rows(B):
-    """The rows of B independent at a generic configuration (the others are combinations of them there)."""
-    return _pivots(_shadow(B).T)
-
-
-def dependent_speeds(B):
-    """Indices of the speeds to solve the rows B u = 0 for: the best-conditioned columns of B at a generic
-    configuration (pivoted QR, like choosing u_dependent for sympy's KanesMethod)."""
-    return _pivots(_shadow(B))
-
-
-def minimal(X, Y, F, B, c, u):
-    """Equations in the independent speeds (Kane & Levinson, ch. 6): B u = 0 solved for u_dep = A u_ind and
-    B u̇ = c for u̇_dep = A u̇_ind + C, then X̃ = Ãᵀ X Ã, Ỹ = Ãᵀ (Y − X_dep C), F̃ = Ãᵀ F.
-
-    Returns (order, A, X̃, Ỹ, F̃) with ``order`` the speed indices, independent then dependent."""
-    dep = dependent_speeds(B)
-    order = [i for i in range(len(u)) if i not in dep] + dep
-    n = len(u) - len(dep)
-    B = B.extract(list(range(B.rows)), order)
-    solved = lu_solve(B[:, n:], sp.Matrix.hstack(-B[:, :n], c), "loop constraints (solved for the dependent speeds)")
-    A, C = solved[:, :n], solved[:, n]
-    X, Y = constrain(X.extract(order, order), Y.extract(order, [0]), A, C)
-    return order, A, X, Y, project(F.extract(order, [0]), A)

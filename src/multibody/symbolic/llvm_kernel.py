@@ -32,7 +32,7 @@ _CHUNK_TYPE = ir.FunctionType(ir.VoidType(), [_POINTER, _DOUBLE, *[_POINTER] * l
 _NAMES = itertools.count()
 
 
-def llvm_kernel(code: list[tuple[sp.Expr, sp.Expr]], columns: int) -> numba.core.registry.CPUDispatcher:
+def llvm_kernel(code: list[tuple[sp.Expr, sp.Expr]], columns: int) -> numba.core.dispatcher.Dispatcher:
     """kernel(t_, q, u, r, X, Y, QD, B, C), numba-compiled, running ``code``: (target, expression) pairs in
     order — reads (a Symbol = an Indexed element of q, u or r), local values (Symbol = expression in t_ and
     earlier targets) and writes (an Indexed element of an output array, C-contiguous with ``columns`` columns

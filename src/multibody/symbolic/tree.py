@@ -15,7 +15,7 @@ Lagrange, Gauss) then assemble X u̇ = Y from these records.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import sympy as sp
@@ -32,21 +32,26 @@ if TYPE_CHECKING:
 METHODS = ("kane", "lagrange", "gauss")
 
 
-def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot",
-                        torques: bool = False, intermediates: bool = False) -> EquationsOfMotion:
+def equations_of_motion(model: Model, method: str = "kane", speeds: str | None = None,
+                        torques: bool = False, intermediates: bool = False,
+                        independent_speeds: Sequence[int | str] | None = None) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
     The model's force elements (JointSpring, JointFriction, Spring, a Gyrostat with a constant spin) add to
-    F_r. Its Connect loop constraints give X u̇ = Y + Bᵀλ, B u̇ = c with multipliers (method "lagrange", document
-    004), or the equations of the independent speeds, u_dep = A u_ind in ``eom.dependent_speeds`` (methods
-    "kane" and "gauss"); see :mod:`.elements`. Other elements and constraint types raise ModelError.
+    F_r. Its equality constraints — Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge,
+    Mimic, and Holonomic/Nonholonomic rows given as sympy expressions — give X u̇ = Y + Bᵀλ, B u̇ = c with
+    multipliers (method "lagrange", document 004), or the equations of the independent speeds, the dependent
+    ones u_dep = A u_ind + β in ``eom.dependent_speeds`` (methods "kane" and "gauss"), and with holonomic rows
+    (u = q̇) the dependent coordinates of φ(q) = 0 for :meth:`~.EquationsOfMotion.linearize`; see
+    :mod:`.constrained`. Other elements and constraint types (JointLimit, callables) raise ModelError.
 
     Parameters
     ----------
     model : multibody.Model
     method : "kane" (default), "lagrange" or "gauss" — all three give the same X and Y.
     speeds : "qdot" (u = q̇; X = crba(q), Y = −rnea(q, u, 0) + τ) or "body" (u = the model's joint velocity v,
-        e.g. body-axis angular velocity for Spherical/Free joints). Quaternion joints need "body".
+        e.g. body-axis angular velocity for Spherical/Free joints). Default: "body" for a model with quaternion
+        (Spherical, Free) joints, else "qdot".
     torques : bool
         Add joint generalized forces τ_0..τ_{n−1} (symbols ``tau_k``, conjugate to u_k) as inputs.
     intermediates : bool
@@ -56,6 +61,10 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         definitions are ``eom.auxiliaries``; ``eom.expanded()`` substitutes them back (the same values as
         ``intermediates=False``, grouped differently). Derivation and generated code grow as n² for an n-link
         chain instead of exponentially. Only with method="kane".
+    independent_speeds : sequence of speed indices or joint names, optional
+        With constraints, Kane and Gauss: the speeds to keep (as many as the degrees of freedom); the others are
+        solved for. Default: chosen by pivoting on the constraint matrix at a generic configuration (the chosen
+        ones are ``eom.u``, the others the keys of ``eom.dependent_speeds``).
 
     Returns
     -------
@@ -64,6 +73,8 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
     """
     if method not in METHODS:
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
+    if speeds is None:
+        speeds = "body" if any(j.code in (SPHERICAL, FREE) for j in model.joints) else "qdot"
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
     if intermediates and method != "kane":
@@ -78,8 +89,8 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
     q, u = list(np.atleast_1d(q)), list(np.atleast_1d(u))
     tau = sp.Matrix(sp.symbols(f"tau_0:{model.nv}")) if torques else sp.zeros(model.nv, 1)
     udot = sp.Matrix([ui.diff(TIME) for ui in u])
-    frames, tau_all = None, tau
-    if model.forces or model.constraints:
+    tau_all = tau
+    if model.forces:
         from .elements import body_frames, element_forces
         frames, rates = body_frames(model, q, u, speeds)
         # the force elements join the joint forces in F_r (document 000, eq. 4)
@@ -94,34 +105,39 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
                   generalized_active_forces=F, partial_velocities={b.name: p for b, p in zip(model.bodies, partials)},
                   inputs=tuple(tau) if torques else (), auxiliaries=tuple(auxiliaries))
     if model.constraints:
-        fields.update(_loop_constrained(model, method, frames, q, u, fields))
+        fields.update(_constrained(model, method, speeds, q, u, fields, independent_speeds))
     X, Y, F = fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"]
     udot = sp.Matrix([ui.diff(TIME) for ui in fields["u"]])
     return EquationsOfMotion(**fields, generalized_inertia_forces=Y - F - X * udot)
 
 
-def _loop_constrained(model, method, frames, q, u, fields):
-    """The fields that the model's loop constraints change: for Lagrange, multipliers λ with the constraint
-    matrix B and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent
-    speeds, the dependent ones u_dep = A u_ind kept as symbols (:func:`.elements.minimal`)."""
-    from .elements import loop_closure, minimal
+def _constrained(model, method, speeds, q, u, fields, independent_speeds):
+    """The fields that the model's constraints change: for Lagrange, multipliers λ with the constraint matrix B
+    and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent speeds, the
+    dependent ones u_dep = A u_ind + β kept as symbols (:func:`.constrained.minimal`). With u = q̇ the holonomic
+    rows φ(q) = 0 name their dependent coordinates (among the dependent speeds' where they can)."""
+    from .constrained import constraint_rows, dependent_coordinates, minimal, speed_indices
     from .motion import project_partials
     qdot = fields["qdot"]
-    phi, B, c = loop_closure(model, frames, q, u, qdot)
+    rows = constraint_rows(model, q, u, speeds)
     if method == "lagrange":
-        return dict(multipliers=sp.symbols(f"lambda_0:{B.rows}"), constraint_matrix=B, constraint_rhs=c)
-    order, A, X, Y, F = minimal(fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"],
-                                B, c, u)
+        return dict(multipliers=sp.symbols(f"lambda_0:{rows.B.rows}"), constraint_matrix=rows.B,
+                    constraint_rhs=rows.c)
+    independent = None if independent_speeds is None else speed_indices(model, independent_speeds,
+                                                                          "independent_speeds")
+    order, A, beta, X, Y, F = minimal(fields["mass_matrix"], fields["forcing"], fields["generalized_active_forces"],
+                                      rows, u, independent)
     n = A.cols
     u_ind, dep = [u[i] for i in order[:n]], order[n:]
-    # u_k = q̇_k: the dependent speeds' coordinates are the dependent coordinates of φ(q) = 0
-    holonomic = dict(dependent_coordinates=tuple(q[i] for i in dep), configuration_constraints=phi) \
-        if qdot == sp.Matrix(u) else {}
+    holonomic = {}
+    if rows.phi.rows and qdot == sp.Matrix(u):
+        coordinates = dependent_coordinates(rows.phi, q, dep, rows.generic)
+        holonomic = dict(dependent_coordinates=tuple(q[i] for i in coordinates), configuration_constraints=rows.phi)
     partials = {name: tuple(project_partials(P.extract(list(range(P.rows)), order), A) for P in pair)
                 for name, pair in fields["partial_velocities"].items()}
     return dict(u=tuple(u_ind), mass_matrix=X, forcing=Y, generalized_active_forces=F, partial_velocities=partials,
-                dependent_speeds=dict(zip([u[i] for i in dep], A * sp.Matrix(u_ind))),
-                velocity_constraints=B * sp.Matrix(u), **holonomic)
+                dependent_speeds=dict(zip([u[i] for i in dep], A * sp.Matrix(u_ind) + beta)),
+                velocity_constraints=rows.B * sp.Matrix(u) + rows.b, **holonomic)
 
 
 def _expanded_equations(model, method, q, u, speeds, tau, udot):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from ..model.joints import CYLINDRICAL, FIXED, FREE, PLANAR, PRISMATIC, REVOLUTE
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from ..flexible.body import FlexibleBeam
     from ..model import Model
     from ..simulate.trajectory import Trajectory
 
@@ -38,8 +39,9 @@ def coordinate_units(model: Model, vector: str) -> list[str]:
     """The unit of each entry of ``vector`` ("q", "v", "a" = v̇ or "tau") by joint type, e.g. ["rad", "m"], then
     of the beams' elastic coordinates (m, rad, or √kg·m for modal amplitudes)."""
     kinds = _Q_KINDS if vector == "q" else _V_KINDS
-    return [UNITS[kind][vector] for joint in model.joints for kind in kinds[joint.code]] + [
-        UNITS[kind][vector] for body in model.bodies if body.ne for kind in body.discretization.coordinate_kinds]
+    return [UNITS[kind][vector] for joint in model.joints for kind in kinds[cast(int, joint.code)]] + [
+        UNITS[kind][vector] for body in model.bodies if body.ne
+        for kind in cast("FlexibleBeam", body).discretization.coordinate_kinds]
 
 
 def plot_trajectory(trajectory: Trajectory, what: str | Sequence[str] = ("q", "v", "energy"),

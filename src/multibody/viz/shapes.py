@@ -125,7 +125,7 @@ def attachments(model: Model) -> list[np.ndarray]:
     """Per body (and, last, the world), the points (k, 3) in its frame [m] where others attach: its children's
     joints (not free or planar ones, whose placement is only a reference), its named frames and constraint points;
     the origin itself left out."""
-    points = [[] for _ in range(model.nbodies + 1)]  # index −1: the world
+    points: list[list[np.ndarray]] = [[] for _ in range(model.nbodies + 1)]  # index −1: the world
     for child, (parent, joint) in enumerate(zip(model.parents, model.joints)):
         if joint.code not in (FREE, PLANAR):
             points[parent].append(model.placements[child].translation)
