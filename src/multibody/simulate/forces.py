@@ -345,8 +345,9 @@ def elements_force_derivatives(model, q, v, eps=1e-6):
     """(∂Q/∂q, ∂Q/∂v), each (nv, nv), of the force elements' generalized force :func:`elements_force`, ∂/∂q in the
     local coordinates of :func:`multibody.integrate`. Joint springs and friction exactly: ∂Q/∂q = −k and
     ∂Q/∂q̇ = −c − (F_c / v_s) (1 − tanh²(q̇ / v_s)) on their diagonal entries. The other elements (point-to-point
-    springs, gyrostats), whose forces go through body Jacobians, by central differences of step ``eps`` of their
-    generalized forces (round-off and truncation ~1e-8 of their scale)."""
+    springs, gyrostats, tendons, actuators at zero control), whose forces go through body Jacobians or joint
+    couplings, by central differences of step ``eps`` of their generalized forces (round-off and truncation ~1e-8 of
+    their scale), with a RuntimeWarning naming them."""
     from ..dynamics import integrate
     rows, others = joint_force_rows(model)
     nv = model.nv
@@ -360,8 +361,12 @@ def elements_force_derivatives(model, q, v, eps=1e-6):
                       f"differentiated by central differences of step {eps:g} (error ~1e-8 of their scale); the rest "
                       f"is exact", RuntimeWarning, stacklevel=3)
 
-        def force(qq, vv):
-            return sum(element.generalized_force(model, qq, vv) for element in others)
+        def force(qq, vv):  # Q of the other elements: all of them less the joint springs and friction
+            joints = np.zeros(nv)
+            if rows.shape[0]:
+                add_joint_forces(rows, np.ascontiguousarray(qq, dtype=float), np.ascontiguousarray(vv, dtype=float),
+                                 joints)
+            return elements_force(model, qq, vv) - joints
         for j in range(nv):
             step = np.zeros(nv)
             step[j] = eps
