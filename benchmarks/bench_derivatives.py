@@ -16,7 +16,7 @@ import numpy as np
 
 import multibody as mb
 from bench_dynamics import interleaved_best
-from bench_robots import in_pinocchio_order, load, robots_directory
+from bench_robots import in_pinocchio_order, load, print_rates, robots_directory
 
 ROBOTS = {"panda": ("panda_description/urdf/panda.urdf", False),
           "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
@@ -79,12 +79,8 @@ def main():
                   f"{ours / times[('aba', 'mb')]:.1f} | {theirs / times[('aba', 'pin')]:.1f} |")
     model, reference = load(directory / ROBOTS["talos (free-flyer)"][0], True)
     rates = batched(model, reference, args.batch, rng)
-    loop = rates["pin.computeABADerivatives, Python loop"]
-    print(f"\naba_derivatives of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states:\n")
-    print("| | states per second | vs the Python loop over Pinocchio |")
-    print("|---|---|---|")
-    for label, rate in rates.items():
-        print(f"| {label} | {rate:,.0f} | {rate / loop:.1f}× |")
+    print_rates(f"aba_derivatives of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states", rates,
+                "pin.computeABADerivatives, Python loop", "states per second", "vs the Python loop over Pinocchio")
 
 
 if __name__ == "__main__":
