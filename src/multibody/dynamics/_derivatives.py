@@ -31,7 +31,8 @@ from ..model.joints import REVOLUTE
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
                     dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (F_ARMATURE, F_S, F_ZAXES, IV, JTYPE, NVJ, PARENT, cross_force, cross_motion, inline,
-                               release, rigid_inertia_times, row6, sines_cosines, unpacked, work)
+                               njit_without_refcounts, release, rigid_inertia_times, row6, sines_cosines, unpacked,
+                               work)
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
@@ -155,7 +156,7 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
         coriolis_operator(Y, i, vi, B)
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)  # (no reference counts: see _spatial_kernels.work)
+@njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see _spatial_kernels.work)
 def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau):
     """∂τ/∂q (tangent space), ∂τ/∂v and M = ∂τ/∂a of τ = RNEA(q, v, a) − Σ Jᵀ f_ext, and τ itself
     (Carpentier & Mansard, RSS 2018, Algorithm 1, in the form of the module docstring). Same gravity, armature
@@ -297,7 +298,7 @@ def tree_inverse_factor(M, lam, N):
     return True
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)
+@njit_without_refcounts(cache=True, fastmath={"contract"})
 def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd):
     """∂q̈/∂q (tangent space), ∂q̈/∂v and M⁻¹ of q̈ = ABA(q, v, τ) (forward dynamics with f_ext), and q̈ itself:
     ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV), with M⁻¹ = N Nᵀ from the
@@ -398,7 +399,7 @@ def _aba_derivatives_one(packed, q, v, tau, out):
     return aba_derivatives(topology, params, gravity, q, v, tau, params[:0], out[0], out[1], out[2], qdd)
 
 
-@njit(cache=True, fastmath={"contract"}, _nrt=False)
+@njit_without_refcounts(cache=True, fastmath={"contract"})
 def motion_terms(topology, params, q, v, a, S, U, Z, W, V, A):
     """The kinematic quantities of :func:`forward_sweep` without gravity, for the derivatives of body motion
     (:func:`multibody.kinematics_derivatives`): ψ, u, z, y per velocity and ᵒv, ᵒa per body (rows n + 1)."""

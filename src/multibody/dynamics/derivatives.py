@@ -51,7 +51,7 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
-        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1
+        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
     except AttributeError:
         fast = False
     if fast:
@@ -90,7 +90,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
-        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1
+        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
     except AttributeError:
         fast = False
     if fast:

@@ -7,7 +7,7 @@ q = q* ⊕ δ and q⁺ = q⁺* ⊕ δ⁺ (δ, δ⁺ with nv entries), the conven
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -47,7 +47,7 @@ def integrate_differentials(model: Model, xi: np.ndarray) -> tuple[np.ndarray, n
     for joint in model.joints:
         if joint.code in (REVOLUTE, PRISMATIC, CYLINDRICAL, FIXED):
             continue
-        s = model.v_slice(joint.name)
+        s = model.v_slice(cast(str, joint.name))  # (a model's joints are named)
         S = joint.motion_subspace()
         X = -_motion_cross_matrix(S @ xi[s])
         term, exp_sum, jacobian_sum = np.eye(6), np.eye(6), np.eye(6)
