@@ -116,12 +116,17 @@ def main():
             print(f"| {name} | {model.nbodies} | {model.nv} | {algorithm} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} |")
     model, reference = load(directory / ROBOTS["talos (free-flyer)"][0], True)
     rates = batched(model, reference, args.batch, rng)
-    loop = rates["pinocchio.aba, Python loop"]
-    print(f"\nForward dynamics of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states:\n")
-    print("| | evaluations per second | vs a Python loop over pinocchio.aba |")
+    print_rates(f"Forward dynamics of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states",
+                rates, "pinocchio.aba, Python loop", "evaluations per second", "vs a Python loop over pinocchio.aba")
+
+
+def print_rates(title, rates, baseline, unit, versus):
+    """A markdown table of the rates {label: per second}, each also as a multiple of the rate of ``baseline``."""
+    print(f"\n{title}:\n")
+    print(f"| | {unit} | {versus} |")
     print("|---|---|---|")
     for label, rate in rates.items():
-        print(f"| {label} | {rate:,.0f} | {rate / loop:.1f}× |")
+        print(f"| {label} | {rate:,.0f} | {rate / rates[baseline]:.1f}× |")
 
 
 if __name__ == "__main__":

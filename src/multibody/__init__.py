@@ -8,13 +8,13 @@ from . import _numba_cache  # noqa: F401  (first: the kernels' numba cache stamp
 from .errors import ModelError, SimulationError, SimulationInterrupted
 from .spatial import Transform, quat_to_rotation, rotation_about, rotation_to_quat
 from .model import Body, Cylindrical, Fixed, Free, Joint, JointLimits, Model, Planar, Prismatic, Revolute, Spherical
-from .dynamics import (aba, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate, crba,
-                       energy, generalized_gravity, integrate, jacobian, kinetic_energy, momentum,
-                       nonlinear_effects, normalize, point_velocity, potential_energy, rnea)
+from .dynamics import (aba, aba_derivatives, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate,
+                       crba, energy, generalized_gravity, integrate, jacobian, kinematics_derivatives, kinetic_energy,
+                       momentum, nonlinear_effects, normalize, point_velocity, potential_energy, rnea, rnea_derivatives)
 from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
 from .simulate import (Actuator, Event, FixedTendon, JointFriction, JointSpring, JointValue, PointHeight, Spring,
                        TorqueTable, Trajectory, actuator_force, inverse_dynamics, inverse_kinematics, linearize,
-                       natural_frequencies, simulate, static_equilibrium)
+                       natural_frequencies, simulate, static_equilibrium, transition_derivatives)
 from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench

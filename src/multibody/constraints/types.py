@@ -179,7 +179,7 @@ class Connect(Constraint):
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
         return Rows(pa - pb, Ja[3:] - Jb[3:], np.zeros(3), -(ma[3] - mb_[3]), np.ones(3, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ = p_A − p_B."""
         return SymbolicRows(list(k.point(self.bodies[0], self.point_a) - k.point(self.bodies[1], self.point_b)), [])
 
@@ -217,7 +217,7 @@ class Weld(Constraint):
         gamma = -np.concatenate([ma[2] - mb_[2], ma[3] - mb_[3]])
         return Rows(np.concatenate([phi_rot, pa - pb]), J, np.zeros(6), gamma, np.ones(6, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ_rot = vee of the skew part of E = R_a R_rel R_bᵀ (the rotation vector to first order about E = I, where
         both have the rates ω_a − ω_b), and p_A − p_B."""
         E = k.rotation(self.bodies[0]) * k.matrix(self.relative.rotation) * k.rotation(self.bodies[1]).T
@@ -270,7 +270,7 @@ class Align(Constraint):
         phi, J, gamma = (np.array(x) for x in zip(*rows))
         return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ_k = u_k · n (world axes)."""
         n = k.axis(self.bodies[1], self.axis_b)
         return SymbolicRows([_dot(k.axis(self.bodies[0], u), n) for u in _perpendicular_pair(self.axis_a)], [])
@@ -310,7 +310,7 @@ class PointOnPlane(Constraint):
         gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
         return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ = n · (p − o)."""
         body, plane = self.bodies
         gap = k.point(body, self.point) - k.point(plane, self.origin)
@@ -374,7 +374,7 @@ class RollingDisk(Constraint):
         phi = np.array([0.0, 0.0, self.normal @ (c + d) - self.height])
         return Rows(phi, J, np.zeros(3), gamma, np.array([False, False, True]))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """The rows of :meth:`evaluate`: t₁ · v_P, t₂ · v_P (nonholonomic; v_P = v_c + ω × d, the velocity of the
         body's material point at the contact) and φ = n · (c + d) − height (holonomic)."""
         body, n = self.bodies[0], self.normal
@@ -431,7 +431,7 @@ class KnifeEdge(Constraint):
         gamma = -(cross(self.normal, cross(w, e)) @ vp + across @ ap)
         return Rows(np.zeros(1), J[None, :], np.zeros(1), np.array([gamma]), np.zeros(1, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """(n × e) · v_P = 0."""
         body = self.bodies[0]
         across = k.cross(k.matrix(self.normal), k.axis(body, self.direction))
@@ -480,7 +480,7 @@ class Mimic(Constraint):
         phi = s.q[iq] - self.multiplier * s.q[mq] - self.offset
         return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ = q_j − m q_m − o."""
         return SymbolicRows([k.coordinate(self.joint) - k.number(self.multiplier) * k.coordinate(self.master)
                              - k.number(self.offset)], [])

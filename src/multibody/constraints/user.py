@@ -133,7 +133,7 @@ class Holonomic(Constraint):
             gamma = -(self.value(integrate(m, q, v, h)) - 2 * phi + self.value(integrate(m, q, v, -h))) / h**2
         return Rows(phi, self.jacobian(m, q), np.zeros(self.size), gamma, np.ones(self.size, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """φ(q) as given (sympy rows only)."""
         if self.expressions is None:
             return super().symbolic(k)
@@ -192,7 +192,7 @@ class Nonholonomic(Constraint):
             gamma = _directional(rate, m, q, v, self.step) if np.any(v) else np.zeros(self.size)
         return Rows(np.zeros(self.size), self.matrix(m, q), self.rhs(q), gamma, np.zeros(self.size, bool))
 
-    def symbolic(self, k) -> SymbolicRows:
+    def symbolic(self, k: Any) -> SymbolicRows:
         """A(q) u − b(q) as given (sympy rows only)."""
         if self.expressions is None:
             return super().symbolic(k)

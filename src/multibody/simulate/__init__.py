@@ -6,3 +6,4 @@ from .forces import JointFriction, JointSpring, Spring
 from .simulate import Event, simulate
 from .torques import TorqueTable
 from .trajectory import Trajectory
+from .transition import transition_derivatives

@@ -13,12 +13,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg, optimize
 
-from ..dynamics import aba, body_pose, crba, generalized_gravity, integrate, jacobian, rnea
+from ..dynamics import aba, aba_derivatives, body_pose, crba, generalized_gravity, integrate, jacobian, rnea
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError
 from ..model.joints import FREE, SPHERICAL
 from ..spatial import rotation_to_quat
-from .forces import elements_force
+from .forces import elements_force, elements_force_derivatives
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -92,6 +92,11 @@ def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: Ar
     the four-bar's one oscillation mode, the upright rolling disk's wobble. ``bases=True`` also returns
     (N_h, N), each (nv, n), to map x back: δ ≈ N_h y, δv ≈ N w. Derivatives by central differences, step ``eps``.
 
+    Without constraints or flexible beams A and B are exact: the analytical derivatives of the ABA
+    (:func:`multibody.aba_derivatives`, Carpentier & Mansard 2018) and of the joint springs and friction; ``eps``
+    is then only the difference step of point-to-point springs and gyrostats, whose generalized forces go through
+    body Jacobians (:func:`acceleration_derivatives`).
+
     About a state that is not at rest (steady rolling, spinning), A is the Jacobian of the vector field in these
     coordinates; its eigenvalues are those of the motion when the coordinates that change along it are cyclic
     (the equations do not depend on them), as with scalar joints for x, y, yaw, lean and spin of a rolling disk.
@@ -107,17 +112,33 @@ def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: Ar
     if equality_constraints(model):
         return _linearize_constrained(model, q, v, tau, eps, bases)
 
-    def accel(qq, vv):
-        return aba(model, qq, vv, tau + elements_force(model, qq, vv))
-
     A = np.zeros((2 * nv, 2 * nv))
     A[:nv, nv:] = np.eye(nv)
-    A[nv:, :nv] = _jacobian_fd(lambda d: accel(integrate(model, q, d), v), nv, eps)
-    A[nv:, nv:] = _jacobian_fd(lambda dv: accel(q, v + dv), nv, eps)
-    B = np.vstack([np.zeros((nv, nv)), np.linalg.inv(crba(model, q))])
+    if (model._compiled or model.compile()).flexible:  # (beams: the analytical derivatives cover rigid trees)
+        def accel(qq, vv):
+            return aba(model, qq, vv, tau + elements_force(model, qq, vv))
+        A[nv:, :nv] = _jacobian_fd(lambda d: accel(integrate(model, q, d), v), nv, eps)
+        A[nv:, nv:] = _jacobian_fd(lambda dv: accel(q, v + dv), nv, eps)
+        Minv = np.linalg.inv(crba(model, q))
+    else:
+        A[nv:, :nv], A[nv:, nv:], Minv = acceleration_derivatives(model, q, v, tau, eps)
+    B = np.vstack([np.zeros((nv, nv)), Minv])
     if bases:
         return A, B, np.eye(nv), np.eye(nv)
     return A, B
+
+
+def acceleration_derivatives(model: Model, q: np.ndarray, v: np.ndarray, tau: np.ndarray,
+                             eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(∂v̇/∂q, ∂v̇/∂v, ∂v̇/∂τ = M⁻¹) of a tree's v̇ = ABA(q, v, τ + Q(q, v)), Q the force elements' generalized force:
+    the analytical derivatives of :func:`multibody.aba_derivatives` at τ + Q, plus M⁻¹ ∂Q/∂(q, v)
+    (:func:`~.forces.elements_force_derivatives`; ``eps``: its difference step for point-to-point springs and
+    gyrostats). ∂/∂q in the local coordinates of :func:`multibody.integrate`."""
+    ddq_dq, ddq_dv, Minv = aba_derivatives(model, q, v, tau + elements_force(model, q, v))
+    if getattr(model, "forces", ()):
+        dQ_dq, dQ_dv = elements_force_derivatives(model, q, v, eps)
+        ddq_dq, ddq_dv = ddq_dq + Minv @ dQ_dq, ddq_dv + Minv @ dQ_dv
+    return ddq_dq, ddq_dv, Minv
 
 
 def _warn_rotating_quaternion_joints(model, v):

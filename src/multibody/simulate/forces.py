@@ -9,6 +9,7 @@ Add them with :meth:`multibody.Model.add_force`.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -338,6 +339,40 @@ def elements_force(model, q, v, ctrl=None):
     if actuation or ctrl is not None:
         Q += tendon_force(model, q, v) + actuator_force(model, q, v, ctrl)
     return Q
+
+
+def elements_force_derivatives(model, q, v, eps=1e-6):
+    """(∂Q/∂q, ∂Q/∂v), each (nv, nv), of the force elements' generalized force :func:`elements_force`, ∂/∂q in the
+    local coordinates of :func:`multibody.integrate`. Joint springs and friction exactly: ∂Q/∂q = −k and
+    ∂Q/∂q̇ = −c − (F_c / v_s) (1 − tanh²(q̇ / v_s)) on their diagonal entries. The other elements (point-to-point
+    springs, gyrostats, tendons, actuators at zero control), whose forces go through body Jacobians or joint
+    couplings, by central differences of step ``eps`` of their generalized forces (round-off and truncation ~1e-8 of
+    their scale), with a RuntimeWarning naming them."""
+    from ..dynamics import integrate
+    rows, others = joint_force_rows(model)
+    nv = model.nv
+    dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for iq, iv, k, _, c, friction, scale in rows:
+        iq, iv = int(iq), int(iv)
+        dq[iv, iv] -= k
+        dv[iv, iv] -= c + (friction / scale * (1.0 - np.tanh(v[iv] / scale) ** 2) if friction > 0.0 else 0.0)
+    if others:
+        warnings.warn(f"derivatives of '{model.name}': the force elements {[e.name for e in others]} are "
+                      f"differentiated by central differences of step {eps:g} (error ~1e-8 of their scale); the rest "
+                      f"is exact", RuntimeWarning, stacklevel=3)
+
+        def force(qq, vv):  # Q of the other elements: all of them less the joint springs and friction
+            joints = np.zeros(nv)
+            if rows.shape[0]:
+                add_joint_forces(rows, np.ascontiguousarray(qq, dtype=float), np.ascontiguousarray(vv, dtype=float),
+                                 joints)
+            return elements_force(model, qq, vv) - joints
+        for j in range(nv):
+            step = np.zeros(nv)
+            step[j] = eps
+            dq[:, j] += (force(integrate(model, q, step), v) - force(integrate(model, q, -step), v)) / (2 * eps)
+            dv[:, j] += (force(q, v + step) - force(q, v - step)) / (2 * eps)
+    return dq, dv
 
 
 def elastic_energy(model, q):

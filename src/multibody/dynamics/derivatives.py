@@ -1,0 +1,170 @@
+"""Analytical derivatives of inverse and forward dynamics (public API over :mod:`._derivatives`).
+
+Carpentier & Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS 2018: ∂τ/∂q, ∂τ/∂v by
+differentiating the recursive Newton–Euler algorithm (O(n²)), and ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ = ABA(q, v, τ).
+
+Derivatives with respect to q are taken in the tangent space of the configuration manifold, in the local
+coordinates of :func:`~multibody.integrate`: column k of ∂y/∂q is d/dε y(integrate(q, ε e_k, 1)) at ε = 0, an
+nv-wide matrix whatever nq (for a quaternion joint, its angular velocity in child axes; for a free joint, the body
+twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..errors import ModelError
+from . import _core, _derivatives
+from ._core import FLOAT64, OK
+from ._inputs import as_state, external_forces, raise_nonfinite
+from ._spatial_kernels import IV, NVJ, PARENT
+from .kinematics import body_pose
+from .algorithms import _batched, _in_batch_shape, _per_state
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..model import Model
+
+
+def _compiled_rigid(model, name):
+    cm = model._compiled or model.compile()
+    if cm.flexible:
+        raise ModelError(f"{name}: '{model.name}' has flexible beams; analytical derivatives cover rigid trees only")
+    return cm
+
+
+def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of inverse dynamics τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i (:func:`~multibody.rnea`).
+
+    Parameters as :func:`~multibody.rnea` (q (..., nq), v and a (..., nv), f_ext in body axes about the body
+    origins, held fixed to the bodies).
+
+    Returns
+    -------
+    (∂τ/∂q, ∂τ/∂v, M): each (..., nv, nv); ∂τ/∂q in the tangent space of q (module docstring), ∂τ/∂a = M the
+    mass matrix (armature included). Units: N·m (or N) per rad (or m), per rad/s (or m/s), and kg·m² (or kg).
+    """
+    cm = model._compiled or model.compile()
+    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
+        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
+    except AttributeError:
+        fast = False
+    if fast:
+        out = np.empty((3, cm.nv, cm.nv))
+        if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, out) == OK:
+            return out[0], out[1], out[2]
+    cm = _compiled_rigid(model, "rnea_derivatives")
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    forces = external_forces(model, f_ext)
+    batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
+    count, nv = qb.shape[0], cm.nv
+    dq, dv, M = (np.empty((count, nv, nv)) for _ in range(3))
+    tau = np.empty((count, nv))
+    args = (cm.topology, cm.params, cm.gravity)
+    if count == 1:
+        ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
+    else:
+        ok = _derivatives.rnea_derivatives_batch(*args, qb, vb, ab, _per_state(fb, count), dq, dv, M, tau)
+    if not ok:
+        raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
+    shape = batch + (nv, nv)
+    return dq.reshape(shape), dv.reshape(shape), M.reshape(shape)
+
+
+def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
+                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of forward dynamics q̈ = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i) (:func:`~multibody.aba`).
+
+    Parameters as :func:`~multibody.aba`.
+
+    Returns
+    -------
+    (∂q̈/∂q, ∂q̈/∂v, M⁻¹): each (..., nv, nv); ∂q̈/∂q in the tangent space of q (module docstring), and
+    ∂q̈/∂τ = M⁻¹. Computed as −M⁻¹ ∂τ/∂(q, v) at a = q̈ (Carpentier & Mansard, RSS 2018).
+    """
+    cm = model._compiled or model.compile()
+    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
+        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
+    except AttributeError:
+        fast = False
+    if fast:
+        out = np.empty((3, cm.nv, cm.nv))
+        try:
+            if _core.aba_derivatives_one_entry(cm.packed, q, v, tau, out) == OK:
+                return out[0], out[1], out[2]
+        except ZeroDivisionError:  # a singular M (cm.singular, below)
+            pass
+    cm = _compiled_rigid(model, "aba_derivatives")
+    if cm.singular:
+        raise ModelError(cm.singular)
+    q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
+    forces = external_forces(model, f_ext)
+    batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
+    count, nv = qb.shape[0], cm.nv
+    dq, dv, Minv, qdd = (np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv, nv)),
+                         np.empty((count, nv)))
+    args = (cm.topology, cm.params, cm.gravity)
+    if count == 1:
+        status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
+    else:
+        status = _derivatives.aba_derivatives_batch(*args, qb, vb, tb, _per_state(fb, count), dq, dv, Minv, qdd)
+    if status == _derivatives.NOT_POSITIVE_DEFINITE:
+        raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
+                         f"given q")
+    if status:
+        raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
+    shape = batch + (nv, nv)
+    return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+
+
+def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+                           body: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Derivatives of a body's spatial velocity and acceleration (forward kinematics), the terms the dynamics
+    derivatives are made of (Carpentier & Mansard, RSS 2018, Table 1).
+
+    The body's velocity v_b = [ω; v_O] and spatial acceleration a_b = d/dt v_b (no gravity), both in its own axes
+    about its origin, as functions of one state: q (nq,), v and a (nv,).
+
+    Returns
+    -------
+    (∂v_b/∂q, ∂v_b/∂v, ∂a_b/∂q, ∂a_b/∂v), each (6, nv), ∂/∂q in the tangent space of q (module docstring);
+    ∂v_b/∂v = ∂a_b/∂a is the body Jacobian. A perturbation ψ = ᵒS_i δ of an ancestor joint i moves the body with
+    its subtree, so that in body axes only what flows in from the parent λ remains: ∂v_b/∂q_i = X_b (ᵒv_λ × ψ),
+    ∂a_b/∂q_i = X_b (z_i + u_i × ᵒv_b), ∂a_b/∂v_i = X_b (y_i + ψ × ᵒv_b), with u, z, y as in
+    :mod:`._derivatives` and X_b from world-origin to body coordinates.
+    """
+    cm = _compiled_rigid(model, "kinematics_derivatives")
+    q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
+    if not q.ndim == v.ndim == a.ndim == 1:
+        raise ValueError("kinematics_derivatives: one state at a time (q (nq,), v and a (nv,))")
+    k = model.body_index(body)
+    n, nv = cm.topology.shape[0], cm.nv
+    S, U, Z, W = (np.empty((nv, 6)) for _ in range(4))
+    V, A = np.empty((n + 1, 6)), np.empty((n + 1, 6))
+    _derivatives.motion_terms(cm.topology, cm.params, q, v, a, S, U, Z, W, V, A)
+    R, p = body_pose(model, q, body)
+    X = np.zeros((6, 6))  # world-origin motion -> body axes about the body origin: [Rᵀ ω; Rᵀ (v₀ + ω × p)]
+    X[:3, :3] = X[3:, 3:] = R.T
+    X[3:, :3] = -R.T @ np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
+    vb = V[k]
+    dv_dq, dv_dv, da_dq, da_dv = (np.zeros((6, nv)) for _ in range(4))
+    i = k
+    while i >= 0:
+        for c in range(cm.topology[i, IV], cm.topology[i, IV] + cm.topology[i, NVJ]):
+            dv_dq[:, c] = X @ U[c]
+            dv_dv[:, c] = X @ S[c]
+            da_dq[:, c] = X @ (Z[c] + _cross_motion(U[c], vb))
+            da_dv[:, c] = X @ (W[c] + _cross_motion(S[c], vb))
+        i = cm.topology[i, PARENT]
+    return dv_dq, dv_dv, da_dq, da_dv
+
+
+def _cross_motion(x, m):
+    """x ×m m for spatial motion vectors [ω; v] (RBDA eq. 2.31)."""
+    return np.r_[np.cross(x[:3], m[:3]), np.cross(x[:3], m[3:]) + np.cross(x[3:], m[:3])]

@@ -1,0 +1,148 @@
+"""Analytical derivatives of inverse and forward dynamics against Pinocchio's, high-order finite differences in the
+tangent space, and the Jacobian of the symbolic equations of motion."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import multibody as mb
+from multibody import symbolic as sym
+from oracles import PinocchioTwin, random_model, random_state
+
+pin = pytest.importorskip("pinocchio")
+ALL_JOINTS = ("revolute", "prismatic", "spherical", "cylindrical", "planar", "fixed", "free")
+
+
+def _tangent_fd(model, f, q, h=1e-3):
+    """Columns d/dε f(integrate(q, ε e_k)) by the 6th-order central difference (error ~h⁶ and 1e-16/h)."""
+    weights = ((1, 45.0), (2, -9.0), (3, 1.0))
+    columns = []
+    for k in range(model.nv):
+        e = np.zeros(model.nv)
+        e[k] = h
+        columns.append(sum(w * (f(mb.integrate(model, q, m * e)) - f(mb.integrate(model, q, -m * e)))
+                           for m, w in weights) / (60.0 * h))
+    return np.stack(columns, axis=-1)
+
+
+def _central_fd(f, x, h=1e-3):
+    weights = ((1, 45.0), (2, -9.0), (3, 1.0))
+    columns = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = h
+        columns.append(sum(w * (f(x + m * e) - f(x - m * e)) for m, w in weights) / (60.0 * h))
+    return np.stack(columns, axis=-1)
+
+
+@pytest.mark.parametrize("seed,free_base", [(0, False), (1, True), (2, False), (3, True)])
+def test_derivatives_agree_with_pinocchio_on_random_trees_of_every_joint_type(seed, free_base):
+    rng = np.random.default_rng(seed)
+    model = random_model(rng, 10, kinds=ALL_JOINTS, free_base=free_base)
+    twin = PinocchioTwin(model)
+    perm = np.ix_(twin.v_perm, twin.v_perm)
+
+    def ours(X):  # Pinocchio's (nv, nv) matrix in our order of v
+        out = np.empty_like(X)
+        out[perm] = X
+        return out
+
+    for _ in range(2):
+        q, v, a = random_state(rng, model)
+        dq, dv, M = mb.rnea_derivatives(model, q, v, a)
+        pin.computeRNEADerivatives(twin.pm, twin.data, twin.q(q), twin.v(v), twin.v(a))
+        scale = 1.0 + np.abs(dq).max()
+        np.testing.assert_allclose(dq, ours(twin.data.dtau_dq), rtol=0, atol=1e-11 * scale)
+        np.testing.assert_allclose(dv, ours(twin.data.dtau_dv), rtol=0, atol=1e-11 * scale)
+        np.testing.assert_allclose(M, mb.crba(model, q), rtol=0, atol=1e-12 * scale)
+        tau = mb.rnea(model, q, v, a)
+        ddq, ddv, Minv = mb.aba_derivatives(model, q, v, tau)
+        pin.computeABADerivatives(twin.pm, twin.data, twin.q(q), twin.v(v), twin.v(tau))
+        Minv_pin = np.triu(twin.data.Minv) + np.triu(twin.data.Minv, 1).T
+        cond = np.linalg.cond(M)
+        np.testing.assert_allclose(Minv, ours(Minv_pin), rtol=0, atol=1e-13 * cond * np.abs(Minv).max())
+        np.testing.assert_allclose(ddq, ours(twin.data.ddq_dq), rtol=0, atol=1e-13 * cond * (1 + np.abs(ddq).max()))
+        np.testing.assert_allclose(ddv, ours(twin.data.ddq_dv), rtol=0, atol=1e-13 * cond * (1 + np.abs(ddv).max()))
+
+
+def test_derivatives_with_external_forces_match_sixth_order_differences_in_the_tangent_space():
+    rng = np.random.default_rng(7)
+    model = random_model(rng, 7, kinds=ALL_JOINTS, free_base=True)
+    q, v, a = random_state(rng, model)
+    f_ext = rng.normal(size=(model.nbodies, 6))
+    dq, dv, M = mb.rnea_derivatives(model, q, v, a, f_ext=f_ext)
+    np.testing.assert_allclose(dq, _tangent_fd(model, lambda qq: mb.rnea(model, qq, v, a, f_ext=f_ext), q),
+                               rtol=0, atol=1e-8 * (1 + np.abs(dq).max()))
+    np.testing.assert_allclose(dv, _central_fd(lambda vv: mb.rnea(model, q, vv, a, f_ext=f_ext), v),
+                               rtol=0, atol=1e-8 * (1 + np.abs(dv).max()))
+    tau = rng.normal(size=model.nv)
+    ddq, ddv, Minv = mb.aba_derivatives(model, q, v, tau, f_ext=f_ext)
+    np.testing.assert_allclose(ddq, _tangent_fd(model, lambda qq: mb.aba(model, qq, v, tau, f_ext=f_ext), q),
+                               rtol=0, atol=1e-7 * (1 + np.abs(ddq).max()))
+    np.testing.assert_allclose(ddv, _central_fd(lambda vv: mb.aba(model, q, vv, tau, f_ext=f_ext), v),
+                               rtol=0, atol=1e-7 * (1 + np.abs(ddv).max()))
+    np.testing.assert_allclose(Minv @ mb.crba(model, q), np.eye(model.nv), rtol=0, atol=1e-10)
+
+
+def test_derivatives_are_the_jacobian_of_the_symbolic_equations_of_motion():
+    model = mb.Model.chain(3)
+    eom = sym.equations_of_motion(model)
+    n = model.nv
+    qs, us, accels = sp.symbols(f"q:{n}"), sp.symbols(f"u:{n}"), sp.Matrix(sp.symbols(f"a:{n}"))
+    plain = dict(zip(eom.q, qs)) | dict(zip(eom.u, us))
+    tau = (eom.mass_matrix * accels - eom.forcing).xreplace(plain)
+    jacobians = [sp.lambdify([qs, us, list(accels)], tau.jacobian(list(x)), "numpy") for x in (qs, us)]
+    rng = np.random.default_rng(3)
+    q, v, a = rng.normal(size=(3, n))
+    dq, dv, M = mb.rnea_derivatives(model, q, v, a)
+    np.testing.assert_allclose(dq, jacobians[0](q, v, a), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(dv, jacobians[1](q, v, a), rtol=0, atol=1e-12)
+
+
+def test_batched_derivatives_equal_the_state_by_state_ones():
+    rng = np.random.default_rng(4)
+    model = random_model(rng, 6, kinds=ALL_JOINTS, free_base=True)
+    states = [random_state(rng, model) for _ in range(6)]
+    q, v, a = (np.array(x).reshape(2, 3, -1) for x in zip(*states))
+    batched = mb.rnea_derivatives(model, q, v, a)
+    forward = mb.aba_derivatives(model, q, v, a)
+    assert batched[0].shape == forward[2].shape == (2, 3, model.nv, model.nv)
+    for b in range(6):
+        index = np.unravel_index(b, (2, 3))
+        for ours, one in zip(batched, mb.rnea_derivatives(model, *states[b])):
+            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-13 * (1 + np.abs(one).max()))
+        for ours, one in zip(forward, mb.aba_derivatives(model, states[b][0], states[b][1], states[b][2])):
+            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-12 * (1 + np.abs(one).max()))
+
+
+def test_models_the_derivatives_do_not_cover_raise_naming_the_reason():
+    model = mb.Model("beam")
+    model.add(mb.Body("a", mass=1.0, inertia=np.eye(3)), parent="world", joint=mb.Revolute())
+    model.add(mb.Body("massless", mass=0.0, inertia=np.zeros((3, 3))), parent="a", joint=mb.Revolute())
+    with pytest.raises(mb.ModelError, match="singular"):
+        mb.aba_derivatives(model, np.zeros(2), np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match=r"q: expected shape \(2,\)"):
+        mb.rnea_derivatives(model, np.zeros(3), np.zeros(2), np.zeros(2))
+
+
+def test_kinematics_derivatives_agree_with_pinocchios_forward_kinematics_derivatives():
+    rng = np.random.default_rng(2)
+    model = random_model(rng, 8, kinds=ALL_JOINTS, free_base=True)
+    twin = PinocchioTwin(model)
+    q, v, a = random_state(rng, model)
+    pin.computeForwardKinematicsDerivatives(twin.pm, twin.data, twin.q(q), twin.v(v), twin.v(a))
+    local = pin.ReferenceFrame.LOCAL
+    checked = 0
+    for k, joint in enumerate(model.joints):
+        jid, offset = twin.body_joint[k]
+        if not offset.isIdentity():  # a body welded to its parent: not a joint frame of Pinocchio's
+            continue
+        v_dq, v_dv = pin.getJointVelocityDerivatives(twin.pm, twin.data, jid, local)
+        _, a_dq, a_dv, _ = pin.getJointAccelerationDerivatives(twin.pm, twin.data, jid, local)
+        for ours, theirs in zip(mb.kinematics_derivatives(model, q, v, a, model.bodies[k].name),
+                                (v_dq, v_dv, a_dq, a_dv)):
+            theirs = np.asarray(theirs)[np.r_[3:6, 0:3]]  # Pinocchio's rows [linear; angular]
+            expected = np.empty_like(theirs)
+            expected[:, twin.v_perm] = theirs
+            np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-12 * (1 + np.abs(expected).max()))
+        checked += 1
+    assert checked >= 4
