@@ -1,4 +1,5 @@
-"""Gyrostats (document 000 eqs. 11–13): the prescribed-spin rotor wrench against an explicit rotor body and
+"""Gyrostats (T. R. Kane, "A new method for formulating equations of motion" eqs. 11–13): the prescribed-spin rotor
+wrench against an explicit rotor body and
 Euler's gyrostat equations, angular momentum conservation, and the dual-spin stability criterion."""
 import numpy as np
 import pytest

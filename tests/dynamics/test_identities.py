@@ -91,7 +91,8 @@ def test_free_body_obeys_newton_euler():
     a = mb.aba(model, q, v, np.zeros(6), f_ext=wrench[None, :])
     omega, vel = v[:3], v[3:]
     omega_dot, vel_dot = a[:3], a[3:]
-    # Euler's equation in body axes (document 001, eq. 16)
+    # Euler's equation in body axes (the proceedings "Dynamics of Multibody Systems — Theory, Computational Method and
+    # Application" (1992), eq. 16)
     np.testing.assert_allclose(inertia @ omega_dot + np.cross(omega, inertia @ omega), wrench[:3], atol=1e-12)
     # Newton: the origin's acceleration in body axes is v̇ + ω × v (body-fixed components)
     R, _ = mb.body_pose(model, q, "box")

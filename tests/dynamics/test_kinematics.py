@@ -55,7 +55,8 @@ def test_integrate_keeps_quaternions_unit_and_is_exact_for_spin():
 
 
 def test_dh_chain_equals_the_same_chain_built_with_add():
-    """from_dh vs a chain assembled by hand with Model.add from the DH transforms (document 002, eq. 3.3)."""
+    """from_dh vs a chain assembled by hand with Model.add from the DH transforms (Zhang Dingguo, "Lagrange equations
+    of multi-rigid-body systems under external impact", eq. 3.3)."""
     rng = np.random.default_rng(8)
     rows = []
     for i in range(6):

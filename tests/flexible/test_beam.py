@@ -1,4 +1,5 @@
-"""Floating-frame beam: kinematics, Kane's equations against the generalized Euler equation (document 001
+"""Floating-frame beam: kinematics, Kane's equations against the generalized Euler equation (the proceedings "Dynamics
+of Multibody Systems — Theory, Computational Method and Application" (1992)
 eq. 19), conservation laws of a free-floating beam, and the linearization against the modal analysis."""
 import numpy as np
 import pytest
@@ -61,7 +62,7 @@ def test_mass_matrix_gives_the_kinetic_energy(fb, stiffening):
 
 
 def test_angular_rows_are_the_generalized_euler_equation(fb):
-    """Document 001 eq. 19: I Ω̇ + Ω × IΩ + İΩ + J̇ + Ω × J = N, with I the inertia of the deformed beam about
+    """The 1992 proceedings eq. 19: I Ω̇ + Ω × IΩ + İΩ + J̇ + Ω × J = N, with I the inertia of the deformed beam about
     B's origin and J = Σ m r × ṙ the angular momentum of the deformation velocity (origin fixed)."""
     e, e_dot = _state(fb)
     e_ddot, omega, omega_dot = rng.normal(size=fb.n), rng.normal(size=3), rng.normal(size=3)

@@ -40,7 +40,8 @@ def test_free_free_beam_has_rigid_modes_then_elastic_ones():
 
 
 def test_rod_modes_shift_to_sqrt_omega_squared_minus_spin_squared():
-    """Document 001 eq. 14: a rod spinning at Ω about an axis normal to it vibrates at √(ω_i² − Ω²)."""
+    """The proceedings "Dynamics of Multibody Systems — Theory, Computational Method and Application" (1992) eq. 14: a
+    rod spinning at Ω about an axis normal to it vibrates at √(ω_i² − Ω²)."""
     fb = discretize(UNIT, elements=10, components="u")
     omega = natural_frequencies(fb, 3)[0]
     spin = 0.8 * omega[0]

@@ -1,4 +1,5 @@
-"""DH 4×4 matrix method (document 002) against the spatial method, CRBA and Pinocchio."""
+"""DH 4×4 matrix method (Zhang Dingguo, "Lagrange equations of multi-rigid-body systems under external impact")
+against the spatial method, CRBA and Pinocchio."""
 import numpy as np
 import pytest
 

@@ -125,7 +125,8 @@ def test_double_pendulum_file_gives_the_described_model():
 
 
 def _seed_lagrange_accelerations(q, qd, k_over_m, L, L0):
-    """q̈ of the rod with a sliding particle from the corrected eq. 34 of source document 000 (divided by m)."""
+    """q̈ of the rod with a sliding particle from the corrected eq. 34 of T. R. Kane, "A new method for formulating
+    equations of motion" (divided by m)."""
     q1, q2, q3, q4 = q
     _, _, w, s = qd
     c, n = np.cos(q3), np.sin(q3)

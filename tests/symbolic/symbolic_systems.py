@@ -1,6 +1,7 @@
 """Systems shared by the symbolic tests and benchmarks/bench_symbolic.py (helper module: unique name).
 
-Document 000's rod with a sliding particle, a body hinged on a fixed axis, and the 3D n-link pendulum three
+T. R. Kane, "A new method for formulating equations of motion" rod with a sliding particle, a body hinged on a fixed
+axis, and the 3D n-link pendulum three
 ways: symbolic (sym.symbolic_chain), numeric (mb.Model) and in sympy.physics.mechanics for KanesMethod.
 """
 import numpy as np
@@ -14,7 +15,7 @@ t = dynamicsymbols._t
 
 
 def rod_and_particle():
-    """Document 000, fig. 3: rod B (length 2L, mass m) in a plane, particle P (mass m) sliding along it, spring
+    """Kane, fig. 3: rod B (length 2L, mass m) in a plane, particle P (mass m) sliding along it, spring
     (stiffness k, natural length L0) from the rod's end C to P; generalized speeds of eq. 20."""
     q1, q2, q3, q4 = q = dynamicsymbols("q1:5")
     u1, u2, u3, u4 = u = dynamicsymbols("u1:5")

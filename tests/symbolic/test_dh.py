@@ -1,4 +1,5 @@
-"""The DH matrix method of document 002 against the numeric core on Model.from_dh."""
+"""The DH matrix method of Zhang Dingguo, "Lagrange equations of multi-rigid-body systems under external impact"
+against the numeric core on Model.from_dh."""
 import numpy as np
 import pytest
 import sympy as sp

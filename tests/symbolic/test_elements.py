@@ -98,7 +98,8 @@ def test_four_bar_in_independent_speeds_matches_forward_dynamics(method, build):
 
 
 def test_four_bar_lagrange_multipliers_match_forward_dynamics():
-    """X u̇ = Y + Bᵀλ, B u̇ = c (document 004) with the independent rows of the Connect (the out-of-plane row,
+    """X u̇ = Y + Bᵀλ, B u̇ = c (Mukharlyamov, "Equations of motion of mechanical systems in matrix form") with the
+    independent rows of the Connect (the out-of-plane row,
     identically zero, is dropped)."""
     model = mb.load("four_bar")
     eom = sym.equations_of_motion(model, method="lagrange")

@@ -1,4 +1,5 @@
-"""Gauss's principle (document 003): its examples, and agreement with Kane's method."""
+"""Gauss's principle (Yao Wenli, "Modelling multi-rigid-body systems by Gauss's principle of least constraint in
+generalized coordinates" (2016)): its examples, and agreement with Kane's method."""
 import numpy as np
 import sympy as sp
 from sympy.physics.mechanics import Point, ReferenceFrame, RigidBody, dynamicsymbols, inertia
@@ -11,7 +12,7 @@ t = dynamicsymbols._t
 
 
 def test_free_planar_body_gauss_function_and_minimizer():
-    """Document 003: a free planar body gives m ẍ = Fx, m ÿ = Fy, Jz φ̈ = Mz."""
+    """Yao 2016: a free planar body gives m ẍ = Fx, m ÿ = Fy, Jz φ̈ = Mz."""
     x, y, phi = q = dynamicsymbols("x y phi")
     u = dynamicsymbols("ux uy w")
     m, Jz, Fx, Fy, Mz = sp.symbols("m J_z F_x F_y M_z")
@@ -30,7 +31,7 @@ def test_free_planar_body_gauss_function_and_minimizer():
 
 
 def test_fixed_axis_rotation_by_gauss_and_by_transfer():
-    """Document 003: rotation about a fixed axis A gives J_A θ̈ = M_A, with J_A = J_C + m a²; the same from the
+    """Yao 2016: rotation about a fixed axis A gives J_A θ̈ = M_A, with J_A = J_C + m a²; the same from the
     Cartesian Gauss function moved to θ through the Jacobian alone (eqs. 10–11)."""
     N, B, C, body, (theta, w, m, a, Jc) = hinged_rod()
     MA = sp.Symbol("M_A")

@@ -1,4 +1,5 @@
-"""Kane's method: document 000's worked example, gyrostats (eqs. 11–13) and a nonholonomic rolling disk."""
+"""Kane's method: T. R. Kane, "A new method for formulating equations of motion" worked example, gyrostats (eqs.
+11–13) and a nonholonomic rolling disk."""
 import functools
 
 import numpy as np
@@ -27,7 +28,7 @@ def example_kane(example):
 
 
 def test_kane_worked_example_gives_the_corrected_equations(example, example_kane):
-    """SEEDS.md, document 000: the four short equations, no trigonometric terms."""
+    """Kane: the four short equations, no trigonometric terms."""
     m, L, k, L0 = example["symbols"]
     q1, q2, q3, q4 = example["q"]
     u1, u2, u3, u4 = example["u"]
@@ -43,7 +44,7 @@ def test_kane_worked_example_gives_the_corrected_equations(example, example_kane
 
 
 def test_kane_partial_velocities_match_table_2(example, example_kane):
-    """Table 2 of document 000: v^{B*}_r = b1, b2, 0, 0 and ω^B_r = 0, 0, b3, 0 (rod axes)."""
+    """Table 2 of Kane: v^{B*}_r = b1, b2, 0, 0 and ω^B_r = 0, 0, b3, 0 (rod axes)."""
     W, V = example_kane.partial_velocities["B"]
     assert W == sp.Matrix([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]])
     assert V == sp.Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]])
@@ -74,7 +75,7 @@ def test_kane_rejects_kinematic_equations_that_cannot_be_solved(example):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Gyrostat (document 000, eqs. 11–13)
+# Gyrostat (Kane, eqs. 11–13)
 # ---------------------------------------------------------------------------------------------------------------
 def carrier_setup():
     """Carrier C oriented by 3-2-1 Euler angles q, with u = ω components in C."""

@@ -1,4 +1,5 @@
-"""Lagrange's equations: document 000's eq. 34 (corrected), same motion as Kane's; multipliers; Hamilton."""
+"""Lagrange's equations: T. R. Kane, "A new method for formulating equations of motion" eq. 34 (corrected), same
+motion as Kane's; multipliers; Hamilton."""
 import numpy as np
 import pytest
 import sympy as sp
@@ -142,7 +143,7 @@ def test_one_body_description_serves_kane_lagrange_and_gauss():
 
 
 def test_lagrange_in_other_speeds_equals_kane(example):
-    """Document 000's speeds of eq. 20 (u ≠ q̇): Lagrange's equations premultiplied by Nᵀ, q̇ = N u, are Kane's."""
+    """Kane's speeds of eq. 20 (u ≠ q̇): Lagrange's equations premultiplied by Nᵀ, q̇ = N u, are Kane's."""
     e = example
     kane = sym.kane(e["frame"], e["q"], e["u"], e["kd"], e["bodies"], e["loads"], simplify=False)
     lagrange = sym.lagrange(e["frame"], e["q"], e["bodies"], e["loads"], simplify=False, u=e["u"],

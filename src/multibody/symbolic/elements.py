@@ -7,7 +7,8 @@ poses (R_i: body → world axes, p_i: origin in world axes) and body-axis angula
 
 A point P fixed in body i is at p_i + R_i r_P; its partial velocities are ∂p_P/∂q ∂q̇/∂u (q̇ = f(q, u)).
 
-Force elements enter the generalized active forces (document 000, eq. 4: F_r = Σ v_r · R + ω_r · T):
+Force elements enter the generalized active forces (T. R. Kane, "A new method for formulating equations of motion",
+eq. 4: F_r = Σ v_r · R + ω_r · T):
 
     JointSpring      F_j = −k (q_j − q₀) − c u_j
     JointFriction    F_j = −F_c tanh(u_j / v_s)
@@ -15,7 +16,8 @@ Force elements enter the generalized active forces (document 000, eq. 4: F_r = �
     Gyrostat         F = W_Cᵀ n, n = −J Ω ω × c (carrier axes, eq. 12 with Ω̇ = 0)
 
 Loop constraints (Connect: φ = p_A − p_B, world axes) give the velocity rows B u = 0 with B = ∂φ/∂q ∂q̇/∂u and
-the acceleration rows B u̇ = c, c = −Ḃ u (document 004). Rows that depend on the others (a planar loop's
+the acceleration rows B u̇ = c, c = −Ḃ u (Mukharlyamov, "Equations of motion of mechanical systems in matrix form").
+Rows that depend on the others (a planar loop's
 out-of-plane row) are dropped, decided at a generic configuration.
 """
 from __future__ import annotations
@@ -98,7 +100,7 @@ def _spring(spring, model, frames, q, u, N):
 
 
 def _gyrostat(gyrostat, model, frames, q, u, N):
-    """F = W_Cᵀ n with n = −J Ω ω × c, ω and W_C = ∂ω/∂u of the carrier in its axes (document 000, eq. 12)."""
+    """F = W_Cᵀ n with n = −J Ω ω × c, ω and W_C = ∂ω/∂u of the carrier in its axes (Kane, eq. 12)."""
     omega = frames[model.body_index(gyrostat.carrier)][2]
     c = _matrix(gyrostat.axis)
     moment = -_exact(gyrostat.polar_inertia) * _exact(gyrostat.spin) * cross(omega, c)

@@ -1,6 +1,7 @@
 """Equations of motion of a tree :class:`multibody.Model`, kinematics generated recursively in body frames.
 
-Each body's angular velocity ω, mass-center velocity and their partial velocities (source document 000,
+Each body's angular velocity ω, mass-center velocity and their partial velocities (T. R. Kane, "A new method for
+formulating equations of motion",
 eqs. 2–3) are carried from parent to child in the child's own axes, one joint rotation at a time:
 
     ω_i = Rᵀ ω_p + S_ω u_i,                     W_i = Rᵀ W_p + [S_ω]
@@ -15,6 +16,7 @@ Lagrange, Gauss) then assemble X u̇ = Y from these records.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,8 +34,11 @@ if TYPE_CHECKING:
 METHODS = ("kane", "lagrange", "gauss")
 
 
+AUXILIARY_ABOVE = 6  # bodies: Kane's equations of larger models are written in auxiliary symbols by default
+
+
 def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot",
-                        torques: bool = False, intermediates: bool = False) -> EquationsOfMotion:
+                        torques: bool = False, intermediates: bool | None = None) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
     The model's force elements (JointSpring, JointFriction, Spring, a Gyrostat with a constant spin) add to
@@ -49,8 +54,11 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         e.g. body-axis angular velocity for Spherical/Free joints). Quaternion joints need "body".
     torques : bool
         Add joint generalized forces τ_0..τ_{n−1} (symbols ``tau_k``, conjugate to u_k) as inputs.
-    intermediates : bool
-        Kane's equations summed over outboard bodies with every recursive intermediate quantity (sin q, rotation
+    intermediates : bool or None
+        None (default): True for method="kane" on a model of more than AUXILIARY_ABOVE = 6 bodies, said in a
+        one-line warning (expanded, the equations of a 16-link chain take minutes to turn into code, against
+        seconds), else False. True: Kane's equations summed over outboard bodies with every recursive intermediate
+        quantity (sin q, rotation
         entries, ω, α, a, partial velocities, resultants, composite bodies) an auxiliary symbol z_k
         (:mod:`.outboard`): X, Y, F_r, F_r* and the partial velocities are short expressions in the z_k, whose
         definitions are ``eom.auxiliaries``; ``eom.expanded()`` substitutes them back (the same values as
@@ -66,6 +74,13 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
+    if intermediates is None:
+        intermediates = method == "kane" and model.nbodies > AUXILIARY_ABOVE
+        if intermediates:
+            warnings.warn(f"equations_of_motion: model '{model.name}' has {model.nbodies} bodies (more than "
+                          f"{AUXILIARY_ABOVE}): X and Y are written in auxiliary symbols (eom.auxiliaries; "
+                          "eom.expanded() substitutes them; intermediates=False keeps them expanded, far slower)",
+                          stacklevel=2)
     if intermediates and method != "kane":
         raise ValueError(f"equations_of_motion: intermediates=True is Kane's method, got method={method!r}")
     if not model.bodies:
@@ -82,7 +97,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
     if model.forces or model.constraints:
         from .elements import body_frames, element_forces
         frames, rates = body_frames(model, q, u, speeds)
-        # the force elements join the joint forces in F_r (document 000, eq. 4)
+        # the force elements join the joint forces in F_r (Kane, eq. 4)
         tau_all = tau + element_forces(model, frames, q, u, rates)
     if intermediates:
         from .outboard import outboard_kane
@@ -102,7 +117,8 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str = "qdot"
 
 def _loop_constrained(model, method, frames, q, u, fields):
     """The fields that the model's loop constraints change: for Lagrange, multipliers λ with the constraint
-    matrix B and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent
+    matrix B and B u̇ = c (X u̇ = Y + Bᵀλ, Mukharlyamov, "Equations of motion of mechanical systems in matrix form");
+    for Kane and Gauss, the equations of the independent
     speeds, the dependent ones u_dep = A u_ind kept as symbols (:func:`.elements.minimal`)."""
     from .elements import loop_closure, minimal
     from .motion import project_partials
@@ -127,7 +143,7 @@ def _loop_constrained(model, method, frames, q, u, fields):
 def _expanded_equations(model, method, q, u, speeds, tau, udot):
     """(X, Y, F_r, partial velocities, q̇) by ``method`` on the records of :func:`_recursive_kinematics`."""
     motions, partials, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
-    # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
+    # F_r: gravity m g on every mass center (Kane, eq. 6) and the joint forces
     F = sum((b.V.T * (b.mass * g) for b, g in zip(motions[::2], gravity_terms)), sp.zeros(model.nv, 1)) + tau
     # the records' a* include −g, so the inertia terms already carry gravity: Y = τ + Y*(with gravity)
     if method == "kane":
