@@ -125,21 +125,27 @@ def _reached(model, traj, **options):
     np.testing.assert_allclose(traj.v[-1], again.v[-1], rtol=0, atol=1e-5)
 
 
-def test_ctrl_c_between_distant_output_times_keeps_the_state_reached(tmp_path, capsys, monkeypatch):
-    """--samples 2 over 1e6 s: the only output times are 0 and 1e6 s, yet the saved run ends at the state reached."""
+def _raising_dynamics(monkeypatch, error):
+    """The simulations' dynamics raise ``error`` from their 301st evaluation on (as a signal or a failure would)."""
     module = sys.modules["multibody.simulate.simulate"]
     original, calls = module.default_dynamics, [0]
 
-    def interrupted_dynamics(model, stabilization=None):
+    def raising_dynamics(model, stabilization=None):
         accel = original(model, stabilization)
 
-        def interrupted(*args):
+        def raising(*args):
             calls[0] += 1
             if calls[0] > 300:
-                raise KeyboardInterrupt
+                raise error
             return accel(*args)
-        return interrupted
-    monkeypatch.setattr(module, "default_dynamics", interrupted_dynamics)
+        return raising
+    monkeypatch.setattr(module, "default_dynamics", raising_dynamics)
+    return module, original
+
+
+def test_ctrl_c_between_distant_output_times_keeps_the_state_reached(tmp_path, capsys, monkeypatch):
+    """--samples 2 over 1e6 s: the only output times are 0 and 1e6 s, yet the saved run ends at the state reached."""
+    module, original = _raising_dynamics(monkeypatch, KeyboardInterrupt)
     out = tmp_path / "run.npz"
     assert main(["simulate", "four_bar", "--t-end", "1e6", "--samples", "2", "--out", str(out), "--no-progress"]) == 130
     traj = mb.Trajectory.load(out)
@@ -171,24 +177,15 @@ def test_interrupted_compiled_run_keeps_the_state_reached(monkeypatch):
 
 
 def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, monkeypatch):
-    module = sys.modules["multibody.simulate.simulate"]
-    original, calls = module.default_dynamics, [0]
-
-    def failing_dynamics(model, stabilization=None):
-        accel = original(model, stabilization)
-
-        def failing(*args):
-            calls[0] += 1
-            if calls[0] > 300:
-                raise np.linalg.LinAlgError("broken")
-            return accel(*args)
-        return failing
-    monkeypatch.setattr(module, "default_dynamics", failing_dynamics)
+    _raising_dynamics(monkeypatch, np.linalg.LinAlgError("broken"))
     out = tmp_path / "run.npz"
     assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "failed at t = " in err and "broken" in err and str(out) in err
-    assert mb.Trajectory.load(out).info["failed"]
+    traj = mb.Trajectory.load(out)
+    assert traj.info["failed"] and traj.t[-2] < traj.t[-1]  # last, the state the run reached
+    monkeypatch.undo()
+    _reached(traj.model, traj)
 
 
 def test_info_counts_the_elastic_coordinates_of_beams(tmp_path, capsys):

@@ -8,10 +8,12 @@ simulate`` does, and the demo, which then compile only what the parts before lef
 ``multibody compile`` runs ``batch``, ``loop`` and ``kernels`` in three processes at once, then ``calls``; CI runs
 ``batch`` beside ``core``, then ``calls``, before the test workers start, so that they share one compilation.
 """
+import io
 import os
 import sys
 import tempfile
 import warnings
+from contextlib import redirect_stdout
 
 import numpy as np
 
@@ -78,7 +80,7 @@ def calls():
     import multibody as mb
     from multibody import cli
     from multibody.io.files import example_path
-    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         model = mb.Model("arm", gravity=(0, 0, -9.81))
         rod = np.diag([1e-4, 0.0075, 0.0075])
