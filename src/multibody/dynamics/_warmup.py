@@ -97,6 +97,9 @@ def calls():
         for path, options in ((example_path("humanoid"), {}), ("double_pendulum", {"compiled": False})):
             cli._report(cli._simulate_file(path, t_end=0.01, progress=False, **options),
                         animate=os.path.join(folder, "run.html"))
+        from multibody import symbolic as sym  # the linear solves of to_numeric's state derivative (cached)
+        for chain in (model, mb.Model.chain(7)):  # X u̇ = Y expanded, and over auxiliary symbols
+            sym.equations_of_motion(chain).to_numeric().rhs(0.0, np.zeros(2 * chain.nv))
 
 
 def main(parts=PARTS):
