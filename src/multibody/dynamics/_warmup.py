@@ -13,7 +13,7 @@ import os
 import sys
 import tempfile
 import warnings
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 
@@ -80,7 +80,8 @@ def calls():
     import multibody as mb
     from multibody import cli
     from multibody.io.files import example_path
-    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()):
+    with (tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()),
+          redirect_stderr(io.StringIO())):
         warnings.simplefilter("ignore")
         model = mb.Model("arm", gravity=(0, 0, -9.81))
         rod = np.diag([1e-4, 0.0075, 0.0075])

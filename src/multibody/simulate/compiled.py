@@ -227,11 +227,12 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
     info = _info(method, rtol, atol, dt, stats, status)
     info["events"] = _named(log, names)
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
+    if status == INTERRUPTED:
+        info["interrupted"] = True
     if status not in (OK, EVENT):  # x0 holds the state the run reached: the partial trajectory's last sample
         t, q, v, reached = _with_reached(t, q, v, float(stats[T_REACHED]), x0, cm.nq)
         partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates)
     if status == INTERRUPTED:
-        info["interrupted"] = True
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
                                     time=float(stats[T_REACHED]), trajectory=partial)
     if status not in (OK, EVENT):
