@@ -4,7 +4,8 @@
 Parts: ``batch`` (the structure-of-arrays batch kernels, minutes to compile cold), ``loop`` (the compiled
 integration loop and DOP853's helper thread), ``kernels`` (the one-state kernels of the numeric core), ``core``
 (``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as ``multibody
-simulate`` does, and the demo, which then compile only what the parts before left (array layouts, ...).
+simulate`` does (also with contact), the demo and ``to_numeric``, which then compile only what the parts before
+left (array layouts, the contact kernels, ...).
 ``multibody compile`` runs ``batch``, ``loop`` and ``kernels`` in three processes at once, then ``calls``; CI runs
 ``batch`` beside ``core``, then ``calls``, before the test workers start, so that they share one compilation.
 """
@@ -98,6 +99,16 @@ def calls():
         for path, options in ((example_path("humanoid"), {}), ("double_pendulum", {"compiled": False})):
             cli._report(cli._simulate_file(path, t_end=0.01, progress=False, **options),
                         animate=os.path.join(folder, "run.html"))
+        # contact: the time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)
+        box = mb.Model("box")
+        box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
+        box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
+        box.add_geometry("box", mb.Sphere(0.12))
+        box.add_geometry("world", mb.Plane())
+        q0 = box.neutral()
+        q0[2] = 0.11
+        mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3)
+        mb.simulate(box, q0, np.zeros(6), 0.02, collisions=True)
         from multibody import symbolic as sym  # the linear solves of to_numeric's state derivative (cached)
         for chain in (model, mb.Model.chain(7)):  # X u̇ = Y expanded, and over auxiliary symbols
             sym.equations_of_motion(chain).to_numeric().rhs(0.0, np.zeros(2 * chain.nv))
