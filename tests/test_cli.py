@@ -35,7 +35,10 @@ def test_simulate_takes_a_fixed_step_method(tmp_path, capsys):
                  "--no-progress"]) == 0
     traj = mb.Trajectory.load(out)
     assert len(traj) == 21 and traj.info["method"] == "RK4" and traj.drift.shape == (21, 2)
-    assert main(["simulate", "four_bar", "--method", "RK4"]) != 0 and "give the step dt" in capsys.readouterr().err
+    assert main(["simulate", "four_bar", "--method", "RK4"]) != 0
+    assert "give the step with --dt" in capsys.readouterr().err
+    assert main(["simulate", "four_bar", "--dt", "0.01"]) != 0
+    assert "--dt is the step of the fixed-step methods" in capsys.readouterr().err
 
 
 def test_eom_prints_the_equations(capsys):
@@ -108,28 +111,81 @@ def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, m
     assert traj.info["interrupted"] and 0 < traj.t[-1] <= 5.0 and len(traj) > 5
     monkeypatch.setattr(module, "default_dynamics", original)
     full = mb.simulate(traj.model, traj.q[0], traj.v[0], t_end=5.0)
-    np.testing.assert_array_equal(traj.q, full.q[:len(traj)])  # the same samples as an uninterrupted run
+    k = len(traj) - (when == "integration")  # interrupted while integrating: last, the state reached
+    np.testing.assert_array_equal(traj.q[:k], full.q[:k])  # the same samples as an uninterrupted run
+    if when == "integration":
+        assert traj.t[-2] < traj.t[-1] < 5.0
+        _reached(traj.model, traj)
 
 
-def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, monkeypatch):
+def _reached(model, traj, **options):
+    """The last sample of a stopped run against a run of the same model to that sample's time."""
+    again = mb.simulate(model, traj.q[0], traj.v[0], t_end=traj.t[-1], samples=2, **options)
+    np.testing.assert_allclose(traj.q[-1], again.q[-1], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(traj.v[-1], again.v[-1], rtol=0, atol=1e-5)
+
+
+def _raising_dynamics(monkeypatch, error):
+    """The simulations' dynamics raise ``error`` from their 301st evaluation on (as a signal or a failure would)."""
     module = sys.modules["multibody.simulate.simulate"]
     original, calls = module.default_dynamics, [0]
 
-    def failing_dynamics(model, stabilization=None):
+    def raising_dynamics(model, stabilization=None):
         accel = original(model, stabilization)
 
-        def failing(*args):
+        def raising(*args):
             calls[0] += 1
             if calls[0] > 300:
-                raise np.linalg.LinAlgError("broken")
+                raise error
             return accel(*args)
-        return failing
-    monkeypatch.setattr(module, "default_dynamics", failing_dynamics)
+        return raising
+    monkeypatch.setattr(module, "default_dynamics", raising_dynamics)
+    return module, original
+
+
+def test_ctrl_c_between_distant_output_times_keeps_the_state_reached(tmp_path, capsys, monkeypatch):
+    """--samples 2 over 1e6 s: the only output times are 0 and 1e6 s, yet the saved run ends at the state reached."""
+    module, original = _raising_dynamics(monkeypatch, KeyboardInterrupt)
+    out = tmp_path / "run.npz"
+    assert main(["simulate", "four_bar", "--t-end", "1e6", "--samples", "2", "--out", str(out), "--no-progress"]) == 130
+    traj = mb.Trajectory.load(out)
+    assert len(traj) == 2 and traj.t[0] == 0.0 and 0.0 < traj.t[1] < 1e6 and traj.info["interrupted"]
+    monkeypatch.setattr(module, "default_dynamics", original)
+    _reached(traj.model, traj)
+
+
+def test_interrupted_compiled_run_keeps_the_state_reached(monkeypatch):
+    """The compiled loop (a tree, no progress bar) stopped as Ctrl-C stops it, between its two output times."""
+    import threading
+
+    from multibody.simulate import compiled
+    from multibody.simulate.steppers import STOP
+    original = compiled._interruptible
+
+    def stopped_soon(call, stats, helper=None):
+        threading.Timer(0.3, stats.__setitem__, (STOP, 1.0)).start()
+        return original(call, stats, helper)
+    monkeypatch.setattr(compiled, "_interruptible", stopped_soon)
+    model = mb.load("double_pendulum")
+    q0 = np.array([1.0, 0.5])
+    with pytest.raises(mb.SimulationInterrupted) as stop:
+        mb.simulate(model, q0, np.zeros(2), t_end=1e6, samples=2, progress=False)
+    traj = stop.value.trajectory
+    assert len(traj) == 2 and 0.0 < traj.t[1] == stop.value.time < 1e6
+    monkeypatch.setattr(compiled, "_interruptible", original)
+    _reached(model, traj)
+
+
+def test_a_failed_simulate_saves_the_partial_trajectory_too(tmp_path, capsys, monkeypatch):
+    _raising_dynamics(monkeypatch, np.linalg.LinAlgError("broken"))
     out = tmp_path / "run.npz"
     assert main(["simulate", "four_bar", "--t-end", "5", "--out", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "failed at t = " in err and "broken" in err and str(out) in err
-    assert mb.Trajectory.load(out).info["failed"]
+    traj = mb.Trajectory.load(out)
+    assert traj.info["failed"] and traj.t[-2] < traj.t[-1]  # last, the state the run reached
+    monkeypatch.undo()
+    _reached(traj.model, traj)
 
 
 def test_info_counts_the_elastic_coordinates_of_beams(tmp_path, capsys):
@@ -170,3 +226,52 @@ def test_simulate_says_it_ignores_contact_shapes_and_takes_collisions(tmp_path, 
     assert main(["simulate", str(path), "--t-end", "1", "--collisions", "--out", str(out), "--no-progress"]) == 0
     bounced = mb.Trajectory.load(out)
     assert bounced.q.min() > 0.1 - 1e-6 and len(bounced.impacts) >= 2
+
+
+def test_simulate_drops_a_urdf_robot_on_a_floor(tmp_path, capsys):
+    """--floating-base, --floor and --method contact read the URDF's collision shapes: the box falls 5 cm onto the
+    floor and rests on it."""
+    path = tmp_path / "box.urdf"
+    path.write_text(BOX_URDF)
+    out = tmp_path / "run.npz"
+    assert main(["simulate", str(path), "--floating-base", "--floor", "--method", "contact", "--dt", "0.002",
+                 "--t-end", "0.5", "--out", str(out), "--no-progress"]) == 0
+    assert "floor: the plane z = -0.15 m, 5 cm below the lowest contact shape" in capsys.readouterr().err
+    traj = mb.Trajectory.load(out)
+    assert traj.q.shape[1] == 7 and traj.q[0, 2] == 0.0  # a free joint, starting at the file's pose
+    np.testing.assert_allclose(traj.q[-1, 2], -0.05, rtol=0, atol=2e-3)  # resting on the floor (z = −0.15)
+    assert abs(traj.v[-1]).max() < 1e-2
+    assert main(["simulate", str(path), "--floating-base", "--floor", "-0.3", "--method", "contact", "--dt", "0.002",
+                 "--t-end", "0.6", "--out", str(out), "--no-progress"]) == 0  # the floor at a given height
+    np.testing.assert_allclose(mb.Trajectory.load(out).q[-1, 2], -0.2, rtol=0, atol=2e-3)
+
+
+BOX_URDF = """<robot name="box">
+  <link name="base">
+    <inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+  </link>
+</robot>
+"""
+
+
+def test_contact_asked_of_a_model_without_shapes(tmp_path, capsys):
+    with pytest.warns(UserWarning, match="--method contact: .*has no contact shapes on its bodies"):
+        assert main(["simulate", "double_pendulum", "--method", "contact", "--dt", "0.01", "--t-end", "0.05",
+                     "--no-progress"]) == 0
+    assert main(["simulate", "double_pendulum", "--collisions", "--t-end", "0.05", "--no-progress"]) == 1
+    assert "--collisions: " in capsys.readouterr().err
+    assert main(["simulate", "double_pendulum", "--floor", "--method", "contact", "--dt", "0.01"]) == 1
+    assert "--floor: model 'double_pendulum' has no contact shapes" in capsys.readouterr().err
+    assert main(["simulate", "double_pendulum", "--floor"]) == 1
+    assert "--floor needs contact" in capsys.readouterr().err
+    assert main(["simulate", "double_pendulum", "--floating-base", "--t-end", "0.05"]) == 1
+    assert "a floating base is an option of URDF files" in capsys.readouterr().err
+
+
+def test_compile_help_describes_the_command():
+    from multibody.cli import build_parser
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name, command in commands.items():
+        assert command.description, name
+    assert "cache" in commands["compile"].format_help()

@@ -4,6 +4,9 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 
 def run(code, cache):
@@ -33,3 +36,78 @@ def test_first_compilation_prints_one_notice(tmp_path):
 def test_compile_command_is_listed():
     from multibody.cli import build_parser
     assert "compile" in build_parser().format_help()
+
+
+COUNT_COMPILES = """
+import sys
+from numba.core import event
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        f = getattr(ev.data.get("dispatcher"), "py_func", None)
+        compiled.append(f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', '?')}")
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Count())
+"""
+
+
+@pytest.mark.slow
+def test_nothing_compiles_after_the_warmup(tmp_path):
+    """After the warm-up that `multibody compile` runs (here in the test suite's own cache, which CI warms the same
+    way before the suite), the README's calls, `multibody simulate` of a URDF and `multibody demo` compile
+    nothing: numba's compile event never fires."""
+    warm = subprocess.run([sys.executable, "-m", "multibody.dynamics._warmup"], capture_output=True, text=True,
+                          timeout=1800)
+    assert warm.returncode == 0, warm.stderr
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    first_block = readme.split("```python\n")[1].split("```")[0]
+    code = COUNT_COMPILES + (
+        "import os\n"
+        f"os.chdir({str(tmp_path)!r})\n"
+        f"exec({first_block!r})\n"
+        "from multibody.cli import main\n"
+        "from multibody.io.files import example_path\n"
+        "assert main(['simulate', str(example_path('humanoid')), '--t-end', '1', '--no-progress']) == 0\n"
+        "assert main(['demo', '--t-end', '1', '--out-dir', 'demo']) == 0\n"
+        "print('COMPILED', compiled)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "COMPILED []" in result.stdout, result.stdout[-2000:]
+    assert "compiling" not in result.stderr
+
+
+def test_a_long_compilation_names_what_compiles(monkeypatch, capsys):
+    """Beyond the first notice, a line every PERIOD seconds names the kernel being compiled (a first run is never
+    silent for long); between compilations nothing is said."""
+    import time
+    from types import SimpleNamespace
+
+    from multibody.dynamics import _compile_notice
+    monkeypatch.setattr(_compile_notice, "PERIOD", 0.3)
+    notice = _compile_notice._Notice()
+
+    def kernel():
+        pass
+    kernel.__module__ = "multibody.simulate.steppers"
+    kernel.__qualname__ = "run_with_events"
+    ev = SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=kernel)})
+    notice.on_start(ev)
+    time.sleep(3.0)
+    notice.on_end(ev)
+    time.sleep(0.6)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == _compile_notice.NOTICE
+    assert len(lines) >= 3 and all(line.startswith("multibody: compiling simulate.steppers.run_with_events (")
+                                   for line in lines[1:])
+    time.sleep(1.5)
+    assert capsys.readouterr().err == ""  # silent once nothing compiles
+
+
+@pytest.mark.slow
+def test_compile_command_gives_one_notice():
+    result = subprocess.run([sys.executable, "-m", "multibody.cli", "compile"], capture_output=True, text=True,
+                            timeout=1800)
+    assert result.returncode == 0, result.stderr
+    output = result.stdout + result.stderr
+    assert output.count("compiling") == 1 and "done in" in output

@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError, SimulationError, SimulationInterrupted, printable
+from .errors import ModelError, SimulationError, SimulationInterrupted, checked_number, printable
 
 
 def _tree(model):
@@ -27,17 +28,16 @@ def _tree(model):
     for i, parent in enumerate(model.parents):
         children.setdefault(parent, []).append(i)
     lines = ["world"]
-
-    def walk(parent, prefix):
-        kids = children.get(parent, [])
-        for k, i in enumerate(kids):
-            last = k == len(kids) - 1
-            joint, body = model.joints[i], model.bodies[i]
-            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{printable(body.name)}  "
-                         f"[{type(joint).__name__.lower()} '{printable(joint.name)}', {joint.nv} dof, {body.mass:g} kg"
-                         f"{f', flexible: {body.ne} elastic coordinates' if body.ne else ''}]")
-            walk(i, prefix + ("   " if last else "│  "))
-    walk(-1, "")
+    stack = [(i, "", k == len(children.get(-1, [])) - 1) for k, i in enumerate(children.get(-1, []))][::-1]
+    while stack:  # depth first, without recursion: a chain may have thousands of bodies
+        i, prefix, last = stack.pop()
+        joint, body = model.joints[i], model.bodies[i]
+        lines.append(f"{prefix}{'└─ ' if last else '├─ '}{printable(body.name)}  "
+                     f"[{type(joint).__name__.lower()} '{printable(joint.name)}', {joint.nv} dof, {body.mass:g} kg"
+                     f"{f', flexible: {body.ne} elastic coordinates' if body.ne else ''}]")
+        kids = children.get(i, [])
+        inner = prefix + ("   " if last else "│  ")
+        stack.extend((j, inner, k == len(kids) - 1) for k, j in reversed(list(enumerate(kids))))
     return lines
 
 
@@ -89,19 +89,77 @@ def _freedom(model, q0):
 
 
 def _simulate_file(path, t_end=None, method=None, rtol=None, atol=None, samples=None, progress=None, dt=None,
-                   collisions=False):
+                   collisions=False, floating_base=False, floor=None, compiled=True):
+    """Read and simulate a model file with the command line's settings over the file's own. ``floor``: None (no
+    floor), "below" (a plane FLOOR_DROP under the lowest contact shape at the initial state) or a height [m];
+    ``compiled=False``: the Python loop (for the demo: its few kernels compile in seconds)."""
     from .io.files import read_model_file
     from .simulate import simulate
-    setup = read_model_file(path)
+    from .simulate.simulate import FIXED_STEP
+    contact = collisions or method == "contact"
+    if floor is not None and not contact:
+        raise ModelError("--floor needs contact: add --method contact --dt 0.002 (time stepping) or "
+                         "--collisions (event-driven impacts)")
+    setup = read_model_file(path, floating_base=floating_base, collisions=contact)
+    model, q0 = setup.model, setup.q0
     settings = dict(setup.simulation)
     for key, value in (("t_end", t_end), ("method", method), ("rtol", rtol), ("atol", atol), ("samples", samples),
                        ("dt", dt)):
         if value is not None:
             settings[key] = value
     settings.setdefault("t_end", 5.0)
+    chosen = settings.get("method", "DOP853")
+    if chosen in FIXED_STEP and settings.get("dt") is None:
+        raise ModelError(f"method {chosen!r} takes fixed steps: give the step with --dt SECONDS "
+                         "(e.g. --dt 0.001)")
+    if chosen not in FIXED_STEP and dt is not None:
+        raise ModelError(f"--dt is the step of the fixed-step methods (--method {', '.join(FIXED_STEP)}); "
+                         f"{chosen!r} chooses its own steps")
+    if floor is not None:
+        _add_floor(model, q0, floor)
+    if collisions or chosen == "contact":
+        _check_contact_shapes(model, setup.source, collisions)
     if collisions:
         settings["collisions"] = True
-    return simulate(setup.model, setup.q0, setup.v0, progress=progress, **settings)
+    if not compiled:
+        settings["compiled"] = False
+    return simulate(model, q0, setup.v0, progress=progress, **settings)
+
+
+FLOOR_DROP = 0.05  # [m] the automatic floor's distance below the lowest contact shape at the initial state
+
+
+def _add_floor(model, q0, floor):
+    """Add the floor: the plane z = height of the world (normal +z), at the given height or FLOOR_DROP below the
+    lowest contact shape of the bodies at q0 (the model then falls onto it), and say where."""
+    from .constraints.geometry import Plane, lowest_height
+    from .dynamics.kinematics import body_poses
+    from .spatial import Transform
+    if floor == "below":
+        R, p = body_poses(model, q0)
+        lows = [lowest_height(g.shape, R[i] @ g.placement.rotation, p[i] + R[i] @ g.placement.translation)
+                for g in model.geometries if g.body != "world" for i in (model.body_index(g.body),)]
+        if not lows:
+            raise ModelError(f"--floor: model '{model.name}' has no contact shapes on its bodies to put "
+                             "on a floor (URDF <collision> spheres, boxes, cylinders; MJCF geoms; YAML geometries)")
+        height = min(lows) - FLOOR_DROP
+        print(f"floor: the plane z = {height:.6g} m, {FLOOR_DROP * 100:g} cm below the lowest contact shape",
+              file=sys.stderr)
+    else:
+        height = checked_number(floor, "--floor HEIGHT [m]")
+    model.add_geometry("world", Plane(), placement=Transform(translation=(0.0, 0.0, height)), name="floor")
+
+
+def _check_contact_shapes(model, source, collisions):
+    """A contact simulation of a model without contact shapes on its bodies: an error for --collisions (which
+    needs them), a warning for --method contact (which then runs as plain time stepping)."""
+    if any(g.body != "world" for g in model.geometries):
+        return
+    what = ("has no contact shapes on its bodies (URDF <collision> spheres, boxes and cylinders; MJCF geoms; "
+            "YAML geometries)")
+    if collisions:
+        raise ModelError(f"--collisions: {printable(str(source))} {what}")
+    warnings.warn(f"simulate: --method contact: {printable(str(source))} {what}: nothing can touch", stacklevel=2)
 
 
 def _report(traj, out=None, plot=None, animate=None):
@@ -119,7 +177,8 @@ def _report(traj, out=None, plot=None, animate=None):
 def cmd_simulate(args):
     try:
         traj = _simulate_file(args.file, args.t_end, args.method, args.rtol, args.atol, args.samples,
-                              False if args.no_progress else None, args.dt, args.collisions)
+                              False if args.no_progress else None, args.dt, args.collisions, args.floating_base,
+                              args.floor)
     except SimulationInterrupted as stop:
         _save_partial(stop, args.out, "interrupted")
         raise
@@ -141,12 +200,19 @@ def _save_partial(stop, out, what):
           f"t = {traj.t[0]:g} … {traj.t[-1]:g} s) is saved to {Path(out).resolve()}", file=sys.stderr)
 
 
+EOM_MAX_BODIES = 6  # bodies whose expanded, simplified equations `multibody eom` prints (beyond: minutes, pages)
+
+
 def cmd_eom(args):
     from .io.files import read_model_file
     from .symbolic import equations_of_motion
     model = read_model_file(args.file).model
+    if model.nbodies > EOM_MAX_BODIES:
+        raise ModelError(f"model '{model.name}' has {model.nbodies} bodies; printed equations of motion are "
+                         f"for up to {EOM_MAX_BODIES} (larger ones in Python, written in auxiliary symbols: "
+                         "multibody.symbolic.equations_of_motion(model))")
     speeds = "body" if model.nq != model.nv else "qdot"
-    eom = equations_of_motion(model, method=args.method, speeds=speeds).simplified()
+    eom = equations_of_motion(model, method=args.method, speeds=speeds, intermediates=False).simplified()
     if args.latex:
         print(eom.to_latex(simplify=False))  # simplified already
         return 0
@@ -162,7 +228,9 @@ def cmd_demo(args):
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    traj = _simulate_file(args.example, t_end=args.t_end, progress=None)
+    # the Python integration loop: with a cold numba cache its kernels compile in seconds, the compiled loop's in
+    # minutes (`multibody compile`), and the double pendulum's 10 s run takes well under a second either way
+    traj = _simulate_file(args.example, t_end=args.t_end, progress=None, compiled=False)
     stem = traj.model.name
     _report(traj, plot=out / f"{stem}.png", animate=out / f"{stem}.html")
     print(f"done in {time.monotonic() - start:.1f} s; open the .html file in a browser to watch the motion")
@@ -170,13 +238,19 @@ def cmd_demo(args):
 
 
 def cmd_compile(args):
-    """Compile every numba kernel into numba's cache (two processes at once: the batch kernel takes longest)."""
+    """Compile every numba kernel into numba's cache: the batch kernels, the compiled loop and the one-state
+    kernels in three processes at once, then the README's calls, a URDF simulate and the demo (which load those
+    and compile what is left). One notice; the worker processes are silent."""
     import os
     import subprocess
     start = time.monotonic()
     print("multibody: compiling the dynamics kernels into numba's cache (a few minutes when cold)…", flush=True)
-    workers = [subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", part]) for part in ("batch", "core")]
-    status = max(worker.wait() for worker in workers)
+    env = {**os.environ, "MULTIBODY_COMPILE_NOTICE": "0"}
+    status = 0
+    for parts in (("batch", "loop", "kernels"), ("calls",)):
+        workers = [subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", part], env=env)
+                   for part in parts]
+        status = max([status, *(worker.wait() for worker in workers)])
     cache = os.environ.get("NUMBA_CACHE_DIR") or "next to the package's sources (__pycache__)"
     print(f"{'done' if status == 0 else 'failed'} in {time.monotonic() - start:.1f} s; cache: {cache}")
     return status
@@ -198,8 +272,15 @@ def build_parser():
                      "(with --dt): RK4, Euler, contact")
     sim.add_argument("--dt", type=float, help="step of the fixed-step methods [s]")
     sim.add_argument("--collisions", action="store_true",
-                     help="event-driven impacts and resting contact between the model's contact shapes (for "
-                          "contact by time stepping instead: --method contact --dt 0.001)")
+                     help="event-driven impacts and resting contact between the model's contact shapes (a URDF "
+                          "file's <collision> primitives are read; for contact by time stepping instead: --method "
+                          "contact --dt 0.001)")
+    sim.add_argument("--floating-base", action="store_true",
+                     help="URDF: a free joint under the root link (a legged or flying robot) instead of a fixed base")
+    sim.add_argument("--floor", nargs="?", const="below", metavar="HEIGHT",
+                     help="a floor, the plane z = HEIGHT [m] (normal +z); without HEIGHT 5 cm below the lowest "
+                          "contact shape at the start, so the model drops onto it. Needs --method contact or "
+                          "--collisions")
     sim.add_argument("--rtol", type=float, help="relative tolerance")
     sim.add_argument("--atol", type=float, help="absolute tolerance")
     sim.add_argument("--samples", type=int, help="number of output samples")
@@ -218,8 +299,15 @@ def build_parser():
     demo.add_argument("--out-dir", default="multibody-demo", help="output folder (default ./multibody-demo)")
     demo.add_argument("--t-end", type=float, default=None, help="final time [s]")
     demo.set_defaults(run=cmd_demo)
-    warm = commands.add_parser("compile", help="compile the numeric kernels ahead (else on first use; cached)")
+    warm = commands.add_parser("compile", help="compile the numeric kernels ahead (else on first use; cached)",
+                               description="Compile every numba kernel that the commands and the documented calls "
+                               "use into numba's on-disk cache (NUMBA_CACHE_DIR if set, else __pycache__ beside the "
+                               "sources), so that nothing compiles on first use. Takes a few minutes on a cold "
+                               "cache, seconds when it is filled.")
     warm.set_defaults(run=cmd_compile)
+    for action in commands._choices_actions:  # each command's --help starts with what it does
+        command = commands.choices[action.dest]
+        command.description = command.description or action.help[0].upper() + action.help[1:] + "."
     return parser
 
 
@@ -231,7 +319,9 @@ def main(argv=None):
         parser.print_help()
         return 2
     try:
-        return args.run(args)
+        with warnings.catch_warnings():  # warnings as one line each, "multibody simulate: warning: ..."
+            warnings.formatwarning = lambda message, *_, **__: f"multibody {args.command}: warning: {message}\n"
+            return args.run(args)
     except (ModelError, SimulationError, ValueError, OSError, ImportError) as exc:
         if args.debug:
             raise

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from .simulate.trajectory import Trajectory
 
@@ -81,7 +83,9 @@ def checked_number(value: Any, field: str, *, positive: bool = False, nonnegativ
                    interval: tuple[float, float] | None = None, finite: bool = True) -> float:
     """float(value), or a ModelError naming ``field`` and the value: when it is not a number, is NaN, is infinite
     (with ``finite``, and always with a sign or an interval), is not > 0 (``positive``) or ≥ 0 (``nonnegative``), or
-    lies outside the closed ``interval``."""
+    lies outside the closed ``interval``. A boolean is not a number here (YAML reads ``yes`` as True)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ModelError(f"{field} must be a number, got the boolean {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):

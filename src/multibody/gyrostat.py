@@ -1,4 +1,5 @@
-"""Gyrostats: an axisymmetric rotor D spinning inside a carrier body C (source document 000, eqs. 11–13).
+"""Gyrostats: an axisymmetric rotor D spinning inside a carrier body C (T. R. Kane, "A new method for formulating
+equations of motion", eqs. 11–13).
 
 Prescribed spin (eq. 12). Give the carrier body the inertia of carrier *and* rotor locked together; the
 rotor's spin Ω relative to C about the unit axis c (C axes), with polar moment J, adds to C the inertia
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 
 class Gyrostat:
-    """An axisymmetric rotor D spinning inside a carrier body C (document 000, eqs. 11–13): one class for the
+    """An axisymmetric rotor D spinning inside a carrier body C (Kane, eqs. 11–13): one class for the
     numeric model and for :func:`multibody.symbolic.kane`.
 
     Numeric (``carrier`` a body name of a :class:`multibody.Model`): ``axis`` the spin axis c in carrier axes

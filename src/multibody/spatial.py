@@ -32,10 +32,19 @@ def real_array(value, field: str) -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype.kind == "c":
         raise ModelError(f"{field} must be real, got complex {_short(value)}")
+    if arr.dtype.kind == "b" or _has_boolean(value):  # numpy reads (True, 0, 0) as integers
+        raise ModelError(f"{field} must be numbers, got booleans in {_short(value)}")
     try:
         return arr.astype(float)
     except (TypeError, ValueError) as exc:
         raise ModelError(f"{field} must be numbers, got {_short(value)}") from exc
+
+
+def _has_boolean(value) -> bool:
+    """Whether a (nested) list or tuple holds a boolean (YAML's yes/no/true/false, Python's True/False)."""
+    if isinstance(value, (list, tuple)):
+        return any(_has_boolean(x) for x in value)
+    return isinstance(value, (bool, np.bool_))
 
 
 def unit(vector, field: str = "vector") -> np.ndarray:

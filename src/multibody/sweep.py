@@ -156,7 +156,8 @@ def _call(function, parameters):
 
 def _describe(exc):
     from .errors import MAX_MESSAGE, printable
-    return printable(f"{type(exc).__name__}: {exc}", MAX_MESSAGE)
+    public = next(kind for kind in type(exc).__mro__ if not kind.__name__.startswith("_"))  # not _FileError
+    return printable(f"{public.__name__}: {exc}", MAX_MESSAGE)
 
 
 def sweep(function_or_model: Callable[..., Any] | Model | str | os.PathLike | Mapping[str, Any],

@@ -1,6 +1,7 @@
 """Unilateral contact with Coulomb friction as Gauss's principle with inequality constraints (an LCP).
 
-Gauss's principle holds for unilateral constraints too (source document 003): the true acceleration minimizes
+Gauss's principle holds for unilateral constraints too (Yao Wenli, "Modelling multi-rigid-body systems by Gauss's
+principle of least constraint in generalized coordinates" (2016)): the true acceleration minimizes
 G = ½ (a − a_free)ᵀ M (a − a_free) over the accelerations the contacts admit. For a touching contact i with
 normal n (from B to A) and relative acceleration of the contact points, the normal part obeys the Signorini
 condition and the tangential part Coulomb's law with a polyhedral cone of k edge directions d_j (a pyramid,

@@ -1,4 +1,5 @@
-"""Constrained forward dynamics by Gauss's principle of least constraint (source document 003).
+"""Constrained forward dynamics by Gauss's principle of least constraint (Yao Wenli, "Modelling multi-rigid-body
+systems by Gauss's principle of least constraint in generalized coordinates" (2016)).
 
 At a given instant, with q and v fixed, the true acceleration minimizes the Gauss function (003, eq. 5)
 

@@ -422,3 +422,15 @@ _PAIRS = {
 def _pair(points: tuple[np.ndarray, np.ndarray], radius_a: float,
           radius_b: float) -> tuple[np.ndarray, float, np.ndarray, float]:
     return points[0], radius_a, points[1], radius_b
+
+
+def lowest_height(shape: Shape, rotation: np.ndarray, origin: np.ndarray) -> float:
+    """The lowest world z [m] of ``shape`` placed with ``rotation`` (shape axes → world) at ``origin`` (−∞ for a
+    plane): its support point along −z."""
+    if isinstance(shape, Sphere):
+        return float(origin[2] - shape.radius)
+    if isinstance(shape, Capsule):
+        return float(origin[2] - abs(rotation[2, 2]) * shape.half_length - shape.radius)
+    if isinstance(shape, Box):
+        return float(origin[2] - np.abs(rotation[2]) @ shape.half_extents)
+    return -np.inf

@@ -8,7 +8,8 @@ Every constraint contributes m rows at a state (q, v), all in world axes (see :c
     acceleration      J(q) v̇ = γ(q, v)         with γ = ḃ − J̇ v
 
 Body names may be bodies, named frames (``Model.add_frame``) or ``"world"``. Points and axes are given in the
-coordinates of that body or frame [m]. Equations follow source document 004 (B(q) q̇ + b = 0 in matrix form) and
+coordinates of that body or frame [m]. Equations follow Mukharlyamov, "Equations of motion of mechanical systems in
+matrix form" (B(q) q̇ + b = 0 in matrix form) and
 the derivative identities ṙ = ω × r for vectors fixed in a body.
 
 The built-in types describe themselves with ``to_dict()`` (the ``constraints`` entries of a model file,

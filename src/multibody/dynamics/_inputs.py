@@ -13,6 +13,8 @@ def as_state(x: ArrayLike, size: int, name: str) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: must be real, got complex entries")
+    if arr.dtype.kind == "b":
+        raise ValueError(f"{name}: must be numbers, got booleans")
     arr = arr.astype(np.float64, copy=False)
     if arr.ndim == 0 or arr.shape[-1] != size:
         raise ValueError(f"{name}: expected shape ({size},) or (..., {size}), got {arr.shape}")

@@ -1,16 +1,28 @@
-"""Compile (or load from numba's cache) every kernel of the numeric core once:
-``python -m multibody.dynamics._warmup [core] [batch]`` (both parts by default).
+"""Compile (or load from numba's cache) every kernel that the commands and the documented calls use:
+``python -m multibody.dynamics._warmup [part ...]`` (all parts, in order, by default).
 
-CI runs it before the test workers start, so that they share one compilation instead of each doing it; it runs
-the two parts in two processes at once, the structure-of-arrays batch kernel (``batch``, minutes to compile) beside
-everything else (``core``).
+Parts: ``batch`` (the structure-of-arrays batch kernels, minutes to compile cold), ``loop`` (the compiled
+integration loop and DOP853's helper thread), ``kernels`` (the one-state kernels of the numeric core), ``core``
+(``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as ``multibody
+simulate`` does (also with contact), the demo and ``to_numeric``, which then compile only what the parts before
+left (array layouts, the contact kernels, ...).
+``multibody compile`` runs ``batch``, ``loop`` and ``kernels`` in three processes at once, then ``calls``; CI runs
+``batch`` beside ``core``, then ``calls``, before the test workers start, so that they share one compilation.
 """
+import io
+import os
 import sys
+import tempfile
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 
+PARTS = ("batch", "loop", "kernels", "calls")
 
-def main(parts=("core", "batch")):
+
+def _model():
+    """A chain through every joint type."""
     import multibody as mb
     model = mb.Model("warmup", gravity=(0.0, 0.0, -9.81))
     inertia = np.diag([0.1, 0.2, 0.25])
@@ -19,16 +31,35 @@ def main(parts=("core", "batch")):
     for k, joint in enumerate(joints):
         model.add(mb.Body(f"b{k}", mass=1.0, com=(0.1, 0.0, 0.0), inertia=inertia), parent=parent, joint=joint)
         parent = f"b{k}"
+    return model
+
+
+def batch():
+    import multibody as mb
+    from multibody.simulate.compiled import integrate_tree_batch
+    model = _model()
+    q, v = model.neutral(), np.ones(model.nv)
+    for forces in (None, np.ones((model.nbodies, 6))):
+        mb.aba(model, [q] * 16, v, v, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
+    chain = mb.Model.chain(2)  # revolute joints: the lockstep rollouts (structure of arrays too)
+    integrate_tree_batch(chain, np.zeros((2, 2)), np.zeros(2), [0.0, 1e-3], method="RK4", dt=1e-3)
+
+
+def loop():
+    from multibody.simulate.compiled import integrate_tree_batch, tree_run_trajectory
+    model = _model()
+    q, v = model.neutral(), np.zeros(model.nv)
+    # the compiled integration loop (every method: one kernel), and DOP853's helper thread (on more than one of
+    # numba's threads)
+    tree_run_trajectory(model, q, v, [0.0, 1e-3], method="DOP853")
+    integrate_tree_batch(model, [q, q], v, [0.0, 1e-3], dt=1e-3)
+
+
+def kernels():
+    import multibody as mb
+    model = _model()
     q, v = model.neutral(), np.ones(model.nv)
     f_ext = np.ones((model.nbodies, 6))
-    if "batch" in parts:
-        for forces in (None, f_ext):
-            mb.aba(model, [q] * 16, v, v, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
-        from multibody.simulate.compiled import integrate_tree_batch
-        chain = mb.Model.chain(2)  # revolute joints: the lockstep rollouts (structure of arrays too)
-        integrate_tree_batch(chain, np.zeros((2, 2)), np.zeros(2), [0.0, 1e-3], method="RK4", dt=1e-3)
-    if "core" not in parts:
-        return
     for forces in (None, f_ext):
         tau = mb.rnea(model, q, v, v, f_ext=forces)
         mb.aba(model, q, v, tau, f_ext=forces)
@@ -43,11 +74,54 @@ def main(parts=("core", "batch")):
     mb.integrate(model, q, v, 0.1)
     mb.configuration_rate(model, q, v)
     mb.body_poses(model, q)
-    from multibody.simulate.compiled import integrate_tree_batch, tree_run_trajectory
-    # the compiled integration loops, and DOP853's helper thread (on more than one of numba's threads)
-    tree_run_trajectory(model, q, 0.0 * v, [0.0, 1e-3], method="DOP853")
-    integrate_tree_batch(model, [q, q], 0.0 * v, [0.0, 1e-3], dt=1e-3)
+
+
+def calls():
+    """The README's calls, ``multibody simulate`` of a URDF and ``multibody demo``, in a scratch folder."""
+    import multibody as mb
+    from multibody import cli
+    from multibody.io.files import example_path
+    with (tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()),
+          redirect_stderr(io.StringIO())):
+        warnings.simplefilter("ignore")
+        model = mb.Model("arm", gravity=(0, 0, -9.81))
+        rod = np.diag([1e-4, 0.0075, 0.0075])
+        model.add(mb.Body("upper", mass=1.0, com=(0.15, 0, 0), inertia=rod), joint=mb.Revolute((0, 1, 0)))
+        model.add(mb.Body("lower", mass=1.0, com=(0.15, 0, 0), inertia=rod), parent="upper",
+                  joint=mb.Revolute((0, 1, 0)), placement=mb.Transform(translation=(0.3, 0, 0)))
+        q, v = np.array([0.3, -0.2]), np.zeros(2)
+        mb.crba(model, q), mb.rnea(model, q, v, np.zeros(2)), mb.aba(model, q, v, np.zeros(2))
+        mb.aba(model, [q] * 20, v, np.zeros(2))
+        mb.jacobian(model, q, "lower", point=(0.3, 0, 0))
+        traj = mb.simulate(model, q, v, t_end=0.01, rtol=1e-10, atol=1e-10)
+        traj.energy()
+        traj.animate(os.path.join(folder, "arm.html"))
+        for path, options in ((example_path("humanoid"), {}), ("double_pendulum", {"compiled": False})):
+            cli._report(cli._simulate_file(path, t_end=0.01, progress=False, **options),
+                        animate=os.path.join(folder, "run.html"))
+        # contact: the time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)
+        box = mb.Model("box")
+        box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
+        box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
+        box.add_geometry("box", mb.Sphere(0.12))
+        box.add_geometry("world", mb.Plane())
+        q0 = box.neutral()
+        q0[2] = 0.11
+        mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3)
+        mb.simulate(box, q0, np.zeros(6), 0.02, collisions=True)
+        from multibody import symbolic as sym  # the linear solves of to_numeric's state derivative (cached)
+        for chain in (model, mb.Model.chain(7)):  # X u̇ = Y expanded, and over auxiliary symbols
+            sym.equations_of_motion(chain).to_numeric().rhs(0.0, np.zeros(2 * chain.nv))
+
+
+def main(parts=PARTS):
+    unknown = sorted(set(parts) - {*PARTS, "core"})
+    if unknown:
+        raise SystemExit(f"_warmup: unknown part(s) {', '.join(unknown)}; choose from {', '.join((*PARTS, 'core'))}")
+    for part in ("batch", "kernels", "loop", "calls"):
+        if part in parts or (part in ("kernels", "loop") and "core" in parts):
+            globals()[part]()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ("core", "batch"))
+    main(sys.argv[1:] or PARTS)

@@ -24,9 +24,16 @@ def _beams():
     return tree
 
 
-def _batched(function, arrays, out_rank):
-    """Apply ``function`` to each state of a batch (a Python loop for the light kinematic queries)."""
+def _batched(function, arrays, out_rank, model):
+    """Apply ``function`` to each state of a batch (a Python loop for the light kinematic queries). An empty
+    batch gives empty results of the right shape (from one call at the neutral state and zero speeds)."""
     batch, flat = batch_of(*arrays)
+    if flat[0].shape[0] == 0:
+        stand_in = function(*(model.neutral() if name == "q" else np.zeros(f.shape[1])
+                              for f, (_, name) in zip(flat, arrays)))
+        if isinstance(stand_in, tuple):
+            return tuple(np.empty(batch + np.shape(r)) for r in stand_in)
+        return np.empty(batch + (np.shape(stand_in) if out_rank else ()))
     results = [function(*(f[b] for f in flat)) for b in range(flat[0].shape[0])]
     if isinstance(results[0], tuple):
         return tuple(np.stack([r[k] for r in results]).reshape(batch + np.shape(results[0][k]))
@@ -45,7 +52,7 @@ def body_poses(model: Model, q: ArrayLike, device: str | None = None) -> tuple[A
         return _beams().body_poses(model, q)
     q = as_state(q, cm.nq, "q")
     if q.ndim > 1:
-        return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1)
+        return _batched(lambda qq: body_poses(model, qq), [(q, "q")], 1, model)
     n = model.nbodies
     R0, p0 = np.empty((n, 3, 3)), np.empty((n, 3))
     world_poses(cm.topology, cm.params, q, R0, p0)
@@ -60,7 +67,7 @@ def body_pose(model: Model, q: ArrayLike, name: str) -> tuple[np.ndarray, np.nda
     index, origin, rotation = model.locate(name)
     q = np.asarray(q, dtype=np.float64)
     if q.ndim > 1:
-        return _batched(lambda qq: body_pose(model, qq, name), [(q, "q")], 1)
+        return _batched(lambda qq: body_pose(model, qq, name), [(q, "q")], 1, model)
     cm = model._compiled or model.compile()
     if cm.flexible:
         return _beams().body_pose(model, as_state(q, cm.nq, "q"), name)
@@ -84,7 +91,7 @@ def jacobian(model: Model, q: ArrayLike, name: str, point: ArrayLike = (0.0, 0.0
     index, point_body, rotation = model.locate(name, point)
     q = as_state(q, cm.nq, "q")
     if q.ndim > 1:
-        return _batched(lambda qq: jacobian(model, qq, name, point, axes), [(q, "q")], 1)
+        return _batched(lambda qq: jacobian(model, qq, name, point, axes), [(q, "q")], 1, model)
     J = np.zeros((6, cm.nv))
     if index < 0:  # a point fixed in the world does not move
         return J
@@ -134,7 +141,7 @@ def _momentum_data(model, q, v):
     q = as_state(q, cm.nq, "q")
     v = np.zeros(q.shape[:-1] + (cm.nv,)) if v is None else as_state(v, cm.nv, "v")
     if q.ndim > 1 or v.ndim > 1:
-        return _batched(lambda qq, vv: _momentum_data(model, qq, vv), [(q, "q"), (v, "v")], 1)
+        return _batched(lambda qq, vv: _momentum_data(model, qq, vv), [(q, "q"), (v, "v")], 1, model)
     if cm.flexible:
         return _beams().momentum_data(model, q, v)
     out = np.empty(9)
@@ -150,7 +157,7 @@ def configuration_rate(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
     cm = model._compiled or model.compile()
     q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
     if q.ndim > 1 or v.ndim > 1:
-        return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1)
+        return _batched(lambda qq, vv: configuration_rate(model, qq, vv), [(q, "q"), (v, "v")], 1, model)
     qdot = np.empty(cm.nq)
     configuration_rate_into(model, q, v, qdot)
     return qdot
@@ -174,7 +181,7 @@ def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.n
     cm = model._compiled or model.compile()
     q, v = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v")
     if q.ndim > 1 or v.ndim > 1:
-        return _batched(lambda qq, vv: integrate(model, qq, vv, dt), [(q, "q"), (v, "v")], 1)
+        return _batched(lambda qq, vv: integrate(model, qq, vv, dt), [(q, "q"), (v, "v")], 1, model)
     dt = float(dt)
     if not np.isfinite(dt):
         raise ValueError(f"integrate: dt must be finite, got {dt}")

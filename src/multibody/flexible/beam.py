@@ -17,14 +17,16 @@ variable is the *stretch*, and the foreshortening of a bent beam is kept)
 
 The foreshortening term couples bending to the axial (centrifugal) inertia load: it is the geometric
 stiffening that linear floating-frame theory (G = 0, ``stiffening=False``) misses. The equations of motion are
-Kane's equations (source document 000, eq. 14) for the beam's mass, sampled at Gauss points: with generalized
+Kane's equations (T. R. Kane, "A new method for formulating equations of motion", eq. 14) for the beam's mass, sampled
+at Gauss points: with generalized
 speeds u = (ω, v, ė) — B's angular velocity and origin velocity in B axes, and the elastic rates —
 
     M(e) u̇ = f(e, ė, ω, v) + [N; F; 0],
 
-where each mass element's acceleration is the covariant second derivative of source document 001, eq. 3
+where each mass element's acceleration is the covariant second derivative of the proceedings "Dynamics of Multibody
+Systems — Theory, Computational Method and Application" (1992), eq. 3
 (Euler ω̇ × r, Coriolis 2 ω × ṙ, centrifugal ω × (ω × r)), and [N; F] is the wrench on the beam about B's
-origin in B axes (from its hub or joint). The angular rows are the generalized Euler equation of document 001,
+origin in B axes (from its hub or joint). The angular rows are the generalized Euler equation of the 1992 proceedings,
 eq. 19: I Ω̇ + Ω × I Ω + İ Ω + J̇ + Ω × J = N.
 """
 from __future__ import annotations

@@ -2,13 +2,14 @@
 
 For a beam at rest: K φ = ω² M φ. For a clamped beam whose frame B spins at a constant rate ω about its
 origin, the small vibrations about the undeformed beam obey (Coriolis, centrifugal softening and the
-geometric stiffening of the centrifugal tension; source document 001, eqs. 3 and 10–14)
+geometric stiffening of the centrifugal tension; the proceedings "Dynamics of Multibody Systems — Theory,
+Computational Method and Application" (1992), eqs. 3 and 10–14)
 
     M ë + C ė + (K + K_G − K_Ω) e = 0,    C = 2 Σ m Φᵀ[ω]×Φ,   K_Ω = −Σ m Φᵀ[ω]×²Φ,
     K_G = ∫ P(s) (Φ'_vᵀΦ'_v + Φ'_wᵀΦ'_w) ds,   P(s) = ρA (ω_y² + ω_z²) [R (L − s) + (L² − s²)/2],
 
 P the centrifugal tension of a beam of root radius R (the classical rotating-beam equation; e.g. Hodges &
-Rutkowski, AIAA J. 19(11), 1981). Rod modes (axial) shift to √(ω_i² − Ω²) (document 001, eq. 14).
+Rutkowski, AIAA J. 19(11), 1981). Rod modes (axial) shift to √(ω_i² − Ω²) (the 1992 proceedings, eq. 14).
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ acceleration at v̇ = 0, gravity entering as the base acceleration [0; −g] (Fe
 
 once for the joint (S_i constant: S̊_i = 0) and, for a body carried by a beam, first for the beam's cross-section.
 
-Kane's equations (source document 000, eq. 14) summed over the bodies then give M v̇ + c = τ + Σ J_iᵀ f_ext,i with
+Kane's equations (T. R. Kane, "A new method for formulating equations of motion", eq. 14) summed over the bodies then
+give M v̇ + c = τ + Σ J_iᵀ f_ext,i with
 
     M = Σ_rigid J_iᵀ I_i J_i + Σ_beams T_bᵀ M_b T_b,                     T_b = [J_b; E_b]  (6 + n_b, nv),
     c = Σ_rigid J_iᵀ (I_i A_i + V_i ×* I_i V_i) + Σ_beams T_bᵀ (M_b [A_b; 0] − f_b),

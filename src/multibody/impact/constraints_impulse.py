@@ -1,7 +1,8 @@
 """Impulsive constraints by Gauss's principle in impulse form: a joint suddenly locked, a point suddenly fixed,
 contacts that collide, with restitution (Newton's or Poisson's law) and Coulomb friction.
 
-Gauss's principle (document 003, eq. 5) carried over from accelerations to velocity jumps: among all velocities
+Gauss's principle (Yao Wenli, "Modelling multi-rigid-body systems by Gauss's principle of least constraint in
+generalized coordinates" (2016), eq. 5) carried over from accelerations to velocity jumps: among all velocities
 v⁺ compatible with the impulsive constraints, the true one minimizes
 
     Z(v⁺) = ½ (v⁺ − v_free)ᵀ M (v⁺ − v_free),     v_free = v⁻ + M⁻¹ B  (the response to given impulses B),

@@ -1,7 +1,8 @@
-"""Impulse response of a Denavit–Hartenberg chain by 4×4 matrices (document 002, §3), straight from the DH rows.
+"""Impulse response of a Denavit–Hartenberg chain by 4×4 matrices (Zhang Dingguo, "Lagrange equations of
+multi-rigid-body systems under external impact", §3), straight from the DH rows.
 
 This is the second, independent implementation of M Δq̇ = B (the first is the spatial one in
-:mod:`multibody.impact.impulse`); it never builds a :class:`~multibody.Model`. Notation of document 002:
+:mod:`multibody.impact.impulse`); it never builds a :class:`~multibody.Model`. Notation of Zhang:
 
     ⁱ⁻¹Aᵢ = Rz(θᵢ) Tz(dᵢ) Tx(aᵢ) Rx(αᵢ)                 link transform (eq. 3.3); q adds to θ or d
     ⁰Aᵢ = ⁰A₁ ¹A₂ ⋯ ⁱ⁻¹Aᵢ                                pose of link frame i
@@ -125,7 +126,7 @@ def _generalized_impulse(U, impulses, n):
 
 
 def dh_impulse_response(rows, q, qdot, impulses):
-    """q̇⁺ = q̇⁻ + M⁻¹ B for a DH chain (document 002, eq. 3.37), by 4×4 matrices only.
+    """q̇⁺ = q̇⁻ + M⁻¹ B for a DH chain (Zhang, eq. 3.37), by 4×4 matrices only.
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""External impulses on a tree by spatial algebra: M Δv = B, B = Σ J_Pᵀ [0; P̂] (document 002, eqs. 3.32–3.37).
+"""External impulses on a tree by spatial algebra: M Δv = B, B = Σ J_Pᵀ [0; P̂] (Zhang Dingguo, "Lagrange equations of
+multi-rigid-body systems under external impact", eqs. 3.32–3.37).
 
 During an impact of vanishing duration the configuration q is frozen and finite forces (gravity, springs, joint
 torques) contribute nothing; integrating M v̇ + c = τ over the impact leaves
@@ -8,7 +9,7 @@ torques) contribute nothing; integrating M v̇ + c = τ over the impact leaves
 where J_{Pₖ} is the 6 × nv Jacobian (world axes, [angular; linear]) of the point Pₖ that receives the impulse
 P̂ₖ [N·s]. The Jacobian comes from the recursive spatial kinematics (:func:`multibody.jacobian`) and M from the
 composite-rigid-body algorithm (:func:`multibody.crba`); :mod:`multibody.impact.dh_matrix` computes the same
-response independently with document 002's 4×4 matrices.
+response independently with Zhang's 4×4 matrices.
 
 The kinetic energy changes by ΔK = ½ v⁺ᵀ M v⁺ − ½ v⁻ᵀ M v⁻ = v⁻ᵀ B + ½ Δvᵀ M Δv.
 """
@@ -117,7 +118,7 @@ def impulse_response_matrix(model: Model, q: np.ndarray, M: np.ndarray, rhs: np.
 
 def impulse_response(model: Model, q: ArrayLike, v: ArrayLike, body: str | Sequence[tuple[str, ArrayLike, ArrayLike]],
                      point: ArrayLike | None = None, impulse: ArrayLike | None = None) -> ImpulseResponse:
-    """Velocity jump under point impulses: M(q) Δv = B (document 002, eq. 3.37), with the kinetic energy change;
+    """Velocity jump under point impulses: M(q) Δv = B (Zhang, eq. 3.37), with the kinetic energy change;
     with loop constraints Δv = P B, P the constrained response of :func:`impulse_response_matrix`.
 
     Parameters
@@ -137,11 +138,18 @@ def impulse_response(model: Model, q: ArrayLike, v: ArrayLike, body: str | Seque
         raise ValueError(f"impulse_response: expects one state, got q {q.shape} and v {v.shape}")
     if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
         raise ValueError("impulse_response: q and v must be finite")
-    B = generalized_impulse(model, q, as_impulse_list(model, body, point, impulse))
+    impulses = as_impulse_list(model, body, point, impulse)
     M = crba(model, q)
-    dv = impulse_response_matrix(model, q, M, B)
-    v_plus = v + dv
-    return ImpulseResponse(v_plus, dv, B, 0.5 * v @ M @ v, 0.5 * v_plus @ M @ v_plus)
+    with np.errstate(over="ignore", invalid="ignore"):
+        B = generalized_impulse(model, q, impulses)
+        dv = impulse_response_matrix(model, q, M, B)
+        v_plus = v + dv
+        response = ImpulseResponse(v_plus, dv, B, 0.5 * v @ M @ v, 0.5 * v_plus @ M @ v_plus)
+    if not all(np.all(np.isfinite(x)) for x in (v_plus, response.kinetic_energy_before, response.kinetic_energy_after)):
+        worst = max(impulses, key=lambda entry: float(np.abs(entry[2]).max()))
+        raise ValueError(f"impulse_response: the velocity jump or its kinetic energy overflows for the impulse "
+                         f"{np.asarray(worst[2]).tolist()} N·s on '{worst[0]}' (too large for this model)")
+    return response
 
 
 def apply_impulse(model: Model, q: ArrayLike, v: ArrayLike, body: str | Sequence[tuple[str, ArrayLike, ArrayLike]],

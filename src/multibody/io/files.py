@@ -408,17 +408,21 @@ def file_from_dict(data, source="<dict>"):
     return ModelFile(model, q0, v0, simulation, source)
 
 
-def read_model_file(path: str | os.PathLike) -> ModelFile:
+def read_model_file(path: str | os.PathLike, *, floating_base: bool = False, collisions: bool = False) -> ModelFile:
     """Read a YAML model file, a URDF file (by its .urdf suffix, or .xml with a <robot> root) or an MJCF file
     (.xml with a <mujoco> root; its initial state is MuJoCo's qpos0) into a :class:`ModelFile`. A bare name that is
     no file, such as ``"double_pendulum"``, is the bundled example of that name (:func:`example_path`).
+
+    ``floating_base`` (a free joint under the root link) and ``collisions`` (the ``<collision>`` primitives as
+    contact shapes) are the options of :func:`multibody.io.urdf.model_from_urdf` for a URDF file; MJCF and YAML
+    files declare their free joints and contact shapes themselves (``floating_base=True`` is refused for them).
 
     Every error is a one-line ModelError naming the file (errors of other types while reading are wrapped)."""
     path = Path(path)
     if not path.exists() and path.name == str(path):
         path = example_path(str(path))
     try:
-        return _read_model_file(path)
+        return _read_model_file(path, floating_base, collisions)
     except ModelError as exc:
         if str(path) in str(exc) or path.name in str(exc):
             raise
@@ -427,14 +431,17 @@ def read_model_file(path: str | os.PathLike) -> ModelFile:
         raise ModelError(f"{path}: {type(exc).__name__}: {exc}") from exc
 
 
-def _read_model_file(path):
+def _read_model_file(path, floating_base=False, collisions=False):
     if not path.is_file():
-        raise ModelError(f"{path}: no such model file")
+        raise ModelError(f"{path}: {'not a regular file' if path.exists() else 'no such model file'}")
     root = _xml_root_tag(path) if path.suffix.lower() == ".xml" else None
     if path.suffix.lower() == ".urdf" or root == "robot":
         from .urdf import model_from_urdf
-        model = model_from_urdf(path)
+        model = model_from_urdf(path, floating_base=floating_base, collisions=collisions)
         return ModelFile(model, model.neutral(), np.zeros(model.nv), {}, str(path))
+    if floating_base:
+        raise ModelError(f"{path}: a floating base is an option of URDF files; an MJCF or YAML file gives its "
+                         "root body a free joint itself")
     if root == "mujoco":
         from .mjcf import model_from_mjcf
         model = model_from_mjcf(path)
@@ -467,13 +474,7 @@ def yaml_load(path: Path | str) -> object:
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         if _nesting_bound(text) > 2000:  # libyaml's composer recurses in C: measure the depth first (events)
-            depth, deepest = 0, 0
-            for event in yaml.parse(text, Loader=loader_class):
-                depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
-                if depth > YAML_MAX_DEPTH:
-                    assert event.start_mark is not None  # the parser marks every event it yields
-                    raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
-                                     f"{YAML_MAX_DEPTH} levels deep")
+            _check_yaml_depth(text, loader_class, path)
         loader = loader_class(text)
         try:
             node = loader.get_single_node()
@@ -493,14 +494,38 @@ def yaml_load(path: Path | str) -> object:
         raise ModelError(f"{path}: invalid YAML: {type(exc).__name__}: {exc}") from None
 
 
+def _check_yaml_depth(text, loader_class, path):
+    """Refuse nesting deeper than YAML_MAX_DEPTH from the parser's events, before anything is composed. Newer
+    PyYAML scanners refuse deep flow nesting themselves (their own limit and wording) while they look ahead: an
+    error at a position inside more than YAML_MAX_DEPTH open brackets is reported as this nesting too."""
+    import yaml
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader_class):
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            if depth > YAML_MAX_DEPTH:
+                raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
+                                 f"{YAML_MAX_DEPTH} levels deep")
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        if mark is not None and _flow_depth(text[:mark.index]) > YAML_MAX_DEPTH:
+            raise ModelError(f"{path}: line {mark.line + 1}: nested more than {YAML_MAX_DEPTH} levels deep") from None
+        raise
+
+
+def _flow_depth(text):
+    """The most flow collections ([ or {) open at once anywhere in ``text`` (brackets in strings counted too)."""
+    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    flow = np.cumsum((codes == ord("[")).astype(np.int64) + (codes == ord("{")) - (codes == ord("]"))
+                     - (codes == ord("}")))
+    return int(flow.max()) if flow.size else 0
+
+
 def _nesting_bound(text):
     """An upper bound on the nesting depth of a YAML text: block collections nest at most twice per column of
     the longest line, flow collections once per open bracket."""
     longest = max(map(len, text.splitlines()), default=0)
-    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    flow = np.cumsum((codes == ord("[")).astype(np.int64) + (codes == ord("{")) - (codes == ord("]"))
-                     - (codes == ord("}")))
-    return 2 * (longest + 1) + (int(flow.max()) if flow.size else 0)
+    return 2 * (longest + 1) + _flow_depth(text)
 
 
 def _check_yaml_nodes(root, path):

@@ -48,6 +48,7 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
 """
 from __future__ import annotations
 
+import sys
 import warnings
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -85,6 +86,7 @@ class _Mjcf:
         self.boundmass = self.boundinertia = 0.0
         self.totalmass = -1.0
         self.disabled = set()  # <option><flag ...="disable"> of the honoured flags (_HONOURED_FLAGS)
+        self.balanceinertia = False
 
     def fail(self, where, problem):
         raise ModelError(f"{self.source}: {where}: {problem}")
@@ -178,7 +180,7 @@ def _read(path_or_xml):
     else:
         path = Path(path_or_xml)
         if not path.is_file():
-            raise ModelError(f"{path}: no such MJCF file")
+            raise ModelError(f"{path}: {'not a regular file' if path.exists() else 'no such MJCF file'}")
         source, directory = str(path), path.parent
         root = _parse_file(path, source)
     if root.tag != "mujoco":
@@ -206,7 +208,8 @@ def _expand_includes(element, directory, source, depth):
                 raise ModelError(f"{source}: <include>: missing attribute 'file'")
             path = directory / name
             if not path.is_file():
-                raise ModelError(f"{source}: <include file={name!r}>: no such file ({path})")
+                what = "not a regular file" if path.exists() else "no such file"
+                raise ModelError(f"{source}: <include file={name!r}>: {what} ({path})")
             included = _parse_file(path, str(path))
             _expand_includes(included, directory, str(path), depth + 1)
             position = list(element).index(child)
@@ -363,6 +366,7 @@ def _settings(mjcf, root):
         mjcf.totalmass = mjcf.number(attrs, "settotalmass", where, str(mjcf.totalmass))
         if attrs.get("balanceinertia") == "true":
             mjcf.ignored["compiler balanceinertia"] += 1
+            mjcf.balanceinertia = True
     gravity = np.array([0.0, 0.0, -9.81])
     for element in root.iter("option"):
         if "gravity" in element.attrib:
@@ -605,6 +609,19 @@ def model_from_mjcf(path_or_xml, name=None):
     The returned model's ``reference_configuration`` is MuJoCo's qpos0 (joints at ``ref``, free bodies where the
     file puts them), where :func:`multibody.simulate` starts by default.
     """
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, MAX_BODY_DEPTH * 4 + 1000))  # nested <body> elements are read recursively
+    try:
+        return _model_from_mjcf(path_or_xml, name)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# Deepest nesting of <body> elements read (a chain of that many bodies; the recursion limit is raised to match)
+MAX_BODY_DEPTH = 5000
+
+
+def _model_from_mjcf(path_or_xml, name):
     root, source, _ = _read(path_or_xml)
     mjcf = _Mjcf(source)
     gravity = _settings(mjcf, root)
@@ -645,8 +662,15 @@ def _add_bodies(mjcf, builder, model):
     """Add the planned bodies, their masses scaled to ``settotalmass`` when given."""
     total = sum(plan[4] for plan in builder.plans)
     scale = mjcf.totalmass / total if mjcf.totalmass > 0.0 and total > 0.0 else 1.0
+    check = "semidefinite" if mjcf.balanceinertia else "physical"  # as MuJoCo: refused unless it may balance it
     for name, parent, joint, placement, mass, com, inertia in builder.plans:
-        body = Body(name, mass=scale * mass, com=com, inertia=scale * inertia, check_inertia="semidefinite")
+        try:
+            body = Body(name, mass=scale * mass, com=com, inertia=scale * inertia, check_inertia=check)
+        except ModelError as exc:
+            problem = str(exc).split(" (check_inertia=")[0]
+            if "triangle" in problem:
+                problem += "; MuJoCo refuses it too (<compiler balanceinertia=\"true\"/> lets MuJoCo change it)"
+            mjcf.fail(f"<body name={name!r}> <inertial>", problem)
         model.add(body, parent=parent, joint=joint, placement=placement)
 
 

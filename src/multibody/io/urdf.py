@@ -162,7 +162,7 @@ def _read(path_or_xml, kind="URDF"):
     else:
         source = text
         if not Path(text).is_file():
-            raise ModelError(f"{source}: no such {kind} file")
+            raise ModelError(f"{source}: {'not a regular file' if Path(text).exists() else f'no such {kind} file'}")
         xml = Path(text).read_text()
     try:
         return source, ET.fromstring(xml)

@@ -1,4 +1,5 @@
-"""Serial chains from standard Denavit–Hartenberg rows (source document 002, eq. 3.3).
+"""Serial chains from standard Denavit–Hartenberg rows (Zhang Dingguo, "Lagrange equations of multi-rigid-body systems
+under external impact", eq. 3.3).
 
 Each row i gives the transform from link frame i−1 to link frame i,
 
@@ -25,7 +26,7 @@ _REQUIRED = ("theta", "d", "a", "alpha")
 
 
 def dh_transform(theta, d, a, alpha):
-    """ⁱ⁻¹Aᵢ = Rz(θ) Tz(d) Tx(a) Rx(α) as a 4×4 matrix (document 002, eq. 3.3)."""
+    """ⁱ⁻¹Aᵢ = Rz(θ) Tz(d) Tx(a) Rx(α) as a 4×4 matrix (Zhang, eq. 3.3)."""
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
     return np.array([
         [ct, -st * ca, st * sa, a * ct],

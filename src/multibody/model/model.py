@@ -258,7 +258,8 @@ class Model:
     def add_rotor(self, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,
                   position: ArrayLike = (0.0, 0.0, 0.0)) -> Body:
         """Add the rotor of ``gyrostat`` as a body ``name`` on a revolute joint about its axis (free spin, source
-        document 000 eq. 13); see :func:`multibody.gyrostat.add_rotor`. Returns the body."""
+        T. R. Kane, "A new method for formulating equations of motion" eq. 13); see
+        :func:`multibody.gyrostat.add_rotor`. Returns the body."""
         from ..gyrostat import add_rotor
         return add_rotor(self, gyrostat, name, mass, transverse_inertia, position)
 
@@ -527,7 +528,8 @@ class Model:
     @classmethod
     def from_dh(cls, rows: Sequence[Mapping[str, Any]], gravity: ArrayLike = (0.0, 0.0, -9.81),
                 name: str = "dh_chain") -> Model:
-        """A serial chain from standard Denavit–Hartenberg rows (source document 002, eq. 3.3).
+        """A serial chain from standard Denavit–Hartenberg rows (Zhang Dingguo, "Lagrange equations of
+        multi-rigid-body systems under external impact", eq. 3.3).
 
         See :func:`multibody.model.dh.model_from_dh`.
         """

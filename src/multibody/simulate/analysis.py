@@ -41,7 +41,8 @@ def _static_residual(model, q, tau):
 def static_equilibrium(model: Model, q_guess: ArrayLike | None = None, torque: ArrayLike | None = None,
                        tol: float = 1e-10) -> np.ndarray:
     """A configuration q near ``q_guess`` where the model rests: g(q) = Q(q, 0) + τ (Kane's statics
-    equations F_r = 0, source document 000). ``torque`` (nv,) is a constant applied generalized force.
+    equations F_r = 0, T. R. Kane, "A new method for formulating equations of motion"). ``torque`` (nv,) is a constant
+    applied generalized force.
 
     Raises SimulationError if the Newton-type solve (scipy.optimize.root) does not converge.
     """

@@ -231,15 +231,26 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True
+    if status not in (OK, EVENT):  # x0 holds the state the run reached: the partial trajectory's last sample
+        t, q, v, reached = _with_reached(t, q, v, float(stats[T_REACHED]), x0, cm.nq)
+        partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates)
+    if status == INTERRUPTED:
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
-                                    time=float(stats[T_REACHED]),
-                                    trajectory=tree_trajectory(model, t, q, v, info, tau, rates))
+                                    time=float(stats[T_REACHED]), trajectory=partial)
     if status not in (OK, EVENT):
         cause = _element_error(model, x0[:cm.nq], x0[cm.nq:]) if status == NONFINITE else ""  # (x0: the last state)
         raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s{cause}",
-                              time=float(stats[T_REACHED]),
-                              trajectory=tree_trajectory(model, t, q, v, info, tau, rates))
+                              time=float(stats[T_REACHED]), trajectory=partial)
     return t, q, v, info, rates
+
+
+def _with_reached(t, q, v, t_reached, x, nq):
+    """The samples (t, q, v) of a stopped run followed by the state ``x`` it reached at ``t_reached`` when that is
+    finite and later than the last sample (an interrupted run between two distant output times keeps its work),
+    and whether it was added."""
+    if (len(t) and t_reached <= t[-1]) or not np.all(np.isfinite(x)):
+        return t, q, v, False
+    return np.append(t, t_reached), np.vstack([q, x[None, :nq]]), np.vstack([v, x[None, nq:]]), True
 
 
 def _element_error(model, q, v):

@@ -1,7 +1,8 @@
 """Force elements: springs, dampers and joint friction that act in every simulation of the model they are added to.
 
 Each element maps the state to generalized forces by the principle of virtual power (Kane's F_r = Σ v_r · R,
-source document 000 eq. 4): a force f applied at a point P gives Q = J_Pᵀ f, with J_P the point's linear
+T. R. Kane, "A new method for formulating equations of motion" eq. 4): a force f applied at a point P gives Q = J_Pᵀ
+f, with J_P the point's linear
 Jacobian (3 × nv, world axes). Elements also report their elastic potential energy, so that
 kinetic + gravitational + elastic energy is conserved when there is no damping.
 
@@ -209,7 +210,7 @@ def element_body_forces(topology, params, springs, rotors, q, v, f_ext):
     A spring (a, b, r_a (3), r_b (3), k, L₀, c): tension T = k (L − L₀) + c L̇ along u = (P_b − P_a) / L; the
     force −T u acts at P_b, +T u at P_a (points at rest in the world for body −1). Points that coincide with
     L₀ > 0 give NaN forces (no direction). A rotor (carrier, c (3), J Ω): the moment n = −J Ω ω × c on its
-    carrier (source document 000 eq. 12 at constant spin; ω and c in carrier axes)."""
+    carrier (Kane eq. 12 at constant spin; ω and c in carrier axes)."""
     n = topology.shape[0]
     R, p, R0, p0, V = work((n, 3, 3)), work((n, 3)), work((n, 3, 3)), work((n, 3)), work((n + 1, 6))
     local_poses(topology, params, q, R, p)

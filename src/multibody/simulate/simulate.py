@@ -25,8 +25,8 @@ from ..constraints.limits import LimitStops, enforced_limits, joint_limits, stor
 from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
-from ..dynamics._inputs import as_state, external_forces
-from ..errors import ModelError, SimulationError, SimulationInterrupted
+from ..dynamics._inputs import as_state, external_forces, quaternion_norms
+from ..errors import ModelError, SimulationError, SimulationInterrupted, checked_number
 from ..model.joints import FREE, SPHERICAL
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
@@ -180,6 +180,16 @@ def _normalizer(model):
     return normalized
 
 
+def _warn_unit_quaternions(model, q0):
+    """Warn (once per joint) when q0 holds a quaternion whose norm is not 1 to 1e-3: it is normalized (the
+    rotation it describes kept), which for a value such as (2, 0, 0, 0) is rarely what was meant."""
+    for joint, norm in quaternion_norms(model, q0).items():
+        off = np.abs(np.asarray(norm) - 1.0)
+        if np.any(off > 1e-3) and np.all(np.asarray(norm) > 0):
+            warnings.warn(f"simulate: q0's quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "
+                          "not 1: it is normalized (the rotation it describes is kept)", stacklevel=3)
+
+
 def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: ArrayLike | None = None,
              t_end: float = 1.0, *, t_start: float = 0.0, method: str = "DOP853", dt: float | None = None,
              rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf, t_eval: ArrayLike | None = None,
@@ -224,7 +234,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         the steps land on each of them: every interval between consecutive output times (and from an event's
         restart to the next) is cut into equal steps of at most dt, exactly dt for output times on the dt grid.
     t_eval : output times (increasing, within the span); default ``samples`` evenly spaced times
-        (default 100 per second of simulated time, at least 101; every step of the fixed-step methods).
+        (default 100 per second of simulated time, at least 101 and at most MAX_DEFAULT_SAMPLES = 1,000,001;
+        every step of the fixed-step methods, refused beyond MAX_DEFAULT_SAMPLES).
     torque : (nv,) generalized forces, a :class:`~multibody.TorqueTable` τ(t) (compiled loop), or a callable
         (t, q, v) -> (nv,) (Python loop).
     f_ext : body forces ((nbodies, 6) or {body: [moment; force]}, body axes, about the body origin), or a
@@ -316,6 +327,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"simulate: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
+    for name, value in (("t_start", t_start), ("t_end", t_end)):
+        checked_number(value, f"simulate: {name}")  # finite: an endless run is a loop with a stop condition
+    _warn_unit_quaternions(model, q0)
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return _runs(models or model, q0, v0, t_end, dict(
             t_start=t_start, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
@@ -408,7 +422,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     log: list[tuple[str, float]] = []
     x = np.concatenate([normalized(q0), v0])
     t = t_start
-    clock = [t_start]  # the time of the last accepted step, for failures outside the solver's step
+    clock: list[Any] = [t_start, x]  # the time and state of the last accepted step (failures outside a step; partial runs)
     history = (None, 0)  # ((event to step past or None, time of the last action), actions at that time)
     with Progress(t_end - t_start, f"simulating {model.name}", progress) as bar:
         while True:
@@ -425,12 +439,13 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
                                           time=clock[0]) from exc
                 history = _check_progress(events, fired, t, history)
             except SimulationError as exc:
-                raise SimulationError(str(exc), time=exc.time,
-                                      trajectory=finish(ts, xs, log, info, partial=True)) from (exc.__cause__ or exc)
+                raise SimulationError(str(exc), time=exc.time, trajectory=finish(
+                    *_with_reached(ts, xs, clock), log, info, partial=True)) from (exc.__cause__ or exc)
             except KeyboardInterrupt as exc:
                 info["interrupted"] = True
                 raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {clock[0]:.6g} s",
-                                            time=clock[0], trajectory=finish(ts, xs, log, info, partial=True)) from exc
+                                            time=clock[0], trajectory=finish(*_with_reached(ts, xs, clock), log, info,
+                                                                             partial=True)) from exc
             if stop or t >= t_end:
                 break
     try:
@@ -652,12 +667,18 @@ MAX_STALLED = 100  # event actions in a row at the same time before simulate giv
 _SAME_TIME = 1e-9  # relative time window of "the same time" for event roots
 
 
+MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 10,000 s, or every step dt)
+
+
 def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
-        steps = int(np.ceil((t_end - t_start) / dt * (1.0 - 1e-12)))
-        return np.append(t_start + dt * np.arange(steps), t_end)
-    if t_eval is None:
-        count = samples or max(101, int(round(100 * (t_end - t_start))) + 1)
+        steps = np.ceil((t_end - t_start) / dt * (1.0 - 1e-12))
+        if not steps <= MAX_DEFAULT_SAMPLES:
+            raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
+                             f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
+        return np.append(t_start + dt * np.arange(int(steps)), t_end)
+    if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES
+        count = samples or int(np.clip(np.rint(100.0 * (t_end - t_start)) + 1, 101, MAX_DEFAULT_SAMPLES))
         return np.linspace(t_start, t_end, int(count))
     t_eval = np.asarray(t_eval, dtype=float)
     if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
@@ -667,12 +688,22 @@ def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     return t_eval
 
 
+def _with_reached(ts: list[float], xs: list[np.ndarray],
+                  clock: list[Any]) -> tuple[list[float], list[np.ndarray]]:
+    """The samples (times ``ts``, states ``xs``) of a stopped run followed by the state it reached (``clock``: the
+    time and state of its last accepted step) when that is finite and later than the last sample."""
+    t, x = clock
+    if (ts and t <= ts[-1]) or not np.all(np.isfinite(x)):
+        return ts, xs
+    return [*ts, t], [*xs, np.array(x, dtype=float)]
+
+
 def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized, clock, skip=None):
     """Step ``solver`` to its end or to the first terminal/action event; append outputs and events.
 
     Returns (time, state, stopped, fired): the state after an event's action when the run should restart;
     ``fired`` is None or (index of the event whose action ran, whether the action left the state unchanged).
-    ``clock[0]`` follows the time of the last accepted step. ``skip`` = (event index or None, time): a crossing
+    ``clock`` follows the time and state of the last accepted step. ``skip`` = (event index or None, time): a crossing
     of that event at that time was handled by an action that left the state unchanged and is not fired again.
     """
     def g(event, t, x):
@@ -694,7 +725,7 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized,
             message = solver.step()
         except (ValueError, FloatingPointError, ArithmeticError) as exc:
             raise SimulationError(f"integration failed at t = {t_old:.6g} s: {exc}", time=t_old) from exc
-        clock[0] = solver.t
+        clock[:] = solver.t, solver.y
         info["steps"] += 1
         info["nfev"] += solver.nfev - nfev
         nfev = solver.nfev
@@ -723,7 +754,7 @@ def _run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized,
         if stopping:
             k = stopping[0][1]
             event, x = events[k], dense(t_stop)
-            clock[0] = t_stop
+            clock[:] = t_stop, x
             if event.action is None:
                 return t_stop, x, True, None
             q, v = _guarded(event.action, f"the action of event '{event.name}'")(t_stop, normalized(x[:nq]), x[nq:])

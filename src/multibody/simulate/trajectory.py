@@ -205,6 +205,9 @@ class Trajectory:
             raise ModelError(f"{path}: {exc}") from exc
         except FileNotFoundError:
             raise
+        except MemoryError:
+            raise ModelError(f"{path}: its arrays do not fit in memory (a trajectory file too large for this machine, "
+                             "or a damaged one that claims huge arrays)") from None
         except Exception as exc:  # BadZipFile, KeyError (a missing array), JSON, zlib, numpy format errors, ...
             raise ModelError(f"{path}: not a trajectory file written by Trajectory.save "
                              f"({type(exc).__name__}: {exc})") from exc

@@ -2,7 +2,8 @@
 
     from multibody import symbolic as sym
     eom = sym.kane(frame=A, q=q, u=u, kinematic_equations=kd, bodies=bodies, loads=loads)
-    eom.mass_matrix, eom.forcing            # X u̇ = Y (source document 000, eq. 35)
+    eom.mass_matrix, eom.forcing            # X u̇ = Y (T. R. Kane, "A new method for formulating equations of
+    motion", eq. 35)
     f = eom.to_numeric(params)              # compiled X, Y, q̇ and rhs(t, x)
 
 From a tree :class:`multibody.Model`: ``sym.equations_of_motion(model)``.

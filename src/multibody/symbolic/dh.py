@@ -1,4 +1,5 @@
-"""Lagrange's equations of a Denavit–Hartenberg chain by the 4×4 matrix method (source document 002).
+"""Lagrange's equations of a Denavit–Hartenberg chain by the 4×4 matrix method (Zhang Dingguo, "Lagrange equations of
+multi-rigid-body systems under external impact").
 
     ⁱ⁻¹Aᵢ = Rz(θᵢ) Tz(dᵢ) Tx(aᵢ) Rx(αᵢ),   ⁰Aᵢ = A₁⋯Aᵢ                                   (eq. 3.3)
     U_ij = ∂⁰Aᵢ/∂q_j = ⁰A_{j−1} Φ_j ʲ⁻¹Aᵢ  (j ≤ i; Φ acts in frame j−1, where q_j enters)   (eqs. 3.8–3.13)

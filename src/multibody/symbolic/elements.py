@@ -7,7 +7,8 @@ poses (R_i: body → world axes, p_i: origin in world axes) and body-axis angula
 
 A point P fixed in body i is at p_i + R_i r_P; its partial velocities are ∂p_P/∂q ∂q̇/∂u (q̇ = f(q, u)).
 
-Force elements enter the generalized active forces (document 000, eq. 4: F_r = Σ v_r · R + ω_r · T):
+Force elements enter the generalized active forces (T. R. Kane, "A new method for formulating equations of motion",
+eq. 4: F_r = Σ v_r · R + ω_r · T):
 
     JointSpring      F_j = −k (q_j − q₀) − c u_j
     JointFriction    F_j = −F_c tanh(u_j / v_s)
@@ -92,7 +93,7 @@ def _spring(spring, model, frames, q, u, N):
 
 
 def _gyrostat(gyrostat, model, frames, q, u, N):
-    """F = W_Cᵀ n with n = −J Ω ω × c, ω and W_C = ∂ω/∂u of the carrier in its axes (document 000, eq. 12)."""
+    """F = W_Cᵀ n with n = −J Ω ω × c, ω and W_C = ∂ω/∂u of the carrier in its axes (Kane, eq. 12)."""
     omega = frames[model.body_index(gyrostat.carrier)][2]
     c = _matrix(gyrostat.axis)
     moment = -_exact(gyrostat.polar_inertia) * _exact(gyrostat.spin) * cross(omega, c)

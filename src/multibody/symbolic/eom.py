@@ -1,12 +1,13 @@
 """The result of every symbolic formulation: one immutable :class:`EquationsOfMotion`.
 
 Whatever the method (Kane, Lagrange, Gauss, the tree recursion), the equations end in the form of source
-document 000, eq. 35,
+T. R. Kane, "A new method for formulating equations of motion", eq. 35,
 
     X(q, t) u̇ = Y(q, u, t),        q̇ = f(q, u, t),
 
 with X the n×n mass matrix and Y the forcing. Kane's equations F_r + F_r* = 0 (eq. 14) are the rows of
-Y − X u̇ = 0. Lagrange's equations with multipliers (document 004) add B u̇ = c and the term Bᵀλ on the right.
+Y − X u̇ = 0. Lagrange's equations with multipliers (Mukharlyamov, "Equations of motion of mechanical systems in
+matrix form") add B u̇ = c and the term Bᵀλ on the right.
 """
 from __future__ import annotations
 
@@ -39,12 +40,12 @@ class EquationsOfMotion:
     qdot : sympy.Matrix (len(q), 1)
         The kinematic differential equations solved for q̇ = f(q, u, t).
     generalized_active_forces : sympy.Matrix (n, 1)
-        F_r (document 000, eqs. 4, 6, 10).
+        F_r (Kane, eqs. 4, 6, 10).
     generalized_inertia_forces : sympy.Matrix (n, 1)
         F_r* (eqs. 5, 7–9, 11–13), linear in u̇; F_r + F_r* = Y − X u̇.
     partial_velocities : dict
         body name -> (ω_r, v_r): 3×n matrices whose column r is the partial angular velocity of the body and
-        the partial velocity of its mass center (table 2 of document 000), in the body's own axes
+        the partial velocity of its mass center (table 2 of Kane), in the body's own axes
         (particles: the inertial frame's axes).
     inputs : tuple
         Specified quantities (e.g. joint torques) that :meth:`to_numeric` takes as inputs.
@@ -57,9 +58,10 @@ class EquationsOfMotion:
     dependent_coordinates, configuration_constraints :
         Holonomic constraints f(q) = 0 solved (for :meth:`linearize`) for the dependent coordinates.
     multipliers, constraint_matrix, constraint_rhs :
-        Lagrange's equations with constraints (document 004): X u̇ = Y + Bᵀλ, B u̇ = c.
+        Lagrange's equations with constraints (Mukharlyamov): X u̇ = Y + Bᵀλ, B u̇ = c.
     gauss_function : sympy expression or None
-        G(u̇) = ½ u̇ᵀ X u̇ − Yᵀ u̇ (document 003, eqs. 5, 7) for the Gauss method.
+        G(u̇) = ½ u̇ᵀ X u̇ − Yᵀ u̇ (Yao Wenli, "Modelling multi-rigid-body systems by Gauss's principle of least
+        constraint in generalized coordinates" (2016), eqs. 5, 7) for the Gauss method.
     auxiliaries : tuple
         Ordered (z_k, definition) pairs, each definition in q, u, the parameters and the earlier z's, when the
         other attributes are written in auxiliary symbols (``equations_of_motion(..., intermediates=True)``);
@@ -105,7 +107,7 @@ class EquationsOfMotion:
 
     @property
     def equations(self) -> sp.Matrix:
-        """Kane's equations F_r + F_r* = 0 (document 000, eq. 14), as the column Y − X u̇ (each entry = 0)."""
+        """Kane's equations F_r + F_r* = 0 (Kane, eq. 14), as the column Y − X u̇ (each entry = 0)."""
         return sp.Matrix(self.forcing) - sp.Matrix(self.mass_matrix) * self.udot
 
     @property
@@ -121,7 +123,7 @@ class EquationsOfMotion:
         return solution.applyfunc(sp.simplify) if simplify else solution
 
     def statics(self) -> sp.Matrix:
-        """The equilibrium equations F_r = 0 (document 000, eq. 14 with F_r* = 0) at rest (u = 0)."""
+        """The equilibrium equations F_r = 0 (Kane, eq. 14 with F_r* = 0) at rest (u = 0)."""
         rest = {ui: 0 for ui in (*self.u, *self.dependent_speeds)}
         return sp.Matrix(self.generalized_active_forces).xreplace(rest)
 

@@ -1,4 +1,5 @@
-"""Gauss's principle of least constraint in generalized coordinates (source document 003).
+"""Gauss's principle of least constraint in generalized coordinates (Yao Wenli, "Modelling multi-rigid-body systems by
+Gauss's principle of least constraint in generalized coordinates" (2016)).
 
 Among all accelerations compatible with the constraints the true one minimizes Z = ½ Σ mᵢ (r̈ᵢ − Fᵢ/mᵢ)²
 (eq. 1). For rigid bodies, dropping the terms free of u̇, this is the Gauss function
@@ -77,7 +78,7 @@ def gauss(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kin
 def transfer(mass_matrix: sp.MatrixBase | Sequence[Any], bias: sp.MatrixBase | Sequence[Any],
              forces: sp.MatrixBase | Sequence[Any], positions: Sequence[sp.Expr], q: Sequence[sp.Expr],
              simplify: bool = True) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
-    """Move Gauss's function to new coordinates q' through the Jacobian alone (document 003, eqs. 10–11).
+    """Move Gauss's function to new coordinates q' through the Jacobian alone (Yao 2016, eqs. 10–11).
 
     Parameters
     ----------

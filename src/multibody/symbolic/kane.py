@@ -1,4 +1,4 @@
-"""Kane's method with user-chosen generalized speeds (source document 000).
+"""Kane's method with user-chosen generalized speeds (T. R. Kane, "A new method for formulating equations of motion").
 
     F_r + F_r* = 0,  r = 1..n                                    (eq. 14)
     F_r  = Σ v_r · R + ω_r · T                                    (eqs. 4, 6, 10)
@@ -46,7 +46,7 @@ def kane(frame: ReferenceFrame, q: Sequence[sp.Expr], u: Sequence[sp.Expr], kine
     q, u : sequences of dynamicsymbols
         Generalized coordinates and generalized speeds.
     kinematic_equations : sequence of expressions (= 0) or Eq
-        The definitions u_r = Σ Y_rs q̇_s + Z_r (document 000, eq. 1), solvable for q̇.
+        The definitions u_r = Σ Y_rs q̇_s + Z_r (Kane, eq. 1), solvable for q̇.
     bodies : sequence of RigidBody / Particle
         Their velocities must be defined in ``frame`` (set_vel, v2pt_theory, ...).
     loads : sequence of (Point, force Vector) or (ReferenceFrame, torque Vector)
@@ -121,7 +121,7 @@ def _velocity_rows(velocity_constraints, dependent_speeds, holonomic):
 
 
 def _gyrostat_terms(gyrostat, frame, speeds):
-    """Rotor-spin part (F_r*)_I of a gyrostat's generalized inertia forces (document 000, eqs. 12–13):
+    """Rotor-spin part (F_r*)_I of a gyrostat's generalized inertia forces (Kane, eqs. 12–13):
 
         (F_r*)_I = ω_r · J [Ω c3 × ω − Ω̇ c3] − (∂Ω/∂u_r) J (c3 · α + Ω̇),
 

@@ -1,8 +1,9 @@
 """Lagrange's equations, with multipliers for constraints, and Hamilton's canonical equations.
 
-    d/dt ∂T/∂q̇ − ∂T/∂q = Q − ∂V/∂q + Bᵀλ                 (document 000, eq. 19; document 004, eq. 6.1)
-    B q̇ + b = 0  (holonomic f(q, t) = 0 enter as ḟ = 0; nonholonomic as given)       (document 004)
-    p = ∂L/∂q̇,  H = pᵀq̇ − L,  q̇ = ∂H/∂p,  ṗ = −∂H/∂q + Q                            (document 004)
+    d/dt ∂T/∂q̇ − ∂T/∂q = Q − ∂V/∂q + Bᵀλ                 (T. R. Kane, "A new method for formulating equations of
+    motion", eq. 19; Mukharlyamov, "Equations of motion of mechanical systems in matrix form", eq. 6.1)
+    B q̇ + b = 0  (holonomic f(q, t) = 0 enter as ḟ = 0; nonholonomic as given)       (Mukharlyamov)
+    p = ∂L/∂q̇,  H = pᵀq̇ − L,  q̇ = ∂H/∂p,  ṗ = −∂H/∂q + Q                            (Mukharlyamov)
 
 With u = q̇ the X u̇ = Y of the result has u̇ = q̈, X = ∂²T/∂q̇², and the constraints at acceleration level
 B q̈ = c; other speeds q̇ = N u + n premultiply the rows by Nᵀ (:func:`_in_speeds`).
@@ -73,7 +74,7 @@ def lagrange(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[Rigid
     B(q, t) q̇ + b(q, t) (= 0). Each constraint gets a multiplier λ_k (symbols ``lambda_k``).
 
     ``u``: generalized speeds (dynamicsymbols) in which the result is written, as by :func:`.kane` and
-    :func:`.equations_of_motion`; ``kinematic_equations`` define them (u_r = Σ Y_rs q̇_s + Z_r, document 000
+    :func:`.equations_of_motion`; ``kinematic_equations`` define them (u_r = Σ Y_rs q̇_s + Z_r, Kane
     eq. 1; default u = q̇). The bodies' velocities may then be written in u (the description :func:`.kane`
     takes) or in q̇. Lagrange's equations, formed in q̇, are written in u by q̇ = f(q, u) = N u + n and
     premultiplied by Nᵀ (:func:`_in_speeds`; with u = q̇ they are unchanged). Without ``u`` the speeds are the
@@ -123,7 +124,7 @@ def lagrange(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[Rigid
 
 def _in_speeds(q, u, kinematic_equations, X, Y, Q, B, c):
     """Lagrange's equations X q̈ = Y + Bᵀλ, B q̈ = c (in q̇) in the speeds u of q̇ = f(q, u) = N u + n: with
-    q̈ = N u̇ + ḟ₀ (ḟ₀ = ḟ at u̇ = 0) and the rows premultiplied by Nᵀ (Kane's rows, document 000 eq. 10),
+    q̈ = N u̇ + ḟ₀ (ḟ₀ = ḟ at u̇ = 0) and the rows premultiplied by Nᵀ (Kane's rows, Kane eq. 10),
 
         X̃ = Nᵀ X N,  Ỹ = Nᵀ (Y − X ḟ₀),  Q̃ = Nᵀ Q,  B̃ = B N,  c̃ = c − B ḟ₀      (q̇ replaced by f).
 
@@ -154,7 +155,7 @@ class Hamiltonian(NamedTuple):
 
 def hamilton(frame: ReferenceFrame, q: Sequence[sp.Expr], bodies: Sequence[RigidBody | Particle], loads: Sequence[tuple[Point | ReferenceFrame, Vector]] = (),
              potential_energy: sp.Expr | None = None, simplify: bool = True) -> Hamiltonian:
-    """Hamilton's canonical equations (document 004) for T = ½ q̇ᵀ A q̇ + aᵀ q̇ + T₀.
+    """Hamilton's canonical equations (Mukharlyamov) for T = ½ q̇ᵀ A q̇ + aᵀ q̇ + T₀.
 
     p = ∂L/∂q̇ = A q̇ + a is inverted for q̇ = A⁻¹ (p − a); the non-potential forces Q' (loads) stay on ṗ.
     """

@@ -5,7 +5,8 @@ Every body's motion is reduced to a :class:`BodyMotion` record, in the body's ow
     ω = W u + ω_t,   α = W u̇ + α_t,   v* = V u + v_t,   a* = V u̇ + a_t,
 
 W and V holding the partial angular velocities and partial velocities of the mass center as columns
-(source document 000, eqs. 2–3). The free-form path fills the records from sympy.physics.vector objects;
+(T. R. Kane, "A new method for formulating equations of motion", eqs. 2–3). The free-form path fills the records from
+sympy.physics.vector objects;
 the tree path (:mod:`.tree`) fills them recursively. :func:`inertia_terms` turns records into X and the
 inertia part of Y.
 """
@@ -42,7 +43,7 @@ def cross(a, b):
 
 
 def inertia_terms(motions, n):
-    """X and the inertia part of Y from F_r* = −Σ (V_rᵀ m a* + W_rᵀ (I α + ω × I ω)) (document 000, eqs. 5, 7–9).
+    """X and the inertia part of Y from F_r* = −Σ (V_rᵀ m a* + W_rᵀ (I α + ω × I ω)) (Kane, eqs. 5, 7–9).
 
     Returns (X, Y*) with F_r* = Y* − X u̇, X = Σ (m VᵀV + WᵀIW), Y* = −Σ (Vᵀ m a_t + Wᵀ (I α_t + ω × I ω)).
     """
@@ -68,7 +69,7 @@ def gyroscopic(I, w):
 class Speeds:
     """Generalized speeds of a free-form system: q̇ = f(q, u) and, for nonholonomic systems, the constraints.
 
-    Kinematic equations u = Y q̇ + Z (document 000, eq. 1) are solved for q̇ = f(q, u) with all the speeds
+    Kinematic equations u = Y q̇ + Z (Kane, eq. 1) are solved for q̇ = f(q, u) with all the speeds
     u = (u_ind, u_dep). Velocity constraints (linear in u; written in u, or in q̇, which is then replaced by
     f(q, u)) are solved, by elimination without simplification, for
 
@@ -217,7 +218,7 @@ def body_motion(body, frame, speeds):
 
 
 def active_forces(loads, frame, speeds, potential_energy=None):
-    """F_r = Σ v_r · R + Σ ω_r · T (document 000, eqs. 4, 6), minus Σ_s ∂W/∂q_s ∂q̇_s/∂u_r for a potential W
+    """F_r = Σ v_r · R + Σ ω_r · T (Kane, eqs. 4, 6), minus Σ_s ∂W/∂q_s ∂q̇_s/∂u_r for a potential W
     (eq. 10 when u = q̇)."""
     n = len(speeds.u_all)
     F = sp.zeros(n, 1)

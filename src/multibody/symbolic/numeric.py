@@ -10,6 +10,7 @@ multipliers.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numba
@@ -18,6 +19,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.pycode import PythonCodePrinter
 
+from .._notice import notice_if_slow
 from ..errors import ModelError
 from .auxiliary import needed
 from .llvm_kernel import llvm_kernel
@@ -39,7 +41,8 @@ class NumericEquations:
     mass_matrix(q, u, t=0.0) -> (n, n) array
     forcing(q, u, t=0.0) -> (n,) array
     qdot(q, u, t=0.0) -> (nq,) array
-    udot(q, u, t=0.0) -> (n,) array: X⁻¹ Y (with constraints: the u̇ of the KKT system, document 004)
+    udot(q, u, t=0.0) -> (n,) array: X⁻¹ Y (with constraints: the u̇ of the KKT system, Mukharlyamov, "Equations of
+    motion of mechanical systems in matrix form")
     rhs(t, x) -> (nq + n,) array: d/dt [q; u] for x = [q; u], the signature of scipy.integrate.solve_ivp.
 
     Attributes ``nq``, ``nu``, ``q``, ``u`` (the symbols' order), and ``params``.
@@ -47,6 +50,13 @@ class NumericEquations:
 
     def __init__(self, eom: EquationsOfMotion, params: Mapping[sp.Expr, float],
                  inputs: Callable[[float, Any, Any], Any] | None = None, backend: str = "numba") -> None:
+        with notice_if_slow(f"to_numeric: generating code for X, Y and q̇ of {len(eom.u)} speeds"
+                            + ("" if eom.auxiliaries else " (expanded expressions: equations_of_motion(..., "
+                               "intermediates=True) gives far shorter code)")):
+            self._build(eom, params, inputs, backend)
+        self._compiled = {"kernel", "rhs"} if backend != "numba" else set()
+
+    def _build(self, eom, params, inputs, backend):
         self.q, self.u = tuple(eom.q), tuple(eom.u)
         self.nq, self.nu = len(self.q), len(self.u)
         self.params = dict(params)
@@ -88,8 +98,16 @@ class NumericEquations:
         X, Y = np.zeros((self.nu, self.nu)), np.zeros(self.nu)
         QD = np.zeros(self.nq)
         B, C = np.zeros((self._nlambda, self.nu)), np.zeros(self._nlambda)
-        self._kernel(float(t), q, u, self._inputs(t, q, u), X, Y, QD, B, C)
+        with self._first_call("kernel"):
+            self._kernel(float(t), q, u, self._inputs(t, q, u), X, Y, QD, B, C)
         return X, Y, QD, B, C
+
+    def _first_call(self, which):
+        """The first call of each compiled function compiles it (numba, on first use): said if that is slow."""
+        if which in self._compiled:
+            return nullcontext()
+        self._compiled.add(which)
+        return notice_if_slow(f"to_numeric: compiling the generated code of {self.nu} speeds (first call)")
 
     def mass_matrix(self, q: ArrayLike, u: ArrayLike, t: float = 0.0) -> np.ndarray:
         """X(q, u, t), (n, n)."""
@@ -114,7 +132,8 @@ class NumericEquations:
         if x.shape != (self.nq + self.nu,):
             raise ValueError(f"x: expected shape ({self.nq + self.nu},) = [q; u], got {x.shape}")
         out = np.empty(self.nq + self.nu)
-        status = self._state_derivative(float(t), x, self._inputs(t, x[:self.nq], x[self.nq:]), out)
+        with self._first_call("rhs"):
+            status = self._state_derivative(float(t), x, self._inputs(t, x[:self.nq], x[self.nq:]), out)
         if status == _NONFINITE_STATE:
             bad = np.flatnonzero(~np.isfinite(x))[0]
             raise ValueError(f"rhs: x[{bad}] = {x[bad]} at t = {t} (the state must be finite)")
@@ -161,7 +180,7 @@ def _solve_spd(X, Y, out):
 
 @numba.njit(cache=True)
 def _solve_kkt(X, Y, B, C):
-    """u̇ from [X  −Bᵀ; B  0] [u̇; λ] = [Y; c] (document 004); just X u̇ = Y when B is empty."""
+    """u̇ from [X  −Bᵀ; B  0] [u̇; λ] = [Y; c] (Mukharlyamov); just X u̇ = Y when B is empty."""
     nu, nlambda = Y.shape[0], C.shape[0]
     K = np.zeros((nu + nlambda, nu + nlambda))
     K[:nu, :nu] = X

@@ -1,6 +1,7 @@
 """Kane's equations of a tree summed over outboard bodies, every intermediate quantity an auxiliary symbol.
 
-Kane's equations F_r + F_r* = 0 (source document 000, eq. 14) sum over all bodies i,
+Kane's equations F_r + F_r* = 0 (T. R. Kane, "A new method for formulating equations of motion", eq. 14) sum over all
+bodies i,
 
     F_r* = Σ_i ω_i,r · T_i* + v_i,r · R_i*                                   (eqs. 5, 7–9)
 
@@ -134,7 +135,7 @@ def _mass_matrix(parents, records, n, name):
 
 
 def _inertia_forces(body, motion, vec):
-    """[R*, M*]: the body's inertia force R* = −m a* (document 000, eq. 7) and moment about its origin
+    """[R*, M*]: the body's inertia force R* = −m a* (Kane, eq. 7) and moment about its origin
     M* = T* + c × R*, T* = −(I α + ω × I ω) (eq. 8), with the u̇ = 0 parts of α and a* = a + α × c + ω × (ω × c)."""
     omega, alpha, accel = motion
     m, c, I = _exact(body.mass), _matrix(body.com), _matrix(body.inertia)

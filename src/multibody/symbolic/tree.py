@@ -1,6 +1,7 @@
 """Equations of motion of a tree :class:`multibody.Model`, kinematics generated recursively in body frames.
 
-Each body's angular velocity ω, mass-center velocity and their partial velocities (source document 000,
+Each body's angular velocity ω, mass-center velocity and their partial velocities (T. R. Kane, "A new method for
+formulating equations of motion",
 eqs. 2–3) are carried from parent to child in the child's own axes, one joint rotation at a time:
 
     ω_i = Rᵀ ω_p + S_ω u_i,                     W_i = Rᵀ W_p + [S_ω]
@@ -15,6 +16,7 @@ Lagrange, Gauss) then assemble X u̇ = Y from these records.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -32,15 +34,18 @@ if TYPE_CHECKING:
 METHODS = ("kane", "lagrange", "gauss")
 
 
+AUXILIARY_ABOVE = 6  # bodies: Kane's equations of larger models are written in auxiliary symbols by default
+
+
 def equations_of_motion(model: Model, method: str = "kane", speeds: str | None = None,
-                        torques: bool = False, intermediates: bool = False,
+                        torques: bool = False, intermediates: bool | None = None,
                         independent_speeds: Sequence[int | str] | None = None) -> EquationsOfMotion:
     """X u̇ = Y of a tree ``model`` whose parameters may be sympy symbols.
 
     The model's force elements (JointSpring, JointFriction, Spring, a Gyrostat with a constant spin) add to
     F_r. Its equality constraints — Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge,
     Mimic, and Holonomic/Nonholonomic rows given as sympy expressions — give X u̇ = Y + Bᵀλ, B u̇ = c with
-    multipliers (method "lagrange", document 004), or the equations of the independent speeds, the dependent
+    multipliers (method "lagrange", Mukharlyamov n.d.), or the equations of the independent speeds, the dependent
     ones u_dep = A u_ind + β in ``eom.dependent_speeds`` (methods "kane" and "gauss"), and with holonomic rows
     (u = q̇) the dependent coordinates of φ(q) = 0 for :meth:`~.EquationsOfMotion.linearize`; see
     :mod:`.constrained`. Other elements and constraint types (JointLimit, callables) raise ModelError.
@@ -54,8 +59,11 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
         (Spherical, Free) joints, else "qdot".
     torques : bool
         Add joint generalized forces τ_0..τ_{n−1} (symbols ``tau_k``, conjugate to u_k) as inputs.
-    intermediates : bool
-        Kane's equations summed over outboard bodies with every recursive intermediate quantity (sin q, rotation
+    intermediates : bool or None
+        None (default): True for method="kane" on a model of more than AUXILIARY_ABOVE = 6 bodies, said in a
+        one-line warning (expanded, the equations of a 16-link chain take minutes to turn into code, against
+        seconds), else False. True: Kane's equations summed over outboard bodies with every recursive intermediate
+        quantity (sin q, rotation
         entries, ω, α, a, partial velocities, resultants, composite bodies) an auxiliary symbol z_k
         (:mod:`.outboard`): X, Y, F_r, F_r* and the partial velocities are short expressions in the z_k, whose
         definitions are ``eom.auxiliaries``; ``eom.expanded()`` substitutes them back (the same values as
@@ -77,6 +85,13 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
         speeds = "body" if any(j.code in (SPHERICAL, FREE) for j in model.joints) else "qdot"
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
+    if intermediates is None:
+        intermediates = method == "kane" and model.nbodies > AUXILIARY_ABOVE
+        if intermediates:
+            warnings.warn(f"equations_of_motion: model '{model.name}' has {model.nbodies} bodies (more than "
+                          f"{AUXILIARY_ABOVE}): X and Y are written in auxiliary symbols (eom.auxiliaries; "
+                          "eom.expanded() substitutes them; intermediates=False keeps them expanded, far slower)",
+                          stacklevel=2)
     if intermediates and method != "kane":
         raise ValueError(f"equations_of_motion: intermediates=True is Kane's method, got method={method!r}")
     if not model.bodies:
@@ -93,7 +108,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
     if model.forces:
         from .elements import body_frames, element_forces
         frames, rates = body_frames(model, q, u, speeds)
-        # the force elements join the joint forces in F_r (document 000, eq. 4)
+        # the force elements join the joint forces in F_r (Kane, eq. 4)
         tau_all = tau + element_forces(model, frames, q, u, rates)
     if intermediates:
         from .outboard import outboard_kane
@@ -113,7 +128,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
 
 def _constrained(model, method, speeds, q, u, fields, independent_speeds):
     """The fields that the model's constraints change: for Lagrange, multipliers λ with the constraint matrix B
-    and B u̇ = c (X u̇ = Y + Bᵀλ, document 004); for Kane and Gauss, the equations of the independent speeds, the
+    and B u̇ = c (X u̇ = Y + Bᵀλ, Mukharlyamov n.d.); for Kane and Gauss, the equations of the independent speeds, the
     dependent ones u_dep = A u_ind + β kept as symbols (:func:`.constrained.minimal`). With u = q̇ the holonomic
     rows φ(q) = 0 name their dependent coordinates (among the dependent speeds' where they can)."""
     from .constrained import constraint_rows, dependent_coordinates, minimal, speed_indices
@@ -143,7 +158,7 @@ def _constrained(model, method, speeds, q, u, fields, independent_speeds):
 def _expanded_equations(model, method, q, u, speeds, tau, udot):
     """(X, Y, F_r, partial velocities, q̇) by ``method`` on the records of :func:`_recursive_kinematics`."""
     motions, partials, qdot, gravity_terms = _recursive_kinematics(model, q, u, speeds)
-    # F_r: gravity m g on every mass center (document 000, eq. 6) and the joint forces
+    # F_r: gravity m g on every mass center (Kane, eq. 6) and the joint forces
     F = sum((b.V.T * (b.mass * g) for b, g in zip(motions[::2], gravity_terms)), sp.zeros(model.nv, 1)) + tau
     # the records' a* include −g, so the inertia terms already carry gravity: Y = τ + Y*(with gravity)
     if method == "kane":
