@@ -1,0 +1,111 @@
+"""Collision meshes as convex hulls: a robot's STL meshes read from its URDF, their contact with a plane checked
+against MuJoCo's (which collides the convex hulls of meshes too) on the same files, and the meshes that cannot be
+read named in a warning."""
+from pathlib import Path
+import warnings
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.constraints.convex import MAX_PLANE_CONTACTS, spread_contacts
+from multibody.constraints.geometry import collide
+
+mujoco = pytest.importorskip("mujoco")
+pin = pytest.importorskip("pinocchio")
+trimesh = pytest.importorskip("trimesh")
+ROBOTS = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+SOLO_MESHES = ROBOTS / "solo_description" / "meshes" / "stl"
+MESHES = ["with_foot/solo_foot.stl", "with_foot/solo_lower_leg_left_side.stl", "solo12/solo_12_base.stl"]
+FLOOR = (np.eye(3), np.zeros(3))
+
+
+def _mujoco_plane_distances(path, poses):
+    """MuJoCo's smallest contact distance of the mesh on a free body at each pose (p, quaternion w x y z) above
+    the plane z = 0 (both geoms with a 1 m margin, so that separated poses report their distance too)."""
+    xml = f"""<mujoco><asset><mesh name="m" file="{path}"/></asset><worldbody>
+      <geom type="plane" size="0 0 1" margin="1"/><body><freejoint/><geom type="mesh" mesh="m" margin="1"/></body>
+      </worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    out = []
+    for p, quat in poses:
+        data.qpos[:] = [*p, *quat]
+        mujoco.mj_forward(model, data)
+        out.append((min(data.contact.dist[:data.ncon]), data.ncon))
+    return out
+
+
+@pytest.mark.parametrize("mesh", MESHES)
+def test_hull_plane_depth_matches_mujoco_on_the_same_mesh(mesh):
+    """Solo12's foot, shank and base STL meshes at 8 random poses, from 2 cm deep to 10 cm above the plane: the
+    deepest contact's signed distance equals MuJoCo's to 1e-7 m (MuJoCo stores the vertices in single precision),
+    with at most 4 contacts as MuJoCo, the deepest first."""
+    path = SOLO_MESHES / mesh
+    hull = mb.ConvexHull(trimesh.load(str(path), force="mesh").vertices, source=str(path))
+    rng = np.random.default_rng(7)
+    poses = []
+    for _ in range(8):
+        quat = rng.normal(size=4)
+        poses.append((np.array([*rng.uniform(-0.1, 0.1, 2), rng.uniform(-0.02, 0.1)]), quat / np.linalg.norm(quat)))
+    for (p, quat), (reference, count) in zip(poses, _mujoco_plane_distances(path, poses)):
+        contacts = collide(hull, (mb.quat_to_rotation(quat), p), mb.Plane(), FLOOR, margin=1.0)
+        assert 1 <= len(contacts) <= MAX_PLANE_CONTACTS and count <= MAX_PLANE_CONTACTS
+        assert contacts[0].distance == min(c.distance for c in contacts)
+        np.testing.assert_allclose(contacts[0].distance, reference, rtol=0, atol=1e-7)
+        for c in contacts:  # each contact: a hull vertex, its foot on the plane, the midpoint between them
+            np.testing.assert_allclose(c.anchor_a[2] - c.anchor_b[2], c.distance, rtol=0, atol=1e-15)
+            np.testing.assert_allclose(c.point, 0.5 * (c.anchor_a + c.anchor_b), rtol=0, atol=1e-15)
+
+
+def test_hull_of_a_box_rests_on_its_four_corners_like_the_box():
+    """A box's 8 corners plus interior points: only the 8 corners are kept, and resting tilted by 1e-3 rad on the
+    plane it gets the box–plane contacts (its 4 lowest corners, same distances)."""
+    box = mb.Box([0.2, 0.1, 0.05])
+    inner = np.random.default_rng(1).uniform(-1, 1, (50, 3)) * box.half_extents * 0.9
+    hull = mb.ConvexHull(np.vstack([inner, box.corners()]))
+    assert len(hull.vertices) == 8
+    pose = (mb.rotation_about((1, 0, 0), 1e-3), np.array([0, 0, 0.05]))
+    ours = sorted(c.distance for c in collide(hull, pose, mb.Plane(), FLOOR, margin=1e-3))
+    boxes = sorted(c.distance for c in collide(box, pose, mb.Plane(), FLOOR, margin=1e-3))
+    assert len(ours) == 4
+    np.testing.assert_allclose(ours, boxes, rtol=0, atol=1e-15)
+
+
+def test_spread_contacts_keeps_the_deepest_and_the_farthest():
+    points = np.array([[0, 0, 0], [0.01, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0.5, 0.5, 0]], float)
+    gaps = np.array([0.0, -0.1, 0.0, 0.0, 0.0, 0.0])
+    assert spread_contacts(points, gaps).tolist() == [1, 4, 3, 2]  # deepest, then the corners away from it
+
+
+def test_flat_or_too_few_points_make_no_hull():
+    with pytest.raises(mb.ModelError, match="span no volume"):
+        mb.ConvexHull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    with pytest.raises(mb.ModelError, match="at least 4 finite points"):
+        mb.ConvexHull([[0, 0, 0], [1, 0, 0], [0, 1, 0]])
+
+
+def test_urdf_meshes_become_hulls_and_unreadable_ones_are_named(tmp_path):
+    """Solo12's 17 STL collision meshes are read (package:// paths found above the URDF) as hulls of their vertices
+    times the ``scale``; a missing file and a file trimesh cannot read are each named in the warning."""
+    with pytest.warns(UserWarning, match="meshes read as their convex hulls on base_link"):
+        model = mb.Model.from_urdf(ROBOTS / "solo_description" / "robots" / "solo12.urdf", floating_base=True,
+                                   collisions=True)
+    assert len(model.geometries) == 17 and all(isinstance(g.shape, mb.ConvexHull) for g in model.geometries)
+    foot = SOLO_MESHES / "with_foot" / "solo_foot.stl"
+    (tmp_path / "broken.stl").write_text("not a mesh")
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(f"""<robot name="r"><link name="a"><inertial><mass value="1"/>
+      <inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <collision><geometry><mesh filename="file://{foot}" scale="2 2 2"/></geometry></collision>
+      <collision><geometry><mesh filename="missing.stl"/></geometry></collision>
+      <collision><geometry><mesh filename="broken.stl"/></geometry></collision></link></robot>""")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = mb.Model.from_urdf(urdf, floating_base=True, collisions=True)
+    said = " ".join(str(w.message) for w in caught)
+    assert "mesh file 'missing.stl' not found" in said and f"mesh file '{tmp_path / 'broken.stl'}' could not" in said
+    (geometry,) = model.geometries
+    vertices = trimesh.load(str(foot), force="mesh").vertices
+    np.testing.assert_allclose(np.abs(geometry.shape.vertices).max(axis=0), 2 * np.abs(vertices).max(axis=0),
+                               rtol=0, atol=1e-15)
