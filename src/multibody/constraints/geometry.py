@@ -12,7 +12,7 @@ ConvexHull the convex hull of vertices (k, 3) [m] (a collision mesh, :func:`mult
 
 :func:`collide` returns :class:`ContactPoint` records for a pair of posed shapes (world frame). Supported pairs:
 plane with sphere, capsule, box or convex hull; sphere with sphere, capsule or box; capsule with capsule or box; box
-with box.
+with box; convex hull with sphere, capsule, box or convex hull (one contact, :func:`hull_polytope`).
 Other pairs raise :class:`~multibody.ModelError`. These functions are pure and are meant for reuse (e.g. by impact solvers).
 
 Shapes and geometries describe themselves with ``to_dict()`` (the ``geometries`` entries of a model file,
@@ -29,7 +29,7 @@ from ..errors import ModelError, checked_number
 from ..model.part import ModelPart
 from ..spatial import Transform, _as_vector3
 from ._faces import clipped_face
-from .convex import hull_vertices, spread_contacts
+from .convex import gjk_distance, hull_vertices, penetration, spread_contacts
 from ._kinematics import cross
 
 if TYPE_CHECKING:
@@ -39,9 +39,11 @@ if TYPE_CHECKING:
 
 
 class Shape:
-    """Base of the contact shapes; ``bounding_radius`` is ∞ for a plane."""
+    """Base of the contact shapes: all of a shape lies within ``bounding_radius`` [m] of ``bounding_center`` (3,) [m]
+    of its frame (∞ for a plane)."""
 
     bounding_radius = np.inf
+    bounding_center = np.zeros(3)
     kind = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +133,8 @@ class ConvexHull(Shape):
         except ValueError as exc:
             raise ModelError(str(exc)) from None
         self.source = source
-        self.bounding_radius = float(np.linalg.norm(self.vertices, axis=1).max())
+        self.bounding_center = 0.5 * (self.vertices.min(axis=0) + self.vertices.max(axis=0))
+        self.bounding_radius = float(np.linalg.norm(self.vertices - self.bounding_center, axis=1).max())
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "vertices": self.vertices.tolist(), "source": self.source}
@@ -286,6 +289,24 @@ def hull_plane(pose, hull, origin, normal, margin):
     points, gaps = points[near], gaps[near]
     return [ContactPoint(points[k] - 0.5 * gaps[k] * normal, normal, float(gaps[k]), points[k],
                          points[k] - gaps[k] * normal) for k in spread_contacts(points, gaps)]
+
+
+def hull_polytope(A, B, radius, margin):
+    """Contact of a convex hull (world vertices A (n, 3)) with a polytope (world vertices B (m, 3): a box's corners,
+    a capsule's axis ends, a sphere's centre) rounded by ``radius`` [m]: one contact, along the shortest line between
+    the two polytopes (:func:`.convex.gjk_distance`) or, where they overlap, along the least translation that
+    separates them (:func:`.convex.penetration`). Anchors: the two polytopes' points (for a round shape, its
+    centre of curvature on its core)."""
+    distance, a, b = gjk_distance(A, B)
+    if distance - radius > margin:
+        return []
+    if distance > 1e-9 * (1.0 + np.abs(A).max()):
+        n, core_gap = (a - b) / distance, distance
+    else:
+        depth, u, a, b = penetration(A, B)
+        n, core_gap = -u, -depth
+    surface_b = b + radius * n
+    return [ContactPoint(0.5 * (a + surface_b), n, float(core_gap - radius), a, b)]
 
 
 def _segment(pose, capsule):
@@ -447,6 +468,12 @@ _PAIRS = {
     (Capsule, Plane): lambda a, pa, b, pb, m: [sphere_plane(e, a.radius, *_plane_frame(pb)) for e in _segment(pa, a)],
     (Box, Plane): lambda a, pa, b, pb, m: points_plane(pa[1] + a.corners() @ pa[0].T, *_plane_frame(pb), m),
     (ConvexHull, Plane): lambda a, pa, b, pb, m: hull_plane(pa, a, *_plane_frame(pb), m),
+    (ConvexHull, Sphere): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), pb[1][None], b.radius, m),
+    (ConvexHull, Capsule): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), np.array(_segment(pb, b)),
+                                                                 b.radius, m),
+    (ConvexHull, Box): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), _world(pb, b.corners()), 0.0, m),
+    (ConvexHull, ConvexHull): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), _world(pb, b.vertices),
+                                                                    0.0, m),
     (Sphere, Sphere): lambda a, pa, b, pb, m: [_round(pa[1], a.radius, pb[1], b.radius, pa[0][:, 2])],
     (Sphere, Capsule): lambda a, pa, b, pb, m: [
         _round(pa[1], a.radius, closest_on_segment(pa[1], *_segment(pb, b)), b.radius, pb[0][:, 0])],
@@ -457,6 +484,10 @@ _PAIRS = {
     (Capsule, Box): lambda a, pa, b, pb, m: capsule_box(_segment(pa, a), a.radius, pb, b, m),
     (Box, Box): lambda a, pa, b, pb, m: box_box(pa, a, pb, b, m),
 }
+
+
+def _world(pose: tuple[np.ndarray, np.ndarray], points: np.ndarray) -> np.ndarray:
+    return pose[1] + points @ pose[0].T
 
 
 def _pair(points: tuple[np.ndarray, np.ndarray], radius_a: float,
