@@ -12,6 +12,7 @@ from scipy.spatial import ConvexHull
 
 from multibody.constraints.convex import MAX_PLANE_CONTACTS, closest_on_simplex, spread_contacts
 from multibody.constraints.geometry import collide
+from multibody.io.files import model_from_dict, model_to_dict
 
 mujoco = pytest.importorskip("mujoco")
 pin = pytest.importorskip("pinocchio")
@@ -89,11 +90,14 @@ def test_flat_or_too_few_points_make_no_hull():
 
 def test_urdf_meshes_become_hulls_and_unreadable_ones_are_named(tmp_path):
     """Solo12's 17 STL collision meshes are read (package:// paths found above the URDF) as hulls of their vertices
-    times the ``scale``; a missing file and a file trimesh cannot read are each named in the warning."""
+    times the ``scale``, kept by model files; a missing file and a file trimesh cannot read are each named in the warning."""
     with pytest.warns(UserWarning, match="meshes read as their convex hulls on base_link"):
         model = mb.Model.from_urdf(ROBOTS / "solo_description" / "robots" / "solo12.urdf", floating_base=True,
                                    collisions=True)
     assert len(model.geometries) == 17 and all(isinstance(g.shape, mb.ConvexHull) for g in model.geometries)
+    saved = model_from_dict(model_to_dict(model)).geometries[0].shape  # a model file keeps the hull's vertices
+    np.testing.assert_array_equal(saved.vertices, model.geometries[0].shape.vertices)
+    assert saved.source == model.geometries[0].shape.source
     foot = SOLO_MESHES / "with_foot" / "solo_foot.stl"
     (tmp_path / "broken.stl").write_text("not a mesh")
     urdf = tmp_path / "r.urdf"
