@@ -20,8 +20,8 @@ from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
 from . import flexible
 from .flexible import FlexibleBeam
-from .constraints import (Align, Box, Capsule, Connect, Holonomic, JointLimit, KnifeEdge, LinearCoupling, Mimic,
-                          Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble,
+from .constraints import (Align, Box, Capsule, Connect, ConvexHull, Holonomic, JointLimit, KnifeEdge, LinearCoupling,
+                          Mimic, Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble,
                           constraint_forces, forward_dynamics)
 
 __version__ = "0.1.0"

@@ -1,6 +1,7 @@
-"""Real quadrupeds of example-robot-data (their URDF collision primitives and SRDF disabled pairs) dropped on a floor
-land and stand: the contact time stepper's LCP on several feet (redundant rows) never fails, the feet do not sink,
-the energy only decreases after the impacts. And the contact solver's fallback on degenerate problems."""
+"""Real quadrupeds of example-robot-data (their URDF collision primitives and meshes, SRDF disabled pairs) dropped on a
+floor land and stand: the contact time stepper's LCP on several feet (redundant rows) never fails, the feet do not
+sink, the energy only decreases after the impacts, and the base ends where MuJoCo's run of the same URDF ends. And
+the contact solver's fallback on degenerate problems."""
 from pathlib import Path
 import warnings
 import xml.etree.ElementTree as ET
@@ -15,15 +16,19 @@ from multibody.constraints.lcp import LCPError, lemke, projected_gauss_seidel
 from multibody.io.srdf import disable_collisions
 
 pin = pytest.importorskip("pinocchio")
+mujoco = pytest.importorskip("mujoco")
 ROBOTS = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
 QUADRUPEDS = {"go1": ("go1_description/urdf/go1.urdf", "go1_description/srdf/go1.srdf"),
               "anymal": ("anymal_b_simple_description/robots/anymal.urdf",
-                         "anymal_b_simple_description/srdf/anymal.srdf")}
+                         "anymal_b_simple_description/srdf/anymal.srdf"),
+              "solo12": ("solo_description/robots/solo12.urdf", "solo_description/srdf/solo.srdf")}
 G = 9.81
-STIFFNESS, DAMPING = 150.0, 4.0  # [N·m/rad], [N·m·s/rad]: the legs' joint spring-dampers about the standing pose
+# [N·m/rad], [N·m·s/rad]: the legs' joint spring-dampers (PD torques) about the standing pose; Solo12's legs are
+# light (2.5 kg robot): stiffer ones would need a shorter step
+GAINS = {"go1": (150.0, 4.0), "anymal": (150.0, 4.0), "solo12": (6.0, 0.3)}
 
 
-def _standing(model, srdf):
+def _standing(srdf):
     """The SRDF's "standing" group state: {joint: angle [rad]} of the leg joints."""
     state = next(s for s in ET.parse(srdf).getroot().iter("group_state") if s.get("name") == "standing")
     return {j.get("name"): float(j.get("value")) for j in state.iter("joint") if j.get("name") != "root_joint"}
@@ -33,18 +38,30 @@ def _quadruped(name):
     """(model with a floor and leg spring-dampers holding the standing pose, q0 with the lowest shape 5 cm above
     the floor)."""
     urdf, srdf = (ROBOTS / p for p in QUADRUPEDS[name])
+    stiffness, damping = GAINS[name]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the files' cylinders read as capsules, meshes skipped, box–box pairs
+        warnings.simplefilter("ignore")  # cylinders read as capsules, meshes as hulls, box–box and hull–hull pairs
         model = mb.Model.from_urdf(urdf, floating_base=True, collisions=True)
         disable_collisions(model, srdf)
         model.add_geometry("world", mb.Plane(), friction=0.8, name="floor")
+        q0 = model.neutral()
+        for joint, angle in _standing(srdf).items():
+            q0[model.q_slice(joint)] = angle
+            model.add_force(mb.JointSpring(joint, stiffness, rest=angle, damping=damping))
         contact_pairs(model)
-    q0 = model.neutral()
-    for joint, angle in _standing(model, srdf).items():
-        q0[model.q_slice(joint)] = angle
-        model.add_force(mb.JointSpring(joint, STIFFNESS, rest=angle, damping=DAMPING))
     q0[2] += 0.05 - min(_floor_gaps(model, q0))
     return model, q0
+
+
+def _disable_pairs_touching(model, q):
+    """Leave out the contacts between robot shapes that overlap at q (as MoveIt's setup assistant disables the
+    pairs "in collision by default"): Solo12's base hull overlaps its upper legs' hulls by 4 mm in the standing pose
+    (its meshes do not), ANYmal's hind hip capsules each other by 5 mm. Returns the pairs' names."""
+    snapshot = mb.constraints._kinematics.Snapshot(model, q, np.zeros(model.nv))
+    touching = [(c.a, c.b) for c in contact_module.detect(model, snapshot, 0.0) if "floor" not in (c.a.name, c.b.name)]
+    for a, b in touching:
+        a.exclude_contacts(b)
+    return sorted(f"{a.name}–{b.name}" for a, b in touching)
 
 
 def _floor_gaps(model, q):
@@ -75,6 +92,81 @@ def test_quadruped_dropped_on_the_floor_lands_and_stands(name):
     touchdown = next(k for k, gap in enumerate(gaps) if gap <= 1e-3)
     assert np.diff(energy[touchdown:]).max() <= 1e-6 * model.total_mass() * G * 0.05
     assert energy[-1] < energy[touchdown]
+
+
+def _mujoco_quadruped(name, stiff):
+    """MuJoCo's model of the same URDF (its own URDF reader; meshes as convex hulls too) on a floor plane, with a
+    free joint on the root link, every geom with friction 0.8 and touching only the floor (no self-collision).
+    ``stiff``: MuJoCo's contact made as rigid as its step allows (time constant 2 dt, impedance 0.99–0.999) and
+    without slip (50 no-slip iterations), like multibody's complementarity contact; by default it sinks 6–7 mm
+    into the floor and its feet creep outwards under load. Read from a copy of the file: ``package://`` mesh paths made absolute, visual elements dropped, and the inertia
+    of links MuJoCo rejects (Go1's and ANYmal's 1e-6 kg root link, whose inertia is singular) made diagonal."""
+    urdf, _ = (ROBOTS / p for p in QUADRUPEDS[name])
+    robot = ET.parse(urdf).getroot()
+    for mesh in robot.iter("mesh"):
+        package, _, rest = mesh.get("filename").removeprefix("package://").partition("/")
+        mesh.set("filename", str(ROBOTS.parent / rest if package == "example-robot-data" else ROBOTS / package / rest))
+    for inertia in robot.iter("inertia"):
+        I = np.array([[float(inertia.get(k, 0)) for k in row] for row in
+                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
+        if np.linalg.eigvalsh(I).min() <= 0:
+            for k in ("ixy", "ixz", "iyz"):
+                inertia.set(k, "0")
+    ET.SubElement(ET.SubElement(robot, "mujoco"), "compiler", discardvisual="true", strippath="false",
+                  fusestatic="false")
+    spec = mujoco.MjSpec.from_string(ET.tostring(robot, encoding="unicode"))
+    spec.worldbody.first_body().add_freejoint()
+    friction = [0.8, 0.005, 0.0001]
+    for geom in spec.geoms:
+        geom.contype, geom.conaffinity, geom.friction = 1, 0, friction
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], contype=0, conaffinity=1,
+                            friction=friction)
+    model = spec.compile()
+    if stiff:
+        model.opt.noslip_iterations = 50
+        model.geom_solref[:] = [2 * model.opt.timestep, 1.0]
+        model.geom_solimp[:] = [0.99, 0.999, 0.001, 0.5, 2.0]
+    return model
+
+
+def _mujoco_run(name, q0, duration, stiff=True):
+    """Base heights [m] of MuJoCo's run (:func:`_mujoco_quadruped`) from the same pose, the same PD torques in
+    ``qfrc_applied`` each step (dt 2 ms), and the deepest contact distance [m] seen."""
+    model = _mujoco_quadruped(name, stiff)
+    data = mujoco.MjData(model)
+    stiffness, damping = GAINS[name]
+    targets = _standing(ROBOTS / QUADRUPEDS[name][1])
+    qpos = np.array([model.joint(j).qposadr[0] for j in targets])
+    dofs = np.array([model.joint(j).dofadr[0] for j in targets])
+    rest = np.array(list(targets.values()))
+    data.qpos[:7] = q0[:7]
+    data.qpos[qpos] = rest
+    heights, deepest = [], 0.0
+    for _ in range(round(duration / model.opt.timestep)):
+        data.qfrc_applied[dofs] = -stiffness * (data.qpos[qpos] - rest) - damping * data.qvel[dofs]
+        mujoco.mj_step(model, data)
+        heights.append(data.qpos[2])
+        deepest = min(deepest, data.contact.dist[:data.ncon].min(initial=0.0))
+    return np.array(heights), deepest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["go1", "anymal", "solo12"])
+def test_quadruped_stands_where_mujoco_stands(name):
+    """Dropped 5 cm in its standing pose with the legs' PD torques, 2 s, with the URDF's collision shapes (Solo12's
+    all meshes: convex hulls) and the SRDF's disabled pairs: the base ends within 2 cm of MuJoCo's run of the same
+    URDF (its contact made stiff and without slip, :func:`_mujoco_quadruped`; the robot touches only the floor there),
+    both at rest, and no shape sinks more than 3 mm into the floor. The robot's shape pairs that overlap in the
+    standing pose are left out (:func:`_disable_pairs_touching`)."""
+    model, q0 = _quadruped(name)
+    model.friction_rule = "max"  # MuJoCo's: the floor's 0.8
+    assert len(_disable_pairs_touching(model, q0)) == {"go1": 0, "anymal": 1, "solo12": 4}[name]
+    duration = 2.0
+    traj = mb.simulate(model, q0, np.zeros(model.nv), duration, method="contact", dt=2e-3)
+    heights, _ = _mujoco_run(name, q0, duration)
+    assert abs(traj.q[-1, 2] - heights[-1]) < 0.02, (traj.q[-1, 2], heights[-1])
+    assert min(min(_floor_gaps(model, q)) for q in traj.q[::10]) > -3e-3
+    assert np.abs(traj.v[-1]).max() < 0.1
 
 
 def _box_on_floor(mass=2.0, half=(0.2, 0.1, 0.05)):
@@ -162,7 +254,7 @@ def test_projected_gauss_seidel_matches_lemke_on_a_frictionless_problem():
 def test_srdf_disables_the_pairs_pinocchio_removes():
     """Go1's SRDF (658 <disable_collisions>): every shape pair we test is one Pinocchio's removeCollisionPairs keeps,
     and every pair it keeps that we do not test is one we leave out for another reason (shapes of one body or of a
-    body and its parent, box–box without a contact model, meshes we skip)."""
+    body and its parent, box–box without a contact model)."""
     urdf, srdf = (ROBOTS / p for p in QUADRUPEDS["go1"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,11 +8,11 @@ and contact systems in time with drift control.
 from .coupling import LinearCoupling
 from .assembly import assemble, assemble_positions, assemble_velocities
 from .forward import ConstrainedDynamics, constraint_forces, forward_dynamics
-from .geometry import Box, Capsule, Geometry, Plane, Sphere
+from .geometry import Box, Capsule, ConvexHull, Geometry, Plane, Sphere
 from .types import (Align, Connect, Constraint, Holonomic, JointLimit, KnifeEdge, Mimic, Nonholonomic, PointOnPlane,
                     RollingDisk, RollingSphere, Weld)
 
-__all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "Constraint", "Geometry", "Holonomic",
+__all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "ConvexHull", "Constraint", "Geometry", "Holonomic",
            "JointLimit", "KnifeEdge", "LinearCoupling", "Mimic", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk",
            "RollingSphere", "Sphere", "Weld", "assemble", "assemble_positions", "assemble_velocities",
            "constraint_forces", "forward_dynamics"]

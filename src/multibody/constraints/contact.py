@@ -207,21 +207,22 @@ def _pairs_that_can_touch(model):
 
 def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
-    ``margin`` [m]. Pairs whose bounding spheres are farther apart than ``margin`` are skipped before any shape
-    test, and so are the pairs of a plane and a shape whose bounding sphere is farther than ``margin`` above it."""
+    ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) are farther
+    apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a shape whose bounding sphere is farther than ``margin`` above it."""
     pairs = contact_pairs(model)
     if not pairs:
         return []
     _, _, _, radii, plane = geometry_arrays(model)
     index, R, p = _poses(model, snapshot)
+    centers = p + (R @ np.array([g.shape.bounding_center for g in model.geometries])[..., None])[..., 0]
     pairs = np.array(pairs)
     first, second = pairs.T
-    apart = np.linalg.norm(p[first] - p[second], axis=1) - radii[first] - radii[second]
+    apart = np.linalg.norm(centers[first] - centers[second], axis=1) - radii[first] - radii[second]
     # a plane (normal R[:, 2] through p) against a bounding sphere: the sphere's height above it
     for one, other in ((first, second), (second, first)):
         on_plane = plane[one] & ~plane[other]
         i, j = one[on_plane], other[on_plane]
-        apart[on_plane] = np.einsum("ki,ki->k", p[j] - p[i], R[i, :, 2]) - radii[j]
+        apart[on_plane] = np.einsum("ki,ki->k", centers[j] - p[i], R[i, :, 2]) - radii[j]
     contacts = []
     for i, j in pairs[apart <= margin].tolist():
         ga, gb = model.geometries[i], model.geometries[j]

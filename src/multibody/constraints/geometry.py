@@ -7,10 +7,12 @@ Sphere     radius [m], centred at the origin
 Box        half_extents (hx, hy, hz) [m], centred at the origin, edges along the axes
 Capsule    radius and half_length [m]: the points within ``radius`` of the z-axis segment ±half_length
 Plane      the half-space z ≤ 0 of its frame (normal +z); infinite, for the ground and walls
+ConvexHull the convex hull of vertices (k, 3) [m] (a collision mesh, :func:`multibody.io.urdf.model_from_urdf`)
 =========  =============================================================================
 
 :func:`collide` returns :class:`ContactPoint` records for a pair of posed shapes (world frame). Supported pairs:
-plane with sphere, capsule or box; sphere with sphere, capsule or box; capsule with capsule or box; box with box.
+plane with sphere, capsule, box or convex hull; sphere with sphere, capsule or box; capsule with capsule or box; box
+with box; convex hull with sphere, capsule, box or convex hull (one contact, :func:`hull_polytope`).
 Other pairs raise :class:`~multibody.ModelError`. These functions are pure and are meant for reuse (e.g. by impact solvers).
 
 Shapes and geometries describe themselves with ``to_dict()`` (the ``geometries`` entries of a model file,
@@ -27,6 +29,7 @@ from ..errors import ModelError, checked_number
 from ..model.part import ModelPart
 from ..spatial import Transform, _as_vector3
 from ._faces import clipped_face
+from .convex import gjk_distance, hull_vertices, penetration, spread_contacts
 from ._kinematics import cross
 
 if TYPE_CHECKING:
@@ -36,9 +39,11 @@ if TYPE_CHECKING:
 
 
 class Shape:
-    """Base of the contact shapes; ``bounding_radius`` is ∞ for a plane."""
+    """Base of the contact shapes: all of a shape lies within ``bounding_radius`` [m] of ``bounding_center`` (3,) [m]
+    of its frame (∞ for a plane)."""
 
     bounding_radius = np.inf
+    bounding_center = np.zeros(3)
     kind = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,7 +121,29 @@ class Plane(Shape):
         return "Plane()"
 
 
-SHAPE_TYPES = {cls.kind: cls for cls in (Sphere, Box, Capsule, Plane)}
+class ConvexHull(Shape):
+    """The convex hull of ``vertices`` (n, 3) [m] in its frame: a collision mesh's vertices (only those of the hull
+    are kept, :func:`.convex.hull_vertices`). ``source`` names where they came from (a mesh file) in messages."""
+
+    kind = "convex_hull"
+
+    def __init__(self, vertices: ArrayLike, source: str = "") -> None:
+        try:
+            self.vertices = hull_vertices(np.asarray(vertices, dtype=float), source or "ConvexHull vertices")
+        except ValueError as exc:
+            raise ModelError(str(exc)) from None
+        self.source = source
+        self.bounding_center = 0.5 * (self.vertices.min(axis=0) + self.vertices.max(axis=0))
+        self.bounding_radius = float(np.linalg.norm(self.vertices - self.bounding_center, axis=1).max())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "vertices": self.vertices.tolist(), "source": self.source}
+
+    def __repr__(self):
+        return f"ConvexHull({len(self.vertices)} vertices{', ' + self.source if self.source else ''})"
+
+
+SHAPE_TYPES = {cls.kind: cls for cls in (Sphere, Box, Capsule, Plane, ConvexHull)}
 
 
 class Geometry(ModelPart):
@@ -135,7 +162,8 @@ class Geometry(ModelPart):
                  placement: Transform | None = None, name: str | None = None, priority: int = 0,
                  condim: int = 3) -> None:
         if not isinstance(shape, Shape):
-            raise ModelError(f"geometry on '{body}': shape must be mb.Sphere, mb.Box, mb.Capsule or mb.Plane, "
+            raise ModelError(f"geometry on '{body}': shape must be mb.Sphere, mb.Box, mb.Capsule, mb.Plane or "
+                             f"mb.ConvexHull, "
                              f"got {shape!r}")
         placement = Transform() if placement is None else placement
         if not isinstance(placement, Transform):
@@ -247,6 +275,38 @@ def points_plane(points, origin, normal, margin):
     gaps = (points - origin) @ normal
     return [ContactPoint(p - 0.5 * g * normal, normal, g, p, p - g * normal)
             for p, g in zip(points, gaps) if g <= margin]
+
+
+def hull_plane(pose, hull, origin, normal, margin):
+    """Contacts of a convex hull (pose: R, p) with a plane: its vertices within ``margin`` of it, cut to at most
+    :data:`.convex.MAX_PLANE_CONTACTS` that span them (the deepest first, :func:`.convex.spread_contacts`)."""
+    R, p = pose
+    points = p + hull.vertices @ R.T
+    gaps = (points - origin) @ normal
+    near = gaps <= margin
+    if not near.any():
+        return []
+    points, gaps = points[near], gaps[near]
+    return [ContactPoint(points[k] - 0.5 * gaps[k] * normal, normal, float(gaps[k]), points[k],
+                         points[k] - gaps[k] * normal) for k in spread_contacts(points, gaps)]
+
+
+def hull_polytope(A, B, radius, margin):
+    """Contact of a convex hull (world vertices A (n, 3)) with a polytope (world vertices B (m, 3): a box's corners,
+    a capsule's axis ends, a sphere's centre) rounded by ``radius`` [m]: one contact, along the shortest line between
+    the two polytopes (:func:`.convex.gjk_distance`) or, where they overlap, along the least translation that
+    separates them (:func:`.convex.penetration`). Anchors: the two polytopes' points (for a round shape, its
+    centre of curvature on its core)."""
+    distance, a, b = gjk_distance(A, B)
+    if distance - radius > margin:
+        return []
+    if distance > 1e-9 * (1.0 + np.abs(A).max()):
+        n, core_gap = (a - b) / distance, distance
+    else:
+        depth, u, a, b = penetration(A, B)
+        n, core_gap = -u, -depth
+    surface_b = b + radius * n
+    return [ContactPoint(0.5 * (a + surface_b), n, float(core_gap - radius), a, b)]
 
 
 def _segment(pose, capsule):
@@ -407,6 +467,13 @@ _PAIRS = {
     (Sphere, Plane): lambda a, pa, b, pb, m: [sphere_plane(pa[1], a.radius, *_plane_frame(pb))],
     (Capsule, Plane): lambda a, pa, b, pb, m: [sphere_plane(e, a.radius, *_plane_frame(pb)) for e in _segment(pa, a)],
     (Box, Plane): lambda a, pa, b, pb, m: points_plane(pa[1] + a.corners() @ pa[0].T, *_plane_frame(pb), m),
+    (ConvexHull, Plane): lambda a, pa, b, pb, m: hull_plane(pa, a, *_plane_frame(pb), m),
+    (ConvexHull, Sphere): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), pb[1][None], b.radius, m),
+    (ConvexHull, Capsule): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), np.array(_segment(pb, b)),
+                                                                 b.radius, m),
+    (ConvexHull, Box): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), _world(pb, b.corners()), 0.0, m),
+    (ConvexHull, ConvexHull): lambda a, pa, b, pb, m: hull_polytope(_world(pa, a.vertices), _world(pb, b.vertices),
+                                                                    0.0, m),
     (Sphere, Sphere): lambda a, pa, b, pb, m: [_round(pa[1], a.radius, pb[1], b.radius, pa[0][:, 2])],
     (Sphere, Capsule): lambda a, pa, b, pb, m: [
         _round(pa[1], a.radius, closest_on_segment(pa[1], *_segment(pb, b)), b.radius, pb[0][:, 0])],
@@ -417,6 +484,10 @@ _PAIRS = {
     (Capsule, Box): lambda a, pa, b, pb, m: capsule_box(_segment(pa, a), a.radius, pb, b, m),
     (Box, Box): lambda a, pa, b, pb, m: box_box(pa, a, pb, b, m),
 }
+
+
+def _world(pose: tuple[np.ndarray, np.ndarray], points: np.ndarray) -> np.ndarray:
+    return pose[1] + points @ pose[0].T
 
 
 def _pair(points: tuple[np.ndarray, np.ndarray], radius_a: float,

@@ -29,6 +29,7 @@ How links become bodies (docs/files.md has the table of what is read and what is
 """
 from __future__ import annotations
 
+import os
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..constraints.geometry import Box, Capsule, Sphere
+from ..constraints.geometry import Box, Capsule, ConvexHull, Sphere
 from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute
 from ..model.body import INERTIA_CHECKS, _check_inertia, welded
@@ -234,12 +235,14 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
 
 
 def _collision_shapes(urdf, links, attached, model):
-    """Each ``<collision>`` sphere, box or cylinder of a link as a contact shape of the body the link is welded into
-    (or of the world), placed by the link's pose in that body and the element's ``<origin>``. A cylinder becomes
-    the capsule of its radius and overall length (rounded ends; a disk shorter than its diameter, a sphere of its
-    radius); meshes are skipped. Both are said once per file (``warnings.warn``). The k-th collision element of a
-    link is named "<link>_k", as Pinocchio's ``buildGeomFromUrdf`` names it."""
-    rounded, meshes = [], []
+    """Each ``<collision>`` sphere, box, cylinder or mesh of a link as a contact shape of the body the link is
+    welded into (or of the world), placed by the link's pose in that body and the element's ``<origin>``. A cylinder
+    becomes the capsule of its radius and overall length (rounded ends; a disk shorter than its diameter, a sphere of
+    its radius); a mesh (STL, OBJ, DAE, … as trimesh reads them) the convex hull of its vertices times its ``scale``
+    (:func:`_mesh_hull`), as MuJoCo collides meshes. Both are said once per file (``warnings.warn``), and so are
+    the meshes that cannot be read (each named with its file and why; the link has no shape there). The k-th
+    collision element of a link is named "<link>_k", as Pinocchio's ``buildGeomFromUrdf`` names it."""
+    rounded, hulls, meshes = [], [], []
     elements = [(name, k, c) for name, node in links.items() for k, c in enumerate(node.findall("collision"))]
     for link, k, element in elements:
         where = f"link '{link}' <collision>"
@@ -257,8 +260,13 @@ def _collision_shapes(urdf, links, attached, model):
             half = 0.5 * urdf.number(shape_element, "length", f"{where} <cylinder>", None) - radius
             shape = Capsule(radius, half) if half > 0 else Sphere(radius)
             rounded.append(link)
+        elif kind == "mesh":
+            shape = _mesh_hull(urdf, shape_element, f"{where} <mesh>", meshes)
+            if shape is None:
+                continue
+            hulls.append(link)
         else:
-            meshes.append(f"{link} ({kind})")
+            meshes.append(f"{link}: <{kind}> is not a URDF shape")
             continue
         body, pose = attached[link]
         model.add_geometry(body, shape, placement=pose @ urdf.origin(element, where),
@@ -266,9 +274,45 @@ def _collision_shapes(urdf, links, attached, model):
     if rounded:
         warnings.warn(f"{urdf.source}: <collision> cylinders read as capsules (rounded ends) on {', '.join(rounded)}",
                       stacklevel=3)
+    if hulls:
+        warnings.warn(f"{urdf.source}: <collision> meshes read as their convex hulls on {', '.join(hulls)}",
+                      stacklevel=3)
     if meshes:
-        warnings.warn(f"{urdf.source}: <collision> shapes other than sphere, box and cylinder skipped (no contact "
-                      f"shape): {', '.join(meshes)}", stacklevel=3)
+        warnings.warn(f"{urdf.source}: <collision> shapes that could not be read skipped (no contact shape): "
+                      f"{'; '.join(meshes)}", stacklevel=3)
+
+
+def _mesh_hull(urdf, element, where, unread):
+    """The :class:`ConvexHull` of a ``<mesh filename=… scale=…>``'s vertices times its scale, or None (with the
+    reason added to ``unread``) when the file is not found or trimesh cannot read it."""
+    filename = urdf.attribute(element, "filename", where)
+    scale = np.asarray(urdf.numbers(element, "scale", where, 3, default="1 1 1"))
+    path = _mesh_path(urdf.source, filename)
+    if path is None:
+        unread.append(f"{where}: mesh file '{filename}' not found")
+        return None
+    try:
+        import trimesh
+        mesh = trimesh.load(str(path), force="mesh")
+        return ConvexHull(np.asarray(mesh.vertices, dtype=float) * scale, source=str(path))
+    except Exception as exc:  # any reader failure (format, missing plugin such as pycollada, empty mesh) is said
+        unread.append(f"{where}: mesh file '{path}' could not be read ({type(exc).__name__}: {exc})")
+        return None
+
+
+def _mesh_path(source, filename):
+    """The file a mesh ``filename`` names: ``file://`` and plain paths relative to the URDF's folder (the working
+    folder for a URDF string); ``package://<package>/<rest>``, as ROS finds packages, in the folders above the
+    URDF (one named <package>, or holding it) and those of ``ROS_PACKAGE_PATH``. None if there is no such file."""
+    base = Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
+    if filename.startswith("package://"):
+        package, _, rest = filename[len("package://"):].partition("/")
+        ros = [Path(d) for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
+        roots = [base, *base.parents, *ros]
+        candidates = [(root / rest if root.name == package else root / package / rest) for root in roots]
+    else:
+        candidates = [base / filename.removeprefix("file://")]
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def _plan(urdf, root, children, inertials, floating_base, fuse_fixed, joint_names):
