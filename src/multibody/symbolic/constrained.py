@@ -2,7 +2,7 @@
 
 Each constraint type gives its rows symbolically (``Constraint.symbolic``, next to its numeric rows in
 :mod:`multibody.constraints.types`) on the world-frame kinematics of :class:`Kinematics`: holonomic rows φ(q) = 0
-and nonholonomic rows g = A(q) u − b(q) = 0. Their velocity form (source document 004, B(q) q̇ + b = 0) is
+and nonholonomic rows g = A(q) u − b(q) = 0. Their velocity form (Mukharlyamov n.d., B(q) q̇ + b = 0) is
 
     B u + b = 0,     B = [∂φ/∂q ∂q̇/∂u ; ∂g/∂u],   b = [0 ; g(q, 0)]
 
@@ -31,7 +31,7 @@ class Kinematics:
 
     Each body i has symbols for its rotation R_i (body → world axes), origin p_i, angular velocity ω_i and origin
     velocity v_i (world axes), with the rates Ṙ_i = [ω_i]× R_i, ṗ_i = v_i, ω̇_i = α⁰_i, v̇_i = a⁰_i (the bias
-    accelerations, u̇ = 0; source document 004's Ḃ u): a constraint's rows stay short expressions in them, and
+    accelerations, u̇ = 0; Mukharlyamov's Ḃ u): a constraint's rows stay short expressions in them, and
     their time derivatives (:meth:`rate`) are taken on those short expressions, not on the long ones in q. The
     definitions of the symbols in q and u (:attr:`definitions`) come from the world-axes recursion
 
