@@ -102,8 +102,8 @@ def linearize(model: Model, q: ArrayLike, v: ArrayLike | None = None, torque: Ar
     x_j is ``eps``·max(1, |x*_j|), x* = [0; Nᵀ v] the point's values of the varied quantities (y are local
     coordinates about q), so that the step is relative for fast speeds. ``eps=None`` (default) is the step that
     balances a central difference's truncation error (~h²) against round-off (~ε/h), the cube root of the machine
-    epsilon ε, about 6.1e-6: the eigenvalues of the Meijaard et al. (2007) benchmark bicycle come out to ~1e-9
-    (1e-6 gives ~1e-8, 1e-5 ~1e-9).
+    epsilon ε, about 6.1e-6: the eigenvalues of the Meijaard et al. (2007) benchmark bicycle come out to 7e-10
+    (a step of 1e-6: 1.5e-8).
 
     Without constraints or flexible beams A and B are exact: the analytical derivatives of the ABA
     (:func:`multibody.aba_derivatives`, Carpentier & Mansard 2018) and of the joint springs and friction; ``eps``
