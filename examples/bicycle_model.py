@@ -81,13 +81,12 @@ def upright_state(model: mb.Model, speed: float) -> tuple[np.ndarray, np.ndarray
 def numeric_lean_steer_eigenvalues(model: mb.Model, speed: float) -> np.ndarray:
     """The four lean-and-steer eigenvalues from :func:`multibody.linearize` on the constraint manifold.
 
-    Central differences with step 1e-5 (truncation and the projection onto the manifold balance there: ~1e-10;
-    the default 1e-6 gives ~1e-8). The state matrix is in minimal coordinates x = (y, w) (δq ≈ N_h y,
-    δv ≈ N w); the directions of the coordinates the motion does not depend on (x, y, yaw, the wheels' angles) and of a change of forward speed
+    Central differences with linearize's default step (error ~1e-9). The state matrix is in minimal coordinates
+    x = (y, w) (δq ≈ N_h y, δv ≈ N w); the directions of the coordinates the motion does not depend on (x, y, yaw, the wheels' angles) and of a change of forward speed
     span an invariant subspace Z, A Z ⊂ Z. The lean-and-steer eigenvalues are those of A on the quotient:
     C ᵀ A C with C an orthonormal basis of Z's complement."""
     q, v = upright_state(model, speed)
-    A, _, N_h, N = mb.linearize(model, q, v, eps=1e-5, bases=True)   # central differences: error ~1e-10
+    A, _, N_h, N = mb.linearize(model, q, v, bases=True)
     cyclic = [model.v_slice(j).start for j in ("rear_x", "rear_y", "yaw", "rear_wheel", "front_wheel")]
     _, rolling = upright_state(model, 1.0)
     Z = np.zeros((A.shape[0], len(cyclic) + 1))
