@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PICTURES = ROOT / "docs" / "gallery"
 WIDTH, COLORS = 480, 64         # small pictures: 480 px wide, 64 colours
 T_END = {"humanoid": 1.0}       # [s] where the file sets none (the default is 5 s): the humanoid falls
-SCRIPTS = {"bicycle.py": ["--out"], "spinup_beam.py": []}  # how each script is told where to write its figure
+# how each script is told where to write its figure
+SCRIPTS = {"bicycle.py": ["--out"], "bicycle_model.py": ["--out"], "spinup_beam.py": []}
 
 
 def model_entry(path: Path) -> str:

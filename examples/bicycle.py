@@ -199,12 +199,12 @@ def derive_and_linearize(symbolic=False, constraints_in="u"):
     return eom, A_of_v, derived - start, time.perf_counter() - derived
 
 
-def plot(A_of_v, path):
-    """Real parts of the eigenvalues against speed, with the published values and the stable range."""
+def plot(A_of_v, path, speeds=np.linspace(0.0, 10.0, 401), method="sym.kane + linearize"):
+    """Real parts of the eigenvalues of ``A_of_v`` at ``speeds`` [m/s] (found by ``method``), with the published
+    values and the stable range."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    speeds = np.linspace(0.0, 10.0, 401)
     ev = eigenvalues(A_of_v, speeds)
     weave, capsize = weave_and_capsize_speeds(A_of_v)
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -213,7 +213,7 @@ def plot(A_of_v, path):
     ax.plot(speeds, np.abs(ev.imag), ".", color="tab:gray", markersize=1, alpha=0.5)
     ax.plot(MEIJAARD_SPEEDS, MEIJAARD_EIGENVALUES.real, "o", mfc="none", color="tab:red")
     ax.plot([], [], "o", mfc="none", color="tab:red", label="Re λ, Meijaard et al. (2007), table 2")
-    ax.plot([], [], ".", color="tab:blue", label="Re λ, sym.kane + linearize")
+    ax.plot([], [], ".", color="tab:blue", label=f"Re λ, {method}")
     ax.plot([], [], ".", color="tab:gray", label="|Im λ| (weave frequency)")
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set(xlabel="forward speed v [m/s]", ylabel="eigenvalue [1/s]", ylim=(-10, 10),

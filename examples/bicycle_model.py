@@ -12,9 +12,11 @@ sign). Eight coordinates, five independent constraint rows (the rear wheel's hei
 lean joint's origin is the rear contact point), three degrees of freedom: lean, steer and rear wheel rates.
 
     python examples/bicycle_model.py       # Table 2 numerically (mb.linearize) and symbolically (sym + linearize)
+    python examples/bicycle_model.py --out bicycle_model_eigenvalues.png    # and the eigenvalues against speed
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -33,9 +35,10 @@ REAR_RADIUS, FRONT_RADIUS = 0.3, 0.35
 # Table 2's eigenvalues at v = 0, 1, ..., 10 m/s and the weave and capsize speeds (section 5), kept with the
 # sympy-objects version of the bicycle
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bicycle import CAPSIZE_SPEED, MEIJAARD_EIGENVALUES, MEIJAARD_SPEEDS, WEAVE_SPEED  # noqa: E402
+from bicycle import CAPSIZE_SPEED, MEIJAARD_EIGENVALUES, MEIJAARD_SPEEDS, WEAVE_SPEED, plot  # noqa: E402
 
 LEAN_STEER = ("lean", "steer")
+PLOT_SPEEDS = np.linspace(0.0, 10.0, 101)  # [m/s] the figure's grid: 0.1 m/s, each point one mb.linearize
 
 
 def _massless(name):
@@ -79,12 +82,20 @@ def upright_state(model: mb.Model, speed: float) -> tuple[np.ndarray, np.ndarray
 
 
 def numeric_lean_steer_eigenvalues(model: mb.Model, speed: float) -> np.ndarray:
-    """The four lean-and-steer eigenvalues from :func:`multibody.linearize` on the constraint manifold.
+    """The four lean-and-steer eigenvalues [1/s] at forward ``speed`` [m/s]: those of
+    :func:`numeric_lean_steer_matrix`."""
+    return np.linalg.eigvals(numeric_lean_steer_matrix(model, speed))
+
+
+def numeric_lean_steer_matrix(model: mb.Model, speed: float) -> np.ndarray:
+    """The 4 × 4 state matrix C ᵀ A C [1/s] of the lean-and-steer motion at forward ``speed`` [m/s] from
+    :func:`multibody.linearize` on the constraint manifold (in the orthonormal basis C below, not in lean, steer
+    and their rates: its eigenvalues are the lean-and-steer eigenvalues).
 
     Central differences with linearize's default step (error ~1e-9). The state matrix is in minimal coordinates
-    x = (y, w) (δq ≈ N_h y, δv ≈ N w); the directions of the coordinates the motion does not depend on (x, y, yaw, the wheels' angles) and of a change of forward speed
-    span an invariant subspace Z, A Z ⊂ Z. The lean-and-steer eigenvalues are those of A on the quotient:
-    C ᵀ A C with C an orthonormal basis of Z's complement."""
+    x = (y, w) (δq ≈ N_h y, δv ≈ N w); the directions of the coordinates the motion does not depend on (x, y, yaw,
+    the wheels' angles) and of a change of forward speed span an invariant subspace Z, A Z ⊂ Z. The lean-and-steer
+    eigenvalues are those of A on the quotient: C ᵀ A C with C an orthonormal basis of Z's complement."""
     q, v = upright_state(model, speed)
     A, _, N_h, N = mb.linearize(model, q, v, bases=True)
     cyclic = [model.v_slice(j).start for j in ("rear_x", "rear_y", "yaw", "rear_wheel", "front_wheel")]
@@ -94,7 +105,7 @@ def numeric_lean_steer_eigenvalues(model: mb.Model, speed: float) -> np.ndarray:
     Z[N_h.shape[1]:, -1] = N.T @ rolling
     basis = np.linalg.svd(Z)[0]
     C = basis[:, Z.shape[1]:]
-    return np.linalg.eigvals(C.T @ A @ C)
+    return C.T @ A @ C
 
 
 def symbolic_lean_steer_matrix(model: mb.Model):
@@ -132,7 +143,11 @@ def weave_and_capsize_speeds(eigenvalues_at):
     return brentq(weave, 3.0, 5.0, xtol=1e-12), brentq(capsize, 5.0, 7.0, xtol=1e-12)
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", metavar="PATH", help="also plot the eigenvalues from mb.linearize against speed "
+                        f"({len(PLOT_SPEEDS)} speeds) with table 2's, to this picture")
+    args = parser.parse_args(argv)
     model = benchmark_bicycle()
     table = np.array([sorted_eigenvalues(row) for row in MEIJAARD_EIGENVALUES])
     numeric = np.array([sorted_eigenvalues(numeric_lean_steer_eigenvalues(model, v)) for v in MEIJAARD_SPEEDS])
@@ -151,6 +166,9 @@ def main():
     trajectory = mb.simulate(model, q, v, t_end=3.0)
     print(f"from a lean rate of 0.5 rad/s at 4.6 m/s: lean after 3 s {trajectory.q[-1, model.q_slice('lean')][0]:.2e}"
           " rad (self-stable)")
+    if args.out:
+        plot(lambda speed: numeric_lean_steer_matrix(model, speed), Path(args.out), PLOT_SPEEDS, "mb.linearize")
+        print(f"plot: {args.out}")
 
 
 if __name__ == "__main__":

@@ -165,6 +165,34 @@ def test_contact_shapes_replace_the_inertia_box():
     assert np.linalg.norm(pill.vertices[:, :2], axis=1).max() <= 0.05 + 1e-12
 
 
+def test_a_convex_hull_is_drawn_as_its_closed_outward_surface_where_the_model_puts_it():
+    half = np.array([0.1, 0.2, 0.3])
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
+    cloud = np.vstack([corners, 0.5 * corners[:3], [[0.0, 0.0, 0.0]]])  # inside points: not hull vertices
+    placement = mb.Transform.from_rpy((0.3, -0.5, 1.1), translation=(0.0, 0.0, -0.5))
+    model = mb.Model("hull", gravity=(0.0, 0.0, -9.81))
+    model.add(mb.Body("rock", mass=1.0, com=(0.0, 0.0, -0.5), inertia=np.eye(3) * 1e-2),
+              joint=mb.Revolute((1, 0, 0), name="swing"))
+    model.add_geometry("rock", mb.ConvexHull(cloud, source="eight corners"), placement=placement)
+    (rock,) = outlines(model)
+    placed = placement.translation + corners @ placement.rotation.T
+    assert len(rock.vertices) == 8 and np.abs(rock.vertices[:, None] - placed[None]).sum(-1).min(1).max() < 1e-12
+    a, b, c = (rock.vertices[rock.triangles[:, n]] for n in range(3))
+    normals = np.cross(b - a, c - a)
+    assert rock.triangles.shape == (12, 3)                  # two triangles a face
+    assert np.all(np.einsum("ij,ij->i", normals, a + b + c - 3 * placement.translation) > 0)  # wound outward
+    # closed and outward: the divergence theorem gives the box's volume 8 h_x h_y h_z
+    np.testing.assert_allclose(np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6, 8 * half.prod(), rtol=0, atol=1e-15)
+    traj = mb.simulate(model, [0.4], [0.0], t_end=0.5, progress=False)
+    figure = animation_figure(traj)
+    k = len(figure["frames"]) - 1
+    mesh = _trace(_frame_traces(figure, k), "rock")
+    assert mesh["type"] == "mesh3d"
+    assert np.array([mesh["i"], mesh["j"], mesh["k"]]).T.tolist() == rock.triangles.tolist()
+    R, p = mb.body_pose(model, traj.q[frame_indices(traj.t)[k]], "rock")
+    np.testing.assert_allclose(_points(mesh), p + rock.vertices @ R.T, rtol=0, atol=1e-6)  # rounded on the page
+
+
 def test_pages_load_plotly_js_once_embedded_from_a_cdn_or_a_file_beside_them(runs, tmp_path):
     from plotly.offline import get_plotlyjs
     bundle = get_plotlyjs()[:200]  # the start of plotly.js, as embedded

@@ -1,7 +1,8 @@
 """What the animation draws of each body, in the body's own frame [m].
 
-Solid: the body's contact shapes (``Model.add_geometry``: spheres, boxes, capsules) if it has any, else its
-equivalent inertia box, the uniform box with the body's mass and central inertia,
+Solid: the body's contact shapes (``Model.add_geometry``: spheres, boxes, capsules, convex hulls; a plane in the
+world is drawn as the ground) if it has any, else its equivalent inertia box, the uniform box with the body's mass
+and central inertia,
 
     side along principal axis i:  a_i = √(6 (I_j + I_k − I_i) / m),
 
@@ -12,12 +13,14 @@ its solid beyond the mass centre along origin → mass centre (the free end of a
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.spatial import ConvexHull as _Qhull
 
-from ..constraints.geometry import Box, Capsule, Sphere
+from ..constraints.geometry import Box, Capsule, ConvexHull, Plane, Sphere
 from ..constraints.types import Connect
 from ..model.joints import FREE, PLANAR
 
@@ -68,6 +71,18 @@ def capsule_mesh(radius: float, half_length: float = 0.0, rings: int = 6, sector
     return vertices, np.vstack(triangles)
 
 
+def hull_mesh(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices (k, 3) [m] and triangles (f, 3) of the convex hull of ``vertices`` (k, 3) [m]: qhull's facets
+    (Barber, Dobkin & Huhdanpaa 1996), each wound counter-clockwise seen from outside (its normal
+    (b − a) × (c − a) along the facet's outward normal)."""
+    hull = _Qhull(vertices)
+    triangles = hull.simplices.copy()
+    a, b, c = (vertices[triangles[:, n]] for n in range(3))
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    triangles[inward] = triangles[inward][:, ::-1]
+    return vertices, triangles
+
+
 def inertia_box(mass: float, com: np.ndarray, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices (8, 3) and triangles of the uniform box with this ``mass`` [kg] and central ``inertia`` (3, 3)
     [kg·m²], centred at ``com`` (3,) [m]; sides a_i = √(6 (I_j + I_k − I_i) / m) along the principal axes."""
@@ -86,7 +101,12 @@ def shape_mesh(shape, placement) -> tuple[np.ndarray, np.ndarray]:
         vertices, triangles = capsule_mesh(shape.radius, shape.half_length)
     elif isinstance(shape, Sphere):
         vertices, triangles = capsule_mesh(shape.radius)
+    elif isinstance(shape, ConvexHull):
+        vertices, triangles = hull_mesh(shape.vertices)
     else:
+        if not isinstance(shape, Plane):
+            warnings.warn(f"the animation does not draw {shape!r}: not a sphere, box, capsule or convex hull",
+                          stacklevel=2)
         return np.zeros((0, 3)), np.zeros((0, 3), int)
     return placement.translation + vertices @ placement.rotation.T, triangles
 
