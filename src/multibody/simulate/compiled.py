@@ -228,6 +228,8 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
     rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)
     info["events"] = _named(log, names)
+    if status == EVENT:  # the state at the terminal event, to resume from (multibody.simulate.stops)
+        info["event_state"] = x0.copy()
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True
