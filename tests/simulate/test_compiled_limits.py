@@ -57,3 +57,22 @@ def test_a_fallback_to_the_python_loop_says_why_once(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # asked for: no notice
         mb.simulate(model, t_end=0.05, progress=False, compiled=False, torque=lambda t, q, v: np.zeros(1))
+
+
+def test_a_robot_with_its_limits_runs_in_the_compiled_loop():
+    """The UR5 with joint limits (example-robot-data), its stored limits stops, started inside them (at their
+    midpoints): the compiled loop while no joint reaches a stop."""
+    from pathlib import Path
+    pin = pytest.importorskip("pinocchio")
+    path = (Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+            / "ur_description" / "urdf" / "ur5_joint_limited_robot.urdf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the file's shapes, which a run without contact ignores)
+        model = mb.Model.from_urdf(path)
+    assert all(j.limits is not None for j in model.joints)
+    q0 = np.array([0.5 * (j.limits.lower + j.limits.upper) for j in model.joints])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no notice of a fallback
+        warnings.filterwarnings("ignore", message=".*contact shapes.*")
+        trajectory = mb.simulate(model, q0, t_end=0.05, progress=False)
+    assert trajectory.info["compiled"] is True and not trajectory.events

@@ -532,12 +532,11 @@ def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_e
     loop says why, once per reason (:func:`_python_loop_notice`)."""
     if not (compiled and method in _COMPILED and progress is not True):
         return False
+    from . import compiled as loop
     reason = "collisions are on" if collisions else ""
+    reason = reason or loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
     if not reason and joint_limits and stored_limits(model):
         reason = "the joints' stored limits are enforced (joint_limits=True) as impact events"
-    if not reason:
-        from . import compiled as loop
-        reason = loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
     if reason:
         _python_loop_notice(model, reason)
     return not reason
