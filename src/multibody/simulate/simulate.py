@@ -271,7 +271,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         ``range`` with ``limited``/``autolimits``, a model file's ``limits``) as plastic stops, with every method
         (default True); the model's :class:`multibody.JointLimit` constraints are enforced either way. ``False``
         lets the joints pass their stored limits (a warning names those that did). A tree with stored limits runs
-        in the Python loop, where the limits' impact events are.
+        in the compiled loop up to the first stop, which it watches as a terminal event; the impact and the rest
+        of the run, the joint resting on its stop, take the Python loop (:mod:`multibody.simulate.stops`; then
+        ``Trajectory.info["compiled"]`` is the time [s] of that impact).
 
     Returns
     -------
@@ -526,20 +528,19 @@ def _collisions(model, settings, stored_limits=True):
 
 def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
                       joint_limits=True):
-    """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
-    no collisions, no stored joint limits to enforce, and nothing it refuses
-    (:func:`multibody.simulate.compiled.unsupported`). A run that could have taken it but falls back to the Python
-    loop says why, once per reason (:func:`_python_loop_notice`)."""
-    if not (compiled and method in _COMPILED and progress is not True):
-        return False
+    """Whether the compiled loop takes this simulation from start to end: asked for (``compiled``, no progress
+    bar), a method it has, no collisions, no stored joint limits to enforce, and nothing it refuses
+    (:func:`multibody.simulate.compiled.unsupported`). A run it refuses says why, once per reason
+    (:func:`_python_loop_notice`)."""
+    if not (compiled and method in _COMPILED and progress is not True and not collisions):
+        return False  # (collisions: event-driven impacts, asked for, only in the Python loop)
     from . import compiled as loop
-    reason = "collisions are on" if collisions else ""
-    reason = reason or loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
-    if not reason and joint_limits and stored_limits(model):
-        reason = "the joints' stored limits are enforced (joint_limits=True) as impact events"
+    reason = loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
     if reason:
         _python_loop_notice(model, reason)
-    return not reason
+        return False
+    # stored limits: not all the runs at once; each run is compiled up to its first stop (simulate, .stops)
+    return not (joint_limits and stored_limits(model))
 
 
 _NOTICED: set[str] = set()  # the reasons already told (once per process)
