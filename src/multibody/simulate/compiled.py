@@ -190,7 +190,8 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     -------
     (t (T,), q (T, nq), v (T, nv), info) with info the method, tolerances, ``nfev``, ``steps``, ``rejected``,
     ``status`` ("ok", or "terminal event": then t_reached is its time and fewer samples may be returned),
-    ``t_reached``, ``events``: the crossings as (name, time [s]) in time order. A non-finite state, a step-size
+    ``t_reached``, ``events``: the crossings as (name, time [s]) in time order, and after a terminal event
+    ``event_state``, the state [q; v] (nq + nv,) there (to resume from). A non-finite state, a step-size
     underflow or ``max_steps`` raise :class:`~multibody.SimulationError` with ``time`` and the samples computed so
     far as ``trajectory``.
     """
@@ -228,6 +229,8 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
     rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)
     info["events"] = _named(log, names)
+    if status == EVENT:  # the state at the terminal event, to resume from (multibody.simulate.stops)
+        info["event_state"] = x0.copy()
     t, q, v = t_eval[:count], x_out[:count, :cm.nq], x_out[:count, cm.nq:]
     if status == INTERRUPTED:
         info["interrupted"] = True

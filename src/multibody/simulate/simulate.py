@@ -289,7 +289,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         ``range`` with ``limited``/``autolimits``, a model file's ``limits``) as plastic stops, with every method
         (default True); the model's :class:`multibody.JointLimit` constraints are enforced either way. ``False``
         lets the joints pass their stored limits (a warning names those that did). A tree with stored limits runs
-        in the Python loop, where the limits' impact events are.
+        in the compiled loop up to the first stop, which it watches as a terminal event; the impact and the rest
+        of the run, the joint resting on its stop, take the Python loop (:mod:`multibody.simulate.stops`; then
+        ``Trajectory.info["compiled"]`` is the time [s] of that impact).
 
     Returns
     -------
@@ -346,20 +348,33 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     _check_method(model, method, dt, dynamics, impacts is not None)
     t_eval = _output_times(t_start, t_end, t_eval, samples, dt)
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
+    if ctrl is not None and compiled and method in _COMPILED and progress is not True:
+        _python_loop_notice(model, "controls (ctrl) are given")
     compiled = compiled and ctrl is None  # (the compiled loop applies no controls)
     normalized = _normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
     limits = enforced_limits(model, joint_limits)
+
+    def compiled_run(watched=()):
+        from . import compiled as loop
+        applied = torque if torque is None or isinstance(torque, TorqueTable) else as_state(
+            cast(ArrayLike, torque), nv, "torque")  # not a callable: the loop refuses those
+        return loop.tree_run_trajectory(
+            model, q0, v0, _compiled_times(t_eval, t_end, [*watched, *events]), samples=len(t_eval),
+            method=_COMPILED[method], rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=applied, t_start=t_start,
+            events=[*watched, *events])
+
+    if limits and impacts is None and not getattr(model, "constraints", None) and _in_compiled_loop(
+            model, method, compiled, progress, False, torque, f_ext, events, dynamics, atol, False):
+        from .stops import run_to_limits  # the stored limits: compiled up to the first stop, as the Python loop
+        return run_to_limits(model, q0, v0, t_end, t_eval, limits, compiled_run, lambda t, q, v, rest: simulate(
+            model, q, v, t_end, t_start=t, method=method, dt=dt, rtol=rtol, atol=atol, max_step=max_step,
+            t_eval=rest, torque=torque, events=events, progress=progress, compiled=False, joint_limits=joint_limits))
     if _in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
                          joint_limits):
-        from . import compiled as loop
-        if torque is not None and not isinstance(torque, TorqueTable):
-            torque = as_state(cast(ArrayLike, torque), nv, "torque")  # not a callable: the loop refuses those
-        return _warn_beyond_limits(model, loop.tree_run_trajectory(
-            model, q0, v0, _compiled_times(t_eval, t_end, events), samples=len(t_eval), method=_COMPILED[method],
-            rtol=rtol, atol=atol, max_step=max_step, dt=dt, tau=torque, t_start=t_start, events=events))
+        return _warn_beyond_limits(model, compiled_run())
     tau = generalized_forces(model, torque, f_ext, ctrl)
     accel = (_guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, stabilization))
@@ -368,7 +383,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         events, accel = [*impacts.events(), *events], impacts.dynamics
     elif limits and method != "contact" and not getattr(dynamics, "handles_joint_limits", False):
         # joint limits: an impact event per bound, the bounds at rest held by the contact LCP
-        stops = LimitStops(model, limits=limits)
+        from .stops import resumed_stops
+        stops = resumed_stops.get() or LimitStops(model, limits=limits)  # (resumed after a compiled part)
         events = [*stops.events(), *events]
         accel = stops.dynamics if dynamics is None else accel
 
@@ -539,15 +555,32 @@ def _collisions(model, settings, stored_limits=True):
 
 def _in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
                       joint_limits=True):
-    """Whether the compiled loop takes this simulation: asked for (``compiled``, no progress bar), a method it has,
-    no collisions, no stored joint limits to enforce, and nothing it refuses
-    (:func:`multibody.simulate.compiled.unsupported`)."""
+    """Whether the compiled loop takes this simulation from start to end: asked for (``compiled``, no progress
+    bar), a method it has, no collisions, no stored joint limits to enforce, and nothing it refuses
+    (:func:`multibody.simulate.compiled.unsupported`). A run it refuses says why, once per reason
+    (:func:`_python_loop_notice`)."""
     if not (compiled and method in _COMPILED and progress is not True and not collisions):
-        return False
-    if joint_limits and stored_limits(model):
-        return False
+        return False  # (collisions: event-driven impacts, asked for, only in the Python loop)
     from . import compiled as loop
-    return not loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
+    reason = loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
+    if reason:
+        _python_loop_notice(model, reason)
+        return False
+    # stored limits: not all the runs at once; each run is compiled up to its first stop (simulate, .stops)
+    return not (joint_limits and stored_limits(model))
+
+
+_NOTICED: set[str] = set()  # the reasons already told (once per process)
+
+
+def _python_loop_notice(model, reason):
+    """Warn, once per ``reason``, that a simulation the compiled loop could run otherwise takes the Python loop
+    (some 10× slower) and why; ``compiled=False`` asks for the Python loop and is not told."""
+    if reason in _NOTICED:
+        return
+    _NOTICED.add(reason)
+    warnings.warn(f"simulate: model '{model.name}' runs in the Python loop, not the compiled one (slower), because "
+                  f"{reason}; compiled=False chooses the Python loop without this notice", stacklevel=4)
 
 
 def _runs(model, Q0, V0, t_end, options):
