@@ -127,3 +127,17 @@ def test_a_contact_run_with_limits_stops_on_ctrl_c_and_keeps_the_steps_done():
     partial = caught.value.trajectory
     assert partial.info["interrupted"] and 0.09 <= partial.t[-1] <= 0.1 + 1e-12
     assert partial.q[:, 0].min() >= STOP
+
+
+@pytest.mark.parametrize("method, options", [("DOP853", {}), ("RK4", {"dt": 1e-3})])
+def test_a_start_past_a_stored_limit_is_refused_by_the_event_methods(method, options):
+    """A start past a stop (Panda's joint 4 at the URDF's zero configuration) would have the event methods' limit
+    events chase a bound they never cross: the run is refused with an error naming the joint, its value and
+    range, and the ways out (joint_limits=False runs it)."""
+    model = _pendulum()
+    with pytest.raises(ValueError, match=r"joint '.*' of model '.*' at 0\.1, past its lower limit \(range \[0\.3, 2\]\)"):
+        mb.simulate(model, [0.1], [0.0], 0.1, method=method, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (it warns that the joint went past its limits)
+        traj = mb.simulate(model, [0.1], [0.0], 0.1, method=method, joint_limits=False, **options)
+    assert traj.t[-1] == pytest.approx(0.1)

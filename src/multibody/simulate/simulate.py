@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
-from ..constraints.limits import LimitStops, enforced_limits, joint_limits, stored_limits
+from ..constraints.limits import LimitStops, enforced_limits, joint_limits, limit_sides, stored_limits
 from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
@@ -356,6 +356,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         from ..constraints.assembly import check_consistent
         check_consistent(model, normalized(q0), v0, constraint_tolerance)
     limits = enforced_limits(model, joint_limits)
+    if limits and method != "contact":
+        _refuse_start_past_limits(model, normalized(q0), limits)
 
     def compiled_run(watched=()):
         from . import compiled as loop
@@ -719,6 +721,19 @@ def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
         raise ValueError(f"simulate: t_eval must be finite increasing times within [{t_start}, {t_end}], got "
                          f"{np.array2string(t_eval, threshold=8)}")
     return t_eval
+
+
+def _refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
+    """ValueError when ``q0`` puts a joint past a bound that the run enforces as a stop: the smooth methods' limit
+    events need a start inside the bounds (``method="contact"`` pushes such a joint back in)."""
+    for side in limit_sides(model, q0, np.zeros(model.nv), limits):
+        if side.gap < -tolerance:
+            limit = side.limit
+            value = q0[model.q_slice(limit.joint).start]
+            raise ValueError(f"simulate: q0 puts joint {limit.joint!r} of model '{model.name}' at {value:.6g}, past "
+                             f"its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start inside its "
+                             "limits, pass joint_limits=False to run without the joints' stored limits, or use "
+                             "method=\"contact\", which pushes it back")
 
 
 def _with_reached(ts: list[float], xs: list[np.ndarray],
