@@ -188,7 +188,7 @@ bodies:
     (BASE + "constraints: [{type: weld, body_a: a, relative: {rpy: [0, 0]}}]\n",
      "bad.yaml: constraints[0].relative.rpy: expected a list of 3 numbers"),
     (BASE + "geometries: [{body: a, shape: {type: cone}}]\n",
-     "bad.yaml: geometries[0].shape.type: unknown shape 'cone' (known: sphere, box, capsule, plane)"),
+     "bad.yaml: geometries[0].shape.type: unknown shape 'cone' (known: sphere, box, capsule, plane, convex_hull)"),
     (BASE + "geometries: [{body: a}]\n", "bad.yaml: geometries[0].shape: missing required field"),
     (BASE + "geometries: [{body: a, shape: {type: sphere}}]\n",
      "bad.yaml: geometries[0].shape.radius: missing required field"),

@@ -205,12 +205,13 @@ BALL_ON_A_STICK = """<robot name="toy">
 
 
 def test_collision_primitives_become_contact_shapes_that_land_on_a_floor():
-    """collisions=True: the sphere at its <origin>, the cylinder as a capsule (warned), the mesh skipped (warned);
-    dropped on a floor the model comes to rest on its sphere."""
+    """collisions=True: the sphere at its <origin>, the cylinder as a capsule (warned), the mesh whose file is not
+    there skipped (warned, naming the file); dropped on a floor the model comes to rest on its sphere."""
     with pytest.warns(UserWarning) as caught:
         model = mb.Model.from_urdf(BALL_ON_A_STICK, floating_base=True, collisions=True)
     messages = " ".join(str(w.message) for w in caught)
-    assert "cylinders read as capsules (rounded ends) on base" in messages and "base (mesh)" in messages
+    assert "cylinders read as capsules (rounded ends) on base" in messages
+    assert "link 'base' <collision> <mesh>: mesh file 'package://toy/base.stl' not found" in messages
     assert [g.name for g in model.geometries] == ["base_0", "base_1"]
     assert isinstance(model.geometries[1].shape, mb.Capsule) and model.geometries[1].shape.half_length == pytest.approx(0.13)
     assert mb.Model.from_urdf(BALL_ON_A_STICK, floating_base=True).geometries == []  # not asked: not read

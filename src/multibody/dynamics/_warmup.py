@@ -93,12 +93,17 @@ def calls():
         mb.crba(model, q), mb.rnea(model, q, v, np.zeros(2)), mb.aba(model, q, v, np.zeros(2))
         mb.aba(model, [q] * 20, v, np.zeros(2))
         mb.jacobian(model, q, "lower", point=(0.3, 0, 0))
+        mb.aba_derivatives(model, q, v, np.zeros(2))
         traj = mb.simulate(model, q, v, t_end=0.01, rtol=1e-10, atol=1e-10)
         traj.energy()
         traj.animate(os.path.join(folder, "arm.html"))
         for path, options in ((example_path("humanoid"), {}), ("double_pendulum", {"compiled": False})):
             cli._report(cli._simulate_file(path, t_end=0.01, progress=False, **options),
                         animate=os.path.join(folder, "run.html"))
+        # what users run first, as they run it: a URDF to its first joint stop and on, and the demo
+        cli.main(["simulate", str(example_path("humanoid")), "--t-end", "1", "--no-progress",
+                  "--out", os.path.join(folder, "humanoid.npz")])
+        cli.main(["demo", "--t-end", "1", "--out-dir", os.path.join(folder, "demo")])
         # contact: the time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)
         box = mb.Model("box")
         box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
