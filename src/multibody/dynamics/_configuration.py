@@ -3,6 +3,8 @@ target (:func:`configuration_family`, as :mod:`._spatial_family`); the CPU's mem
 import math
 from types import SimpleNamespace
 
+from numba import njit
+
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ._layout import IQ, IV, JTYPE, NQJ
 from ._spatial_kernels import CPU, inline
@@ -132,3 +134,11 @@ CPU_CONFIGURATION = configuration_family(inline, CPU)
 configuration_rate = CPU_CONFIGURATION.configuration_rate
 integrate = CPU_CONFIGURATION.integrate
 normalize_quaternions = CPU_CONFIGURATION.normalize_quaternions
+
+
+@njit(cache=True)
+def configuration_rate_of_state(topology, q, v, qdot):
+    """qdot[:] = q̇ of one state: the family's :func:`configuration_rate` as an entry point for calls from Python,
+    compiled into numba's cache (a member of a family, made inside its factory, is compiled afresh in each
+    process when called from Python directly)."""
+    configuration_rate(topology, q, v, qdot)

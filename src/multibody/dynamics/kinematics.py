@@ -167,7 +167,7 @@ def configuration_rate_into(model: Model, q: np.ndarray, v: np.ndarray, qdot: np
     """qdot[:] = q̇ of one state (float64 vectors of the model's nq and nv, unchecked): the inner loop of
     :func:`configuration_rate`, for callers that check their inputs once (simulate's right-hand side)."""
     cm = model._compiled or model.compile()
-    _configuration.configuration_rate(cm.topology, q, v, qdot)
+    _configuration.configuration_rate_of_state(cm.topology, q, v, qdot)
     if cm.flexible:  # ė = the elastic rates, last in q and v
         qdot[cm.nq - model.ne:] = v[cm.nv - model.ne:]
 
