@@ -55,8 +55,8 @@ event.register("numba:compile", Count())
 @pytest.mark.slow
 def test_nothing_compiles_after_the_warmup(tmp_path):
     """After the warm-up that `multibody compile` runs (here in the test suite's own cache, which CI warms the same
-    way before the suite), the README's calls, `multibody simulate` of a URDF and `multibody demo` compile
-    nothing: numba's compile event never fires."""
+    way before the suite), the README's calls, `multibody simulate` of a URDF, `multibody demo`, `mb.integrate` and
+    `mb.configuration_rate` compile nothing: numba's compile event never fires."""
     warm = subprocess.run([sys.executable, "-m", "multibody.dynamics._warmup"], capture_output=True, text=True,
                           timeout=1800)
     assert warm.returncode == 0, warm.stderr
@@ -70,6 +70,9 @@ def test_nothing_compiles_after_the_warmup(tmp_path):
         "from multibody.io.files import example_path\n"
         "assert main(['simulate', str(example_path('humanoid')), '--t-end', '1', '--no-progress']) == 0\n"
         "assert main(['demo', '--t-end', '1', '--out-dir', 'demo']) == 0\n"
+        "import numpy as np, multibody as mb\n"
+        "chain = mb.Model.chain(3)\n"
+        "mb.integrate(chain, np.zeros(3), np.ones(3), 0.1), mb.configuration_rate(chain, np.zeros(3), np.ones(3))\n"
         "print('COMPILED', compiled)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr

@@ -136,9 +136,17 @@ integrate = CPU_CONFIGURATION.integrate
 normalize_quaternions = CPU_CONFIGURATION.normalize_quaternions
 
 
+# Entry points for calls from Python, compiled into numba's cache: a member of a family, made inside its factory,
+# is compiled afresh in each process when Python calls it directly.
+
+
 @njit(cache=True)
 def configuration_rate_of_state(topology, q, v, qdot):
-    """qdot[:] = q̇ of one state: the family's :func:`configuration_rate` as an entry point for calls from Python,
-    compiled into numba's cache (a member of a family, made inside its factory, is compiled afresh in each
-    process when called from Python directly)."""
+    """qdot[:] = q̇ of one state (the family's :func:`configuration_rate`)."""
     configuration_rate(topology, q, v, qdot)
+
+
+@njit(cache=True)
+def integrate_state(topology, q, v, dt, q_out):
+    """q_out[:] = q ⊕ v dt of one state (the family's :func:`integrate`)."""
+    integrate(topology, q, v, dt, q_out)

@@ -186,7 +186,7 @@ def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.n
     if not np.isfinite(dt):
         raise ValueError(f"integrate: dt must be finite, got {dt}")
     q_out = np.empty(cm.nq)
-    _configuration.integrate(cm.topology, q, v, dt, q_out)
+    _configuration.integrate_state(cm.topology, q, v, dt, q_out)
     if cm.flexible:  # e + ė dt, last in q and v
         q_out[cm.nq - model.ne:] = q[cm.nq - model.ne:] + v[cm.nv - model.ne:] * dt
     if not all_finite(q_out):
