@@ -253,6 +253,19 @@ def dof_parents(topology, lam):
 
 
 @inline
+def subtree_ends(lam, last):
+    """last[k] = the largest velocity index among k and its descendants (lam: :func:`dof_parents`; a descendant's
+    index is above its ancestors'). Row k of ∂τ/∂x is zero past it: τ_k couples only to velocities on one path
+    with k (its ancestors, below k, and its subtree)."""
+    for k in range(lam.shape[0]):
+        last[k] = k
+    for k in range(lam.shape[0] - 1, -1, -1):
+        p = int(lam[k])
+        if p >= 0 and last[k] > last[p]:
+            last[p] = last[k]
+
+
+@inline
 def tree_factor(M, lam):
     """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L lower triangular with M's tree sparsity, no
     fill-in), in place in M's lower triangle; only entries on one path of the tree are written (the callers read no
@@ -262,9 +275,10 @@ def tree_factor(M, lam):
             return False
         d = np.sqrt(M[k, k])
         M[k, k] = d
+        r = 1.0 / d
         i = int(lam[k])
         while i >= 0:
-            M[k, i] /= d
+            M[k, i] *= r
             i = int(lam[i])
         i = int(lam[k])
         while i >= 0:
@@ -277,24 +291,27 @@ def tree_factor(M, lam):
 
 
 @inline
-def tree_solve(L, lam, X, sign):
+def tree_solve(L, lam, last, X, sign):
     """X ← sign · M⁻¹ X for M = Lᵀ L (:func:`tree_factor`), sign ±1, in place, by the two sparse triangular solves of
     RBDA Table 6.4 applied to X's rows: Lᵀ Z = X from the leaves (z_i = x_i / L_ii, then x_j −= L_ij z_i for the
-    ancestors j of i), then L Y = Z from the root (y_i = (z_i − Σ L_ij y_j) / L_ii). Each step is a whole row times
-    a number added to another row of the same array (vector instructions along the row). The sign enters the first
-    solve (z_i = sign x_i / L_ii, x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X costs no extra pass."""
+    ancestors j of i), then L Y = Z from the root (y_i = (z_i − Σ L_ij y_j) / L_ii). Each step is a row times a
+    number added to another row of the same array (vector instructions along the row). X has the sparsity of ∂τ/∂x
+    (row i zero past last[i], :func:`subtree_ends`), which the first solve keeps: it works on columns 0 … last[i].
+    The sign enters the first solve (z_i = sign x_i / L_ii, x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X
+    costs no extra pass."""
     nv = X.shape[1]
-    for i in range(L.shape[0] - 1, -1, -1):
+    for i in range(nv - 1, -1, -1):
+        end = int(last[i]) + 1
         d = sign / L[i, i]
-        for c in range(nv):
+        for c in range(end):
             X[i, c] *= d
         j = int(lam[i])
         while j >= 0:
             lij = sign * L[i, j]
-            for c in range(nv):
+            for c in range(end):
                 X[j, c] -= lij * X[i, c]
             j = int(lam[j])
-    for i in range(L.shape[0]):
+    for i in range(nv):
         j = int(lam[i])
         while j >= 0:
             lij = L[i, j]
@@ -306,29 +323,64 @@ def tree_solve(L, lam, X, sign):
             X[i, c] *= d
 
 
+@inline
+def tree_inverse(L, lam, last, Minv):
+    """Minv = M⁻¹ for M = Lᵀ L: the solves of :func:`tree_solve` on the identity, upper triangle only, then the
+    lower by symmetry. Lᵀ Z = 1 leaves row i of Z nonzero in the columns of i's subtree only (i … last[i]); in
+    L Y = Z each column is solved on its own, and row i's columns c ≥ i need only its ancestors' (rows j < i) columns
+    c ≥ i, in their upper triangles too."""
+    nv = Minv.shape[0]
+    for r in range(nv):
+        Minv[r, r] = 1.0
+        for c in range(r + 1, nv):
+            Minv[r, c] = 0.0
+    for i in range(nv - 1, -1, -1):
+        end = int(last[i]) + 1
+        d = 1.0 / L[i, i]
+        for c in range(i, end):
+            Minv[i, c] *= d
+        j = int(lam[i])
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, end):
+                Minv[j, c] -= lij * Minv[i, c]
+            j = int(lam[j])
+    for i in range(nv):
+        j = int(lam[i])
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, nv):
+                Minv[i, c] -= lij * Minv[j, c]
+            j = int(lam[j])
+        d = 1.0 / L[i, i]
+        for c in range(i, nv):
+            Minv[i, c] *= d
+        for c in range(i):
+            Minv[i, c] = Minv[c, i]
+
+
 @njit_without_refcounts(cache=True, fastmath={"contract"})
 def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd):
     """∂q̈/∂q (tangent space), ∂q̈/∂v and M⁻¹ of q̈ = ABA(q, v, τ) (forward dynamics with f_ext), and q̈ itself:
     ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV), ∂τ/∂x written into the
-    outputs and solved there in place with the sparse factor M = Lᵀ L (:func:`tree_solve`), M⁻¹ likewise from the
-    identity. Returns OK, NONFINITE (an entry is not finite) or NOT_POSITIVE_DEFINITE (M is not)."""
+    outputs and solved there in place with the sparse factor M = Lᵀ L (:func:`tree_solve`), M⁻¹ from the identity
+    (:func:`tree_inverse`). Returns OK, NONFINITE (an entry is not finite) or NOT_POSITIVE_DEFINITE (M is not)."""
     nv = qdd.shape[0]
     ok = aba(topology, params, gravity, q, v, tau, f_ext, qdd)
     M = work((nv, nv))   # M, then its factor L
     t = work((nv,))
     lam = work((nv,))
+    last = work((nv,))
     ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, ddq_dq, ddq_dv, M, t)
     dof_parents(topology, lam)
+    subtree_ends(lam, last)
     status = NOT_POSITIVE_DEFINITE
     if tree_factor(M, lam):
         status = OK if ok else NONFINITE
-        for r in range(nv):
-            for c in range(nv):
-                Minv[r, c] = 1.0 if r == c else 0.0
-        tree_solve(M, lam, ddq_dq, -1.0)
-        tree_solve(M, lam, ddq_dv, -1.0)
-        tree_solve(M, lam, Minv, 1.0)
-    release((M, t, lam))
+        tree_solve(M, lam, last, ddq_dq, -1.0)
+        tree_solve(M, lam, last, ddq_dv, -1.0)
+        tree_inverse(M, lam, last, Minv)
+    release((M, t, lam, last))
     return status
 
 
