@@ -119,6 +119,7 @@ def test_batched_derivatives_equal_the_state_by_state_ones(threads):
     finally:
         numba.set_num_threads(default)
     assert batched["none"][0][0].shape == (count, model.nv, model.nv)
+    assert mb.aba_derivatives(model, q[:0], v[:0], a[:0])[2].shape == (0, model.nv, model.nv)
     assert grid[2].shape == (2, 3, model.nv, model.nv)
     for b in range(count):
         for forces, f_ext in (("none", None), ("shared", shared), ("each", each[b])):

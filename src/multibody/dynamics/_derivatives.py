@@ -411,7 +411,7 @@ def batched(share, count, threads, *args):
     costs some µs of Python). Returns the (count,) int64 results."""
     result = np.empty(count, dtype=np.int64)
     threads = max(1, min(threads, count // 8))
-    size = count if threads == 1 else max(8, -(-count // (4 * threads)))
+    size = max(1, count) if threads == 1 else max(8, -(-count // (4 * threads)))
     chunks = -(-count // size)
     in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), chunks, threads)
     return result

@@ -116,7 +116,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
     else:
         status = _derivatives.batched(_derivatives.aba_derivatives_share, count, numba.get_num_threads(), *args,
-                                      *_writable(qb, vb, tb, fb), dq, dv, Minv, qdd).max()
+                                      *_writable(qb, vb, tb, fb), dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
