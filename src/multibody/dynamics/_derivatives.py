@@ -24,6 +24,7 @@ S_jᵀ (Y^c_m y_i + B^c_m ψ_i), m the deeper of i and j; M_ji = S_jᵀ Y^c_m S_
 motion subspaces (world columns as :func:`._core.crba` builds them) and poses: no joint-specific derivative.
 Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
 """
+import numba
 import numpy as np
 
 from ..model.joints import REVOLUTE
@@ -404,13 +405,13 @@ def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                                     ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
 
 
-def batched(share, count, threads, *args):
+def batched(share, count, *args):
     """share(*args, result, first, last) over the states 0 … count − 1 in chunks, each chunk a task for the first of
-    ``threads`` Python threads to be free (:func:`._batch.in_threads`, as the lockstep runs: a thread slowed by
-    another process on its core takes fewer chunks). About four chunks per thread (at least 8 states each: a task
-    costs some µs of Python). Returns the (count,) int64 results."""
+    numba's thread count (``numba.set_num_threads``) of Python threads to be free (:func:`._batch.in_threads`, as the
+    lockstep runs: a thread slowed by another process on its core takes fewer chunks). About four chunks per thread
+    (at least 8 states each: a task costs some µs of Python). Returns the (count,) int64 results."""
     result = np.empty(count, dtype=np.int64)
-    threads = max(1, min(threads, count // 8))
+    threads = max(1, min(numba.get_num_threads(), count // 8))
     size = max(1, count) if threads == 1 else max(8, -(-count // (4 * threads)))
     chunks = -(-count // size)
     in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), chunks, threads)

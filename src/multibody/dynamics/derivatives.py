@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -70,8 +69,8 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
     else:  # compiled over the batch, the states dealt out to numba's thread count of Python threads
-        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, numba.get_num_threads(), *args,
-                                  *_writable(qb, vb, ab, fb), dq, dv, M, tau).all()
+        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, *_writable(qb, vb, ab, fb), dq,
+                                  dv, M, tau).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -115,8 +114,8 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
     else:
-        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, numba.get_num_threads(), *args,
-                                      *_writable(qb, vb, tb, fb), dq, dv, Minv, qdd).max(initial=OK)
+        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, *_writable(qb, vb, tb, fb),
+                                      dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
