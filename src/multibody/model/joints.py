@@ -23,9 +23,8 @@ Everything about a type sits with it. Here, on its class: nq, nv, the type ``cod
 lies in q (``quaternion_at``), whether q̇ = v (``rate_is_velocity``), the kind of each coordinate (``coordinate_kinds``,
 ``velocity_kinds``: angle, length or quaternion entry), how it is drawn (``drawn_as``) and its symbolic kinematics
 (:meth:`~Joint.symbolic_kinematics`). Its compiled half — the pose (RBDA Table 4.1), q̇ from v and q ⊕ v dt on its
-manifold, the quaternion's normalization — is in :mod:`multibody.dynamics._configuration` and
-:mod:`multibody.dynamics._spatial_family`, one section per type, with the one dispatch on ``code``. Callers ask the
-joint; they do not branch on its type.
+manifold, the quaternion's normalization — is in :mod:`multibody.dynamics._joint_family`, one section per type, with
+the one dispatch on ``code``. Callers ask the joint; they do not branch on its type.
 """
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ from ..errors import ModelError, checked_number
 from ..spatial import _as_vector3, unit
 from .part import ModelPart
 
-# Joint type codes shared with the compiled core (multibody.dynamics._core).
+# Joint type codes, the compiled model's names of the types (multibody.dynamics._joint_family dispatches on them).
 REVOLUTE, PRISMATIC, SPHERICAL, FREE, PLANAR, FIXED, CYLINDRICAL = range(7)
 
 
