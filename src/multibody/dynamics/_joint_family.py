@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ._layout import F_AXIS, IQ, IV, JTYPE, NQJ
+from ._layout import IQ, IV, JTYPE, NQJ
 
 IDENTITY, ORIGIN = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
 
@@ -21,9 +21,11 @@ class JointFamily(SimpleNamespace):
     """The members of :func:`joint_family`, compiled for one target, as attributes."""
 
 
-def joint_family(compile):
+def joint_family(compile, layout):
     """The joint types' compiled functions, compiled with ``compile`` (``njit(inline="always")`` for the CPU,
-    ``cuda.jit(device=True)`` for the GPU), returned as a :class:`JointFamily`."""
+    ``cuda.jit(device=True)`` for the GPU; ``layout``: the readers of the parameters, :func:`~._layout.accessors`,
+    compiled with it), returned as a :class:`JointFamily`."""
+    joint_axis = layout.joint_axis
 
     # --- Rotations ------------------------------------------------------------------------------------------------
 
@@ -93,18 +95,19 @@ def joint_family(compile):
     @compile
     def revolute_pose(params, i, q, iq):
         """R_J = exp([a]× θ), p_J = 0."""
-        s, c = math.sin(q[iq]), math.cos(q[iq])
-        return rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], s, c), ORIGIN
+        ax, ay, az = joint_axis(params, i)
+        return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), ORIGIN
 
     @compile
     def prismatic_pose(params, i, q, iq):
         """R_J = 1, p_J = a d."""
-        return IDENTITY, (params[i, F_AXIS] * q[iq], params[i, F_AXIS + 1] * q[iq], params[i, F_AXIS + 2] * q[iq])
+        ax, ay, az = joint_axis(params, i)
+        return IDENTITY, (ax * q[iq], ay * q[iq], az * q[iq])
 
     @compile
     def cylindrical_pose(params, i, q, iq):
         """R_J = exp([a]× θ), p_J = a d for q = (θ, d)."""
-        ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
+        ax, ay, az = joint_axis(params, i)
         return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), (ax * q[iq + 1], ay * q[iq + 1], az * q[iq + 1])
 
     @compile
