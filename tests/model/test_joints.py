@@ -73,7 +73,7 @@ def test_quaternions_are_normalized_alike_in_python_and_compiled():
     assert quaternion_slices(model.joints) == [slice(3, 7), slice(8, 12)]
     unit = normalized_quaternions(model.joints, q)
     for norms in quaternion_norms(model.joints, unit).values():
-        np.testing.assert_allclose(norms, 1.0, rtol=0, atol=2e-16)
+        np.testing.assert_allclose(norms, 1.0, rtol=0, atol=3e-16)
     np.testing.assert_allclose(unit, mb.normalize(model, q), rtol=0, atol=0)
     np.testing.assert_array_equal(unit[:, [0, 1, 2, 7]], q[:, [0, 1, 2, 7]])
     # a step of zero length leaves the compiled integrator only its normalization
