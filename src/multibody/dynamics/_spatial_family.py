@@ -7,7 +7,7 @@ of :mod:`._batch` and the lockstep rollouts call them too) and ``cuda.jit(device
 member calls its siblings through the family it belongs to (the closure), never through a module global: one body
 per function, every target.
 
-What lives here is the pure per-body math: joint poses for every joint type code (RBDA Table 4.1), motion
+What lives here is the pure per-body math: joint poses (those of :mod:`._joint_family`, RBDA Table 4.1), motion
 subspace products, spatial cross products, motion and force transforms, rigid and articulated inertias (21-entry
 symmetric storage), the ABA's per-body articulation step, and a small SPD inverse. The loops around it (over bodies
 for one state, over lanes, over GPU threads) and their memory (stack arrays, lanes, thread-local arrays) belong to
@@ -22,7 +22,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ..model.joints import REVOLUTE
+from ._joint_family import joint_family
 from ._layout import IQ, JTYPE, PARENT, SYM_A, SYM_B, SYM_C, accessors
 
 # sin and cos in a vectorized loop (math.sin and math.cos are library calls: ~12 ns a pair, 14 % of the lanes' ABA of
@@ -46,13 +47,16 @@ class SpatialFamily(SimpleNamespace):
 def spatial_family(compile):
     """The spatial and joint functions compiled with ``compile`` (a decorator: ``njit(inline="always")`` for the
     CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`, with the readers of the
-    model's parameters (:func:`~._layout.accessors`) compiled likewise among its members."""
+    model's parameters (:func:`~._layout.accessors`) and the joint types' members (:func:`~._joint_family.joint_family`,
+    all of them also as ``joints``) compiled likewise among its members."""
     layout = accessors(compile)
     (tree_rotation, tree_translation, joint_axis, mass, mass_center, armature, motion_subspace, spatial_inertia,
      axis_tree_rotation, axis_tree_translation, axis_central_inertia, axis_mass_center, axis_inertia) = (
         layout.tree_rotation, layout.tree_translation, layout.joint_axis, layout.mass, layout.mass_center,
         layout.armature, layout.motion_subspace, layout.spatial_inertia, layout.axis_tree_rotation,
         layout.axis_tree_translation, layout.axis_central_inertia, layout.axis_mass_center, layout.axis_inertia)
+    joints = joint_family(compile, layout)
+    quaternion_rotation, rodrigues, joint_pose = joints.quaternion_rotation, joints.rodrigues, joints.joint_pose
 
     @compile
     def sin_cos(x):
@@ -80,28 +84,6 @@ def spatial_family(compile):
         else:
             for k in range(x.shape[0]):
                 SC[0, k], SC[1, k] = math.sin(x[k]), math.cos(x[k])
-
-    @compile
-    def quaternion_rotation(q, o):
-        """The rotation matrix of the quaternion q[o:o+4] = (w, x, y, z) as a row-major 9-tuple, normalized here so
-        round-off in q does not scale it. A zero quaternion, or one whose squared norm overflows, gives NaN (which
-        the callers' guard reports, naming the joint) rather than a division by zero or a wrong rotation."""
-        w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
-        square = w * w + x * x + y * y + z * z
-        s = 1.0 / math.sqrt(square) if 0.0 < square < np.inf else np.nan
-        w, x, y, z = w * s, x * s, y * s, z * s
-        return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-    @compile
-    def rodrigues(ax, ay, az, s, c):
-        """R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a, from s = sin θ and c = cos θ, as a row-major
-        9-tuple."""
-        t = 1.0 - c
-        return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
-                t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
-                t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
 
     @compile
     def motion_to_child(R, p, i, m, j, out, k):
@@ -286,26 +268,6 @@ def spatial_family(compile):
             out[k, 15 + r] += S[i, 15 + r]
 
     @compile
-    def joint_pose(jtype, params, i, q, iq):
-        """Pose of the child body in the joint frame (RBDA Table 4.1): R_J (child axes → joint axes) as a row-major
-        9-tuple and the origin p_J as a 3-tuple."""
-        ax, ay, az = joint_axis(params, i)
-        identity, origin = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
-        if jtype == REVOLUTE:
-            return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), origin
-        if jtype == PRISMATIC:
-            return identity, (ax * q[iq], ay * q[iq], az * q[iq])
-        if jtype == CYLINDRICAL:
-            return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), (ax * q[iq + 1], ay * q[iq + 1], az * q[iq + 1])
-        if jtype == SPHERICAL:
-            return quaternion_rotation(q, iq), origin
-        if jtype == FREE:
-            return quaternion_rotation(q, iq + 3), (q[iq], q[iq + 1], q[iq + 2])
-        if jtype == PLANAR:
-            return rodrigues(0.0, 0.0, 1.0, math.sin(q[iq + 2]), math.cos(q[iq + 2])), (q[iq], q[iq + 1], 0.0)
-        return identity, origin
-
-    @compile
     def placed(params, i, RJ, pJ):
         """The joint pose (R_J row-major 9-tuple, p_J 3-tuple) composed with body i's joint placement: the pose of body i
         in its parent, (R_tree R_J, p_tree + R_tree p_J)."""
@@ -462,4 +424,4 @@ def spatial_family(compile):
                          world_frame_row=world_frame_row, inertia_about_world_origin=inertia_about_world_origin,
                          dot6=dot6, translated=translated, symmetric_times_angular=symmetric_times_angular,
                          articulate_single_dof=articulate_single_dof,
-                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes, **vars(layout))
+                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes, joints=joints, **vars(layout))
