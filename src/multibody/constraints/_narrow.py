@@ -34,6 +34,20 @@ def geometry_poses(index, R_local, p_local, R0, p0, R, p):
 
 
 @njit(cache=True)
+def speed_bound(index, origin, radius, dp, w):
+    """An upper bound [m/s] on the speed of any point of the geometries on bodies (index ≥ 0): max over them of
+    |ṗ_b| + |ω_b| (|origin| + min(radius, 1e3)), the body origin's speed and the rotation's at the geometry's
+    reach (``origin`` (g, 3) in body axes, bounding ``radius`` (g,))."""
+    fastest = 0.0
+    for k in range(index.shape[0]):
+        b = index[k]
+        if b >= 0:
+            reach = np.sqrt(_dot(origin[k], origin[k])) + min(radius[k], 1e3)
+            fastest = max(fastest, np.sqrt(_dot(dp[b], dp[b])) + np.sqrt(_dot(w[b], w[b])) * reach)
+    return fastest
+
+
+@njit(cache=True)
 def _dot(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
 

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..simulate.forces import joint_force_rows
 from ._kinematics import Snapshot
+from ._narrow import speed_bound
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import coefficient_arrays, found_contacts, geometry_arrays, point_rows, solve_rows
 from .gauss import GaussSolver
@@ -50,13 +51,10 @@ def project(model, q, v):
 
 
 def _speed_bound(model, s):
-    """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
+    """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed):
+    :func:`._narrow.speed_bound`."""
     index, _, origin, radius, _ = geometry_arrays(model)
-    moving = index >= 0
-    i = index[moving]
-    reach = np.linalg.norm(origin[moving], axis=1) + np.minimum(radius[moving], 1e3)
-    speeds = np.linalg.norm(s.dp[i], axis=1) + np.linalg.norm(s.w[i], axis=1) * reach
-    return float(speeds.max(initial=0.0))
+    return speed_bound(index, origin, radius, s.dp, s.w)
 
 
 def _joint_damping(model):

@@ -54,12 +54,13 @@ def _pivot(T, basis, max_pivots, tol):
     artificial = 2 * n
     row = np.argmin(T[:, -1])
     entering = artificial
+    candidates = np.empty(n, dtype=np.int64)  # the rows still tied in the ratio test
     for _ in range(max_pivots):
         # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
         T[row] /= T[row, entering]
         for i in range(n):
             factor = T[i, entering]
-            if i != row:
+            if i != row and factor != 0.0:
                 for j in range(T.shape[1]):
                     T[i, j] -= factor * T[row, j]
         leaving = basis[row]
@@ -67,28 +68,42 @@ def _pivot(T, basis, max_pivots, tol):
         if leaving == artificial:
             return _SOLVED
         entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol)
+        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates)
         if row < 0:
             return _RAY
     return _EXHAUSTED
 
 
 @njit(cache=True)
-def _lexicographic_ratio(T, entering, basis, artificial, n, tol):
+def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
     """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
-    −1 when no row bounds the entering variable (a secondary ray)."""
-    column = T[:, entering]
-    candidates = np.flatnonzero(column > tol * max(1.0, np.abs(column).max()))
-    if candidates.size == 0:
+    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,): scratch."""
+    largest = 0.0
+    for i in range(n):
+        largest = max(largest, abs(T[i, entering]))
+    count = 0
+    for i in range(n):
+        if T[i, entering] > tol * max(1.0, largest):
+            candidates[count] = i
+            count += 1
+    if count == 0:
         return -1
     for k in range(-1, n):
-        key = T[candidates, k] / column[candidates]
-        best = key.min()
-        candidates = candidates[key <= best + tol * max(1.0, abs(best))]
-        for c in candidates:
-            if basis[c] == artificial:
-                return c
-        if candidates.size == 1:
+        # keep the rows whose ratio in column k ties the smallest (to tol)
+        best = np.inf
+        for c in range(count):
+            best = min(best, T[candidates[c], k] / T[candidates[c], entering])
+        kept = 0
+        for c in range(count):
+            i = candidates[c]
+            if T[i, k] / T[i, entering] <= best + tol * max(1.0, abs(best)):
+                candidates[kept] = i
+                kept += 1
+        count = kept
+        for c in range(count):
+            if basis[candidates[c]] == artificial:
+                return candidates[c]
+        if count == 1:
             break
     return candidates[0]
 
