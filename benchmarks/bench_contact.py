@@ -130,7 +130,8 @@ def mujoco_model(name: str, namespace: dict):
     stiffness, damping = namespace["GO1_GAINS"]
     for joint in spec.joints:
         if joint.name in standing:
-            joint.stiffness, joint.damping, joint.springref = stiffness, damping, standing[joint.name]
+            # (MuJoCo 4's joint stiffness and damping are polynomials in the deflection: the linear terms)
+            joint.stiffness, joint.damping, joint.springref = [stiffness, 0, 0], [damping, 0, 0], standing[joint.name]
     model = spec.compile()
     model.opt.timestep = 2e-3
     qpos = model.qpos0.copy()
