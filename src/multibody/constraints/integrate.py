@@ -79,14 +79,16 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     rows, _ = stack(model, s)
     damping = _joint_damping(model)
     if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
-        M = crba(model, q) + h * np.diag(damping)
+        M = crba(model, q)
+        M[np.diag_indices_from(M)] += h * damping
         a_free = np.linalg.solve(M, tau - nonlinear_effects(model, q, v))
     else:
         M, a_free = crba(model, q), aba(model, q, v, tau)
     solver = GaussSolver(M, rows.J)
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
-    found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
+    g = model.gravity
+    found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.sqrt(g @ g)))
     keys, iq, iv, bound, sign = bound_arrays(model, enforced_limits(model) if limits is None else limits)
     nc, nb = len(found.gap), len(keys)
     if not (nc or nb):
