@@ -98,46 +98,24 @@ if __name__ == "__main__":
 
 
 def mujoco_model(name: str, namespace: dict):
-    """(MjModel, initial qpos or None) of ``name`` for MuJoCo: the dm_control file, or Go1's URDF as
-    :func:`go1` builds it (mesh paths made absolute, visuals dropped, the singular inertia of its massless root link
-    made diagonal, a free joint, a floor, contacts with the floor only, the springs as joint stiffness and damping)."""
-    import xml.etree.ElementTree as ET
-
+    """(MjModel, initial qpos or None) of ``name`` for MuJoCo: the dm_control file, or Go1's URDF
+    (tests/oracles.py's :func:`mujoco_urdf_on_floor`: MuJoCo's URDF reader, a free joint, a floor, contacts with the
+    floor only) with the springs of :func:`go1` as joint springs, from :func:`go1`'s initial pose."""
     import dm_control
     import mujoco
-    import numpy as np
     if name != "go1":
         return mujoco.MjModel.from_xml_path(str(Path(dm_control.__file__).parent / "suite" / f"{name}.xml")), None
-    robots = namespace["robots"]()
-    robot = ET.parse(robots / "go1_description" / "urdf" / "go1.urdf").getroot()
-    for mesh in robot.iter("mesh"):
-        package, _, rest = mesh.get("filename").removeprefix("package://").partition("/")
-        mesh.set("filename", str(robots.parent / rest if package == "example-robot-data" else robots / package / rest))
-    for inertia in robot.iter("inertia"):
-        I = np.array([[float(inertia.get(k, 0)) for k in row] for row in
-                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
-        if np.linalg.eigvalsh(I).min() <= 0:
-            for k in ("ixy", "ixz", "iyz"):
-                inertia.set(k, "0")
-    ET.SubElement(ET.SubElement(robot, "mujoco"), "compiler", discardvisual="true", strippath="false",
-                  fusestatic="false")
-    spec = mujoco.MjSpec.from_string(ET.tostring(robot, encoding="unicode"))
-    spec.worldbody.first_body().add_freejoint()
-    for geom in spec.geoms:
-        geom.contype, geom.conaffinity, geom.friction = 1, 0, [0.8, 0.005, 0.0001]
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], contype=0, conaffinity=1)
-    standing = namespace["go1_standing"]()
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from oracles import mujoco_urdf_on_floor
+    robots, standing = namespace["robots"](), namespace["go1_standing"]()
     stiffness, damping = namespace["GO1_GAINS"]
-    for joint in spec.joints:
-        if joint.name in standing:
-            # (MuJoCo 4's joint stiffness and damping are polynomials in the deflection: the linear terms)
-            joint.stiffness, joint.damping, joint.springref = [stiffness, 0, 0], [damping, 0, 0], standing[joint.name]
-    model = spec.compile()
+    model = mujoco_urdf_on_floor(robots / "go1_description" / "urdf" / "go1.urdf", robots,
+                                 springs={j: (stiffness, damping, angle) for j, angle in standing.items()})
     model.opt.timestep = 2e-3
     qpos = model.qpos0.copy()
     for joint, angle in standing.items():
         qpos[model.joint(joint).qposadr[0]] = angle
-    qpos[2] = 0.45  # dropped: it lands within the first 0.1 s
+    qpos[:7] = namespace["go1"]()[1][:7]  # the base's position and quaternion (w, x, y, z), as multibody's
     return model, qpos
 
 
