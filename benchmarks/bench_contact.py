@@ -138,7 +138,7 @@ def mujoco_step_time(name: str, seconds: float, runs: int, namespace: dict) -> f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=[*DM_CONTROL, "go1"])
+    parser.add_argument("--models", "--files", nargs="+", default=[*DM_CONTROL, "go1"])
     parser.add_argument("--seconds", type=float, default=0.2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline", default=None)
