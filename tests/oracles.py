@@ -184,3 +184,39 @@ class PinocchioTwin:
         out = np.empty_like(J)
         out[:, self.v_perm] = J
         return out
+
+
+def mujoco_urdf_on_floor(urdf, robots, friction=(0.8, 0.005, 0.0001), springs=None):
+    """MuJoCo's model of an example-robot-data URDF (MuJoCo's own URDF reader; meshes as convex hulls) on a floor
+    plane, with a free joint on the root link, every geom with ``friction`` and touching only the floor (no
+    self-collision). Read from a copy of the file: ``package://`` mesh paths made absolute (``robots``: the
+    example-robot-data robots folder), visual elements dropped, and the inertia of links MuJoCo rejects (Go1's and
+    ANYmal's 1e-6 kg root link, whose inertia is singular) made diagonal. ``springs``: {joint: (stiffness [N·m/rad],
+    damping [N·m·s/rad], rest angle [rad])} as MuJoCo's joint springs and dampers."""
+    import xml.etree.ElementTree as ET
+
+    import mujoco
+    robot = ET.parse(urdf).getroot()
+    for mesh in robot.iter("mesh"):
+        package, _, rest = mesh.get("filename").removeprefix("package://").partition("/")
+        mesh.set("filename", str(robots.parent / rest if package == "example-robot-data" else robots / package / rest))
+    for inertia in robot.iter("inertia"):
+        I = np.array([[float(inertia.get(k, 0)) for k in row] for row in
+                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
+        if np.linalg.eigvalsh(I).min() <= 0:
+            for k in ("ixy", "ixz", "iyz"):
+                inertia.set(k, "0")
+    ET.SubElement(ET.SubElement(robot, "mujoco"), "compiler", discardvisual="true", strippath="false",
+                  fusestatic="false")
+    spec = mujoco.MjSpec.from_string(ET.tostring(robot, encoding="unicode"))
+    spec.worldbody.first_body().add_freejoint()
+    for geom in spec.geoms:
+        geom.contype, geom.conaffinity, geom.friction = 1, 0, list(friction)
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], contype=0, conaffinity=1,
+                            friction=list(friction))
+    for joint in spec.joints:
+        if springs and joint.name in springs:
+            stiffness, damping, rest = springs[joint.name]
+            # (MuJoCo 4's joint stiffness and damping are polynomials in the deflection: the linear terms)
+            joint.stiffness, joint.damping, joint.springref = [stiffness, 0, 0], [damping, 0, 0], rest
+    return spec.compile()

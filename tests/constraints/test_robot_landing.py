@@ -12,8 +12,9 @@ import pytest
 import multibody as mb
 from multibody.constraints import contact as contact_module
 from multibody.constraints.contact import ApproximateContactWarning, contact_pairs
-from multibody.constraints.lcp import LCPError, lemke, projected_gauss_seidel
+from multibody.constraints.lcp import lemke, projected_gauss_seidel
 from multibody.io.srdf import disable_collisions
+from oracles import mujoco_urdf_on_floor
 
 pin = pytest.importorskip("pinocchio")
 mujoco = pytest.importorskip("mujoco")
@@ -99,29 +100,8 @@ def _mujoco_quadruped(name, stiff):
     free joint on the root link, every geom with friction 0.8 and touching only the floor (no self-collision).
     ``stiff``: MuJoCo's contact made as rigid as its step allows (time constant 2 dt, impedance 0.99–0.999) and
     without slip (50 no-slip iterations), like multibody's complementarity contact; by default it sinks 6–7 mm
-    into the floor and its feet creep outwards under load. Read from a copy of the file: ``package://`` mesh paths made absolute, visual elements dropped, and the inertia
-    of links MuJoCo rejects (Go1's and ANYmal's 1e-6 kg root link, whose inertia is singular) made diagonal."""
-    urdf, _ = (ROBOTS / p for p in QUADRUPEDS[name])
-    robot = ET.parse(urdf).getroot()
-    for mesh in robot.iter("mesh"):
-        package, _, rest = mesh.get("filename").removeprefix("package://").partition("/")
-        mesh.set("filename", str(ROBOTS.parent / rest if package == "example-robot-data" else ROBOTS / package / rest))
-    for inertia in robot.iter("inertia"):
-        I = np.array([[float(inertia.get(k, 0)) for k in row] for row in
-                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
-        if np.linalg.eigvalsh(I).min() <= 0:
-            for k in ("ixy", "ixz", "iyz"):
-                inertia.set(k, "0")
-    ET.SubElement(ET.SubElement(robot, "mujoco"), "compiler", discardvisual="true", strippath="false",
-                  fusestatic="false")
-    spec = mujoco.MjSpec.from_string(ET.tostring(robot, encoding="unicode"))
-    spec.worldbody.first_body().add_freejoint()
-    friction = [0.8, 0.005, 0.0001]
-    for geom in spec.geoms:
-        geom.contype, geom.conaffinity, geom.friction = 1, 0, friction
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], contype=0, conaffinity=1,
-                            friction=friction)
-    model = spec.compile()
+    into the floor and its feet creep outwards under load (:func:`oracles.mujoco_urdf_on_floor`)."""
+    model = mujoco_urdf_on_floor(ROBOTS / QUADRUPEDS[name][0], ROBOTS)
     if stiff:
         model.opt.noslip_iterations = 50
         model.geom_solref[:] = [2 * model.opt.timestep, 1.0]
@@ -182,9 +162,7 @@ def test_fallback_carries_a_box_resting_on_its_four_corners(monkeypatch):
     fail, projected Gauss–Seidel carries the box and says so. The corner forces of a rigid box are not unique;
     their resultant is: m g up through the centre (no moment), each corner pushing, within its Coulomb disc, and
     the box stays at rest."""
-    def no_solution(*args, **kwargs):
-        raise LCPError("forced")
-    monkeypatch.setattr(contact_module, "lemke", no_solution)
+    monkeypatch.setattr(contact_module, "first_solution", lambda *args: False)  # Lemke's method "fails"
     model, q = _box_on_floor()
     with pytest.warns(ApproximateContactWarning, match="projected Gauss–Seidel"):
         res = mb.constraint_forces(model, q, np.zeros(6))

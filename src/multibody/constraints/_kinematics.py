@@ -36,7 +36,8 @@ class Snapshot:
     (:func:`world_motion`).
 
     Attributes: ``R0`` (n, 3, 3) body → world rotations, ``p0`` (n, 3) body origins [m]; ``w``, ``dp`` (n, 3)
-    angular velocity and origin velocity; ``dw``, ``ddp`` (n, 3) their bias accelerations (v̇ = 0); world axes.
+    angular velocity and origin velocity; ``dw``, ``ddp`` (n, 3) their bias accelerations (v̇ = 0); world axes;
+    ``motion_array`` (4, n, 3) the four stacked.
     """
 
     def __init__(self, model, q, v):
@@ -50,6 +51,7 @@ class Snapshot:
         self.R0, self.p0, motion = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3))
         if not world_motion(cm.topology, cm.params, self.q, self.v, self.R0, self.p0, motion):
             raise_nonfinite(model, "the kinematic snapshot", q=self.q, v=self.v)
+        self.motion_array = motion  # (4, n, 3): ω, ṗ, α⁰, p̈⁰
         self.w, self.dp, self.dw, self.ddp = motion
 
     def rotation(self, body):
@@ -99,28 +101,97 @@ class Snapshot:
 
 
 @njit(cache=True)
+def point_motion(R0, p0, w, dp, dw, ddp, b, x):
+    """(r, ω, v_P, α⁰, a⁰_P), five 3-tuples, of the world point x fixed in body b (−1: the world, r = x and zero
+    motion): r = R0ᵀ (x − p0), ρ = R0 r (x − p0 to round-off, world axes), v_P = ṗ + ω × ρ,
+    a⁰_P = p̈⁰ + α⁰ × ρ + ω × (ω × ρ)."""
+    zero = (0.0, 0.0, 0.0)
+    if b < 0:
+        return (x[0], x[1], x[2]), zero, zero, zero, zero
+    R = R0[b]
+    d = (x[0] - p0[b, 0], x[1] - p0[b, 1], x[2] - p0[b, 2])
+    r = (R[0, 0] * d[0] + R[1, 0] * d[1] + R[2, 0] * d[2], R[0, 1] * d[0] + R[1, 1] * d[1] + R[2, 1] * d[2],
+         R[0, 2] * d[0] + R[1, 2] * d[1] + R[2, 2] * d[2])
+    # ρ = R r: the body point back in world axes, as the motion of a point of body b
+    rho = (R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2], R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
+           R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
+    wb, dwb = (w[b, 0], w[b, 1], w[b, 2]), (dw[b, 0], dw[b, 1], dw[b, 2])
+    wr = cross3(wb, rho)
+    dwr, wwr = cross3(dwb, rho), cross3(wb, wr)
+    vP = (dp[b, 0] + wr[0], dp[b, 1] + wr[1], dp[b, 2] + wr[2])
+    aP = (ddp[b, 0] + dwr[0] + wwr[0], ddp[b, 1] + dwr[1] + wwr[1], ddp[b, 2] + dwr[2] + wwr[2])
+    return r, wb, vP, dwb, aP
+
+
+@njit(cache=True)
 def point_motions(R0, p0, w, dp, dw, ddp, bodies, x, out):
     """out = (r, ω, v_P, α⁰, a⁰_P) (5, k, 3) of :meth:`Snapshot.motions` for the world points x (k, 3) fixed in
-    ``bodies`` (k,): r = R0ᵀ (x − p0), ρ = R0 r (x − p0 to round-off, world axes), v_P = ṗ + ω × ρ,
-    a⁰_P = p̈⁰ + α⁰ × ρ + ω × (ω × ρ); on the world (−1) r = x and zero motion. out zeroed beforehand."""
+    ``bodies`` (k,) (:func:`point_motion` of each)."""
     for k in range(bodies.shape[0]):
-        b = bodies[k]
-        if b < 0:
-            out[0, k] = x[k]
-            continue
-        R, d = R0[b], x[k] - p0[b]
-        r = (R[0, 0] * d[0] + R[1, 0] * d[1] + R[2, 0] * d[2], R[0, 1] * d[0] + R[1, 1] * d[1] + R[2, 1] * d[2],
-             R[0, 2] * d[0] + R[1, 2] * d[1] + R[2, 2] * d[2])
-        # ρ = R r: the body point back in world axes, as the motion of a point of body b
-        rho = (R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2], R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
-               R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
-        wb, dwb = (w[b, 0], w[b, 1], w[b, 2]), (dw[b, 0], dw[b, 1], dw[b, 2])
-        wr = cross3(wb, rho)
-        dwr, wwr = cross3(dwb, rho), cross3(wb, wr)
+        motion = point_motion(R0, p0, w, dp, dw, ddp, bodies[k], x[k])
+        for m in range(5):
+            for c in range(3):
+                out[m, k, c] = motion[m][c]
+
+
+@njit(cache=True)
+def _dot3(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+
+@njit(cache=True)
+def _difference(x, y):
+    return (x[0] - y[0], x[1] - y[1], x[2] - y[2])
+
+
+@njit(cache=True)
+def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal, anchor_a, anchor_b, N, T,
+                 tangents, out):
+    """The rows of k contacts between bodies body_a and body_b (k,) (−1: the world) at the world points
+    ``point`` (k, 3), normal n (k, 3) from B to A, anchors (k, 3), at the snapshot R0, p0, motion = (ω, ṗ, α⁰, p̈⁰)
+    (:func:`world_motion`):
+
+        N = n · J_P,  T = (t1; t2) · J_P,   J_P = J_A(P) − J_B(P) (linear part)        N (k, nv), T (k, 2, nv)
+        v_n = n · (v_A(P) − v_B(P)),  v_t = t · (v_A(P) − v_B(P)),  b_t = t · (a⁰_A(P) − a⁰_B(P))
+        b_n = n · (a⁰_A − a⁰_B) + 2 ṅ · (v_A − v_B) + n̈ · (r_A − r_B)   at the anchors, ṅ = ω_B × n,
+              n̈ = α_B × n + ω_B × ṅ (n fixed in B: exact for planes and box faces)
+
+    with the tangents (t1, t2) (k, 2, 3) completing n to a right-handed basis, t1 along e_x × n (e_y × n where
+    |n_x| ≥ 0.9). out (k, 6) = (v_n, v_t (2), b_n, b_t (2))."""
+    w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
+    nv = N.shape[1]
+    J_a, J_b = np.zeros((6, nv)), np.zeros((6, nv))
+    for k in range(body_a.shape[0]):
+        n = (normal[k, 0], normal[k, 1], normal[k, 2])
+        # t1 ∥ e_x × n = (0, −n_z, n_y), or e_y × n = (n_z, 0, −n_x) near ±e_x; t2 = n × t1
+        t1 = (0.0, -n[2], n[1]) if abs(n[0]) < 0.9 else (n[2], 0.0, -n[0])
+        length = np.sqrt(_dot3(t1, t1))
+        t1 = (t1[0] / length, t1[1] / length, t1[2] / length)
+        t2 = cross3(n, t1)
         for c in range(3):
-            out[0, k, c], out[1, k, c], out[3, k, c] = r[c], wb[c], dwb[c]
-            out[2, k, c] = dp[b, c] + wr[c]
-            out[4, k, c] = ddp[b, c] + dwr[c] + wwr[c]
+            tangents[k, 0, c], tangents[k, 1, c] = t1[c], t2[c]
+        # the anchors: the normal bias
+        _, _, va_n, _, aa_n = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], anchor_a[k])
+        _, wb, vb_n, dwb, ab_n = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], anchor_b[k])
+        dn = cross3(wb, n)
+        dwn, wdn = cross3(dwb, n), cross3(wb, dn)
+        ddn = (dwn[0] + wdn[0], dwn[1] + wdn[1], dwn[2] + wdn[2])
+        out[k, 3] = (_dot3(n, _difference(aa_n, ab_n)) + 2 * _dot3(dn, _difference(va_n, vb_n))
+                     + _dot3(ddn, _difference(anchor_a[k], anchor_b[k])))
+        # the contact point on A and on B: velocities, bias accelerations, Jacobians
+        ra, _, va, _, aa = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], point[k])
+        rb, _, vb, _, ab = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], point[k])
+        v_rel, a_rel = _difference(va, vb), _difference(aa, ab)
+        out[k, 0], out[k, 1], out[k, 2] = _dot3(n, v_rel), _dot3(t1, v_rel), _dot3(t2, v_rel)
+        out[k, 4], out[k, 5] = _dot3(t1, a_rel), _dot3(t2, a_rel)
+        J_a[:, :], J_b[:, :] = 0.0, 0.0
+        if body_a[k] >= 0:
+            jacobian_at_poses(topology, params, R0, p0, body_a[k], np.array(ra), J_a)
+        if body_b[k] >= 0:
+            jacobian_at_poses(topology, params, R0, p0, body_b[k], np.array(rb), J_b)
+        for j in range(nv):
+            J_P = (J_a[3, j] - J_b[3, j], J_a[4, j] - J_b[4, j], J_a[5, j] - J_b[5, j])
+            N[k, j], T[k, 0, j], T[k, 1, j] = _dot3(n, J_P), _dot3(t1, J_P), _dot3(t2, J_P)
 
 
 @njit(cache=True)

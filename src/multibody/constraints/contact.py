@@ -37,10 +37,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model.joints import Fixed
-from ._kinematics import cross
-from .geometry import Plane, collide, contact_coefficients, has_contact_model
-from .lcp import LCPError, complementarity_error, lemke, projected_gauss_seidel
-from .types import _perpendicular_pairs
+from ._kinematics import contact_rows
+from ._narrow import CAPSULE, OTHER, PLANE, SPHERE, geometry_poses, round_contacts
+from .geometry import Capsule, ContactPoint, Plane, Sphere, collide, contact_coefficients, has_contact_model
+from .lcp import first_solution, projected_gauss_seidel, pyramid_acceleration, pyramid_lcp
 
 
 class ApproximateContactWarning(UserWarning):
@@ -49,6 +49,7 @@ class ApproximateContactWarning(UserWarning):
 
 PIVOT_TOLERANCES = (1e-9, 1e-7)  # Lemke's pivot tolerances, tried in turn
 MAX_PIVOTS = 5  # Lemke's pivots per (n + 1) unknowns before it counts as failed
+_TOLERANCES = np.array(PIVOT_TOLERANCES)
 ACCEPTED_ERROR = 1e-6  # a Lemke solution must satisfy the LCP to this, relative to max(1, max|rhs|)
 FALLBACK_CFM = 1e-6  # constraint force mixing of the Gauss–Seidel fallback, relative to the mean diagonal
 
@@ -76,18 +77,6 @@ class ContactRows(NamedTuple):
     vt: np.ndarray
     bias_n: float
     bias_t: np.ndarray
-
-
-def _poses(model, snapshot):
-    """(index (g,), R (g, 3, 3), p (g, 3)) of every geometry: its body index (−1 for the world) and its frame's
-    world pose."""
-    index, R, p, _, _ = geometry_arrays(model)
-    moving = index >= 0
-    R, p = R.copy(), p.copy()
-    R0 = snapshot.R0[index[moving]]
-    R[moving] = R0 @ R[moving]
-    p[moving] = snapshot.p0[index[moving]] + (R0 @ p[moving, :, None])[..., 0]
-    return index, R, p
 
 
 def geometry_arrays(model):
@@ -137,10 +126,17 @@ def pairs_and_unsupported(model):
     """(pairs that can touch as in :func:`contact_pairs`, the names of the pairs left out for want of a contact
     model, not yet warned about), without a warning. Found once per compiled model (kept in
     ``CompiledModel.derived``, found again when ``model.filter_parent`` changes)."""
+    return _pairs_entry(model)[1:3]
+
+
+def _pairs_entry(model):
+    """(filter_parent, pairs, unsupported, pairs as an (m, 2) array), kept in ``CompiledModel.derived``."""
     derived = (model._compiled or model.compile()).derived
     if derived.get("contact_pairs", (None,))[0] != model.filter_parent:
-        derived["contact_pairs"] = (model.filter_parent, *_pairs_that_can_touch(model))
-    return derived["contact_pairs"][1:]
+        pairs, unsupported = _pairs_that_can_touch(model)
+        derived["contact_pairs"] = (model.filter_parent, pairs, unsupported,
+                                    np.array(pairs, dtype=np.int64).reshape(-1, 2))
+    return derived["contact_pairs"]
 
 
 def candidate_pairs(model) -> list[tuple[int, int]]:
@@ -205,72 +201,131 @@ def _pairs_that_can_touch(model):
     return pairs, unsupported
 
 
+class ContactArrays(NamedTuple):
+    """k contacts as arrays, in the order of the pairs of :func:`contact_pairs`: the geometry indices ``first``
+    (shape A) and ``second`` (shape B) (k,), and the fields of :class:`~.geometry.ContactPoint`: point, normal
+    (from B towards A), anchor_a, anchor_b (k, 3) [m], world axes, and the signed gap (k,) [m]."""
+
+    first: np.ndarray
+    second: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    gap: np.ndarray
+    anchor_a: np.ndarray
+    anchor_b: np.ndarray
+
+
+def shape_arrays(model):
+    """(kind (g,), radius (g,), half_length (g,), bounding centre (g, 3)) of the geometries for the compiled narrow
+    phase (:mod:`._narrow`): kind SPHERE, CAPSULE, PLANE or OTHER (a shape :func:`~.geometry.collide` tests). Found
+    once per compiled model (kept in ``CompiledModel.derived``)."""
+    derived = (model._compiled or model.compile()).derived
+    if "shape_arrays" not in derived:
+        shapes = [g.shape for g in model.geometries]
+        derived["shape_arrays"] = (
+            np.array([SPHERE if isinstance(s, Sphere) else CAPSULE if isinstance(s, Capsule)
+                      else PLANE if isinstance(s, Plane) else OTHER for s in shapes], dtype=np.int64),
+            np.array([getattr(s, "radius", 0.0) for s in shapes], dtype=float),
+            np.array([getattr(s, "half_length", 0.0) for s in shapes], dtype=float),
+            np.array([s.bounding_center for s in shapes], dtype=float).reshape(-1, 3))
+    return derived["shape_arrays"]
+
+
+def found_contacts(model, snapshot, margin=0.0):
+    """:func:`detect` as :class:`ContactArrays`: the broad phase and the narrow phase of spheres, capsules and planes
+    in one compiled call over all pairs (:func:`._narrow.round_contacts`), the other shapes' pairs that pass the
+    broad phase by :func:`~.geometry.collide`."""
+    contact_pairs(model)  # (its warning, once)
+    pairs = _pairs_entry(model)[3]
+    index, R_local, p_local, bound, _ = geometry_arrays(model)
+    kind, radius, half_length, center = shape_arrays(model)
+    g, m = len(index), len(pairs)
+    R, p = np.empty((g, 3, 3)), np.empty((g, 3))
+    geometry_poses(index, R_local, p_local, snapshot.R0, snapshot.p0, R, p)
+    out, found, others = np.empty((2 * m, 13)), np.empty(2 * m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    count, handed = round_contacts(kind, radius, half_length, center, bound, R, p, pairs, float(margin), out, found,
+                                   others)
+    out, found = out[:count], found[:count]
+    if handed:
+        geometries, rows, owners = model.geometries, [out], [found]
+        for k in others[:handed].tolist():
+            i, j = pairs[k]
+            points = collide(geometries[i].shape, (R[i], p[i]), geometries[j].shape, (R[j], p[j]), margin)
+            rows.append(np.array([[*c.point, *c.normal, c.distance, *c.anchor_a, *c.anchor_b] for c in points],
+                                 dtype=float).reshape(-1, 13))
+            owners.append(np.full(len(points), k, dtype=np.int64))
+        found = np.concatenate(owners)
+        order = np.argsort(found, kind="stable")  # pair after pair, as the pairs come
+        out, found = np.concatenate(rows)[order], found[order]
+    first, second = pairs[found].T
+    return ContactArrays(first, second, out[:, :3], out[:, 3:6], out[:, 6], out[:, 7:10], out[:, 10:13])
+
+
+def coefficient_arrays(model, first, second):
+    """(friction μ (k,), restitution e (k,)) of the contacts between geometries first[k] and second[k]
+    (:func:`~.geometry.contact_coefficients`, once per pair)."""
+    geometries, known = model.geometries, {}
+    mu, e = np.empty(len(first)), np.empty(len(first))
+    for k, pair in enumerate(zip(first.tolist(), second.tolist())):
+        if pair not in known:
+            known[pair] = contact_coefficients(model, geometries[pair[0]], geometries[pair[1]])
+        mu[k], e[k] = known[pair]
+    return mu, e
+
+
 def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) are farther
-    apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a shape whose bounding sphere is farther than ``margin`` above it."""
-    pairs = contact_pairs(model)
-    if not pairs:
-        return []
-    _, _, _, radii, plane = geometry_arrays(model)
-    index, R, p = _poses(model, snapshot)
-    centers = p + (R @ np.array([g.shape.bounding_center for g in model.geometries])[..., None])[..., 0]
-    pairs = np.array(pairs)
-    first, second = pairs.T
-    apart = np.linalg.norm(centers[first] - centers[second], axis=1) - radii[first] - radii[second]
-    # a plane (normal R[:, 2] through p) against a bounding sphere: the sphere's height above it
-    for one, other in ((first, second), (second, first)):
-        on_plane = plane[one] & ~plane[other]
-        i, j = one[on_plane], other[on_plane]
-        apart[on_plane] = np.einsum("ki,ki->k", centers[j] - p[i], R[i, :, 2]) - radii[j]
-    contacts = []
-    for i, j in pairs[apart <= margin].tolist():
-        ga, gb = model.geometries[i], model.geometries[j]
-        mu, e = contact_coefficients(model, ga, gb)
-        contacts += [Contact(ga, gb, int(index[i]), int(index[j]), c, mu, e)
-                     for c in collide(ga.shape, (R[i], p[i]), gb.shape, (R[j], p[j]), margin)]
-    return contacts
+    apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a shape whose
+    bounding sphere is farther than ``margin`` above it (:func:`found_contacts`)."""
+    found = found_contacts(model, snapshot, margin)
+    index, geometries = geometry_arrays(model)[0], model.geometries
+    mu, e = coefficient_arrays(model, found.first, found.second)
+    return [Contact(geometries[i], geometries[j], int(index[i]), int(index[j]),
+                    ContactPoint(found.point[k], found.normal[k], float(found.gap[k]), found.anchor_a[k],
+                                 found.anchor_b[k]), float(mu[k]), float(e[k]))
+            for k, (i, j) in enumerate(zip(found.first.tolist(), found.second.tolist()))]
+
+
+class PointRows(NamedTuple):
+    """The rows of k contacts as arrays (the fields of :class:`ContactRows`, stacked): N (k, nv), T (k, 2, nv),
+    tangents (k, 2, 3), vn (k,), vt (k, 2), bias_n (k,), bias_t (k, 2)."""
+
+    N: np.ndarray
+    T: np.ndarray
+    tangents: np.ndarray
+    vn: np.ndarray
+    vt: np.ndarray
+    bias_n: np.ndarray
+    bias_t: np.ndarray
 
 
 def contacts_rows(snapshot, contacts):
-    """:class:`ContactRows` of each contact. The normal bias treats n as fixed in body B (exact for planes and box
-    faces): g̈ = n·(a⁰_A − a⁰_B) + 2 ṅ·(v_A − v_B) + n̈·(r_A − r_B), ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ, evaluated at
-    the anchors; the tangential rows use the material points at the contact point. The point kinematics of all
-    contacts come in one batch (:meth:`~._kinematics.Snapshot.motions`)."""
+    """:class:`ContactRows` of each contact (:func:`point_rows`)."""
     if not contacts:
         return []
+    rows = point_rows(snapshot, np.array([c.body_a for c in contacts]), np.array([c.body_b for c in contacts]),
+                      np.array([c.geometry.point for c in contacts]), np.array([c.geometry.normal for c in contacts]),
+                      np.array([c.geometry.anchor_a for c in contacts]),
+                      np.array([c.geometry.anchor_b for c in contacts]))
+    return [ContactRows(*row) for row in zip(*rows)]
+
+
+def point_rows(snapshot, body_a, body_b, point, normal, anchor_a, anchor_b):
+    """:class:`PointRows` of k contacts between bodies body_a and body_b (k,) (−1: the world) at the world points
+    ``point`` with normals ``normal`` (from B to A) and anchors (k, 3). The normal bias treats n as fixed in body B
+    (exact for planes and box faces): g̈ = n·(a⁰_A − a⁰_B) + 2 ṅ·(v_A − v_B) + n̈·(r_A − r_B), ṅ = ω_B × n,
+    n̈ = α_B × n + ω_B × ṅ, evaluated at the anchors; the tangential rows use the material points at the contact
+    point. All contacts in one compiled call (:func:`._kinematics.contact_rows`)."""
     s = snapshot
-    body_a = np.array([c.body_a for c in contacts])
-    body_b = np.array([c.body_b for c in contacts])
-    point = np.array([c.geometry.point for c in contacts])
-    normal = np.array([c.geometry.normal for c in contacts])
-    anchor_a = np.array([c.geometry.anchor_a for c in contacts])
-    anchor_b = np.array([c.geometry.anchor_b for c in contacts])
-    # the anchors and the contact point on A and on B, in one batch
-    k = len(contacts)
-    r, w, v, dw, a = s.motions(np.concatenate([body_a, body_b, body_a, body_b]),
-                               np.concatenate([anchor_a, anchor_b, point, point]))
-    va_n, vb_n, va_p, vb_p = v.reshape(4, k, 3)
-    aa_n, ab_n, aa_p, ab_p = a.reshape(4, k, 3)
-    wb, ab, ra_p, rb_p = w[k:2 * k], dw[k:2 * k], r[2 * k:3 * k], r[3 * k:]
-    # ṅ = ω_B × n, n̈ = α_B × n + ω_B × ṅ and the normal bias, columns over the contacts
-    dn = cross(wb.T, normal.T)
-    ddn = cross(ab.T, normal.T) + cross(wb.T, dn)
-    bias_n = _dots(normal.T, (aa_n - ab_n).T) + 2 * _dots(dn, (va_n - vb_n).T) + _dots(ddn, (anchor_a - anchor_b).T)
-    # the rows at the contact points: J_P = J_A(P) − J_B(P) (linear part), n and the tangents on it, all at once
-    tangents = np.stack(_perpendicular_pairs(normal), axis=1)  # (k, 2, 3)
-    J = s.jacobians(np.concatenate([body_a, body_b]), np.concatenate([ra_p, rb_p]))[:, 3:]
-    J = J[:k] - J[k:]
-    N, T = (normal[:, None] @ J)[:, 0], tangents @ J
-    v_rel = va_p - vb_p
-    vn, vt = _dots(normal.T, v_rel.T), (tangents @ v_rel[..., None])[..., 0]
-    bias_t = (tangents @ (aa_p - ab_p)[..., None])[..., 0]
-    return [ContactRows(*row) for row in zip(N, T, tangents, vn, vt, bias_n, bias_t)]
-
-
-def _dots(x, y):
-    """x · y column by column of (3, k) arrays."""
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+    cm = s.model._compiled or s.model.compile()
+    k, nv = len(body_a), s.nv
+    N, T, tangents, out = np.empty((k, nv)), np.empty((k, 2, nv)), np.empty((k, 2, 3)), np.empty((k, 6))
+    contact_rows(cm.topology, cm.params, s.R0, s.p0, s.motion_array, np.asarray(body_a, dtype=np.int64),
+                 np.asarray(body_b, dtype=np.int64), *(np.ascontiguousarray(x, dtype=float).reshape(k, 3)
+                                                       for x in (point, normal, anchor_a, anchor_b)),
+                 N, T, tangents, out)
+    return PointRows(N, T, tangents, out[:, 0], out[:, 1:3], out[:, 3], out[:, 4:6])
 
 
 class ContactSolution(NamedTuple):
@@ -296,32 +351,19 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     nc = len(contacts)
     K = solver.compliance()
     cone = _pyramid(edges)
-    N = np.array([r.N for r in rows])
+    N = np.array([r.N for r in rows]).reshape(nc, K.shape[0])
+    T = np.array([r.T for r in rows]).reshape(nc, 2, K.shape[0])
     Fn = N.T.copy()  # (nv, nc) normal force columns, with kinetic friction folded in for sliding contacts
-    mu = np.array([c.friction for c in contacts])
+    mu = np.array([c.friction for c in contacts], dtype=float)
     for i in np.flatnonzero(sliding):
         Fn[:, i] -= mu[i] * (rows[i].vt / np.linalg.norm(rows[i].vt)) @ rows[i].T
-    owner = [i for i in range(nc) if not sliding[i] and mu[i] > 0]
+    sticking = ~np.asarray(sliding, dtype=bool) & (mu > 0)
+    owner = np.flatnonzero(sticking).tolist()
     ns = len(owner)
-    # the pyramid's edge directions on each sticking contact's tangent rows, contact after contact
-    D = (cone @ np.array([rows[i].T for i in owner]).reshape(ns, 2, N.shape[1])).reshape(edges * ns, N.shape[1])
-    gamma_d = (np.asarray(gamma_t).reshape(nc, 2)[owner] @ cone.T).ravel()
-    E = np.repeat(np.eye(ns), edges, axis=0)  # (edges·ns, ns): edges ones per sticking contact
-    Mu = np.zeros((ns, nc))
-    Mu[np.arange(ns), owner] = mu[owner]
-    rows_nd = np.vstack([N, D])
-    forces_nd = np.hstack([Fn, D.T])
-    A = rows_nd @ K @ forces_nd
-    diagonal = A.reshape(-1)[::A.shape[0] + 1]  # (a view)
-    diagonal += regularization * max(np.mean(np.abs(diagonal)), 1e-300)
-    # [[A, (0; E)], [(Mu, −Eᵀ), 0]]
-    m = nc + edges * ns
-    lcp = np.zeros((m + ns, m + ns))
-    lcp[:m, :m], lcp[nc:m, m:], lcp[m:, :nc], lcp[m:, nc:m] = A, E, Mu, -E.T
-    rhs = np.concatenate([rows_nd @ a_eq - np.concatenate([gamma_n, gamma_d]), np.zeros(ns)])
-    z = _lemke_solution(lcp, rhs)
+    z, forces_nd = contact_lcp(K, a_eq, N, Fn, T, mu, sticking, gamma_n, gamma_t, edges, regularization)
     if z is None:
-        return _relaxed_contacts(K, a_eq, contacts, rows, gamma_n, gamma_t)
+        f, Q = relaxed_forces(K, a_eq, N, T, mu, gamma_n, gamma_t)
+        return _relaxed_solution(a_eq + K @ Q, Q, f, rows, contacts)
     lam_n, beta = z[:nc], z[nc:nc + edges * ns]
     Q = forces_nd @ z[:nc + edges * ns]
     forces, status = [], []
@@ -338,40 +380,70 @@ def solve_contacts(solver, a_eq, contacts, rows, gamma_n, gamma_t, sliding, edge
     return ContactSolution(a_eq + K @ Q, Q, forces, status)
 
 
+def contact_lcp(K, a_eq, N, Fn, T, mu, sticking, gamma_n, gamma_t, edges=8, regularization=1e-10):
+    """(z, F): the contact LCP of the module docstring for nc rows around ``a_eq``, solved by Lemke's method
+    (:func:`_lemke_solution`), z = (λ_n (nc,), β (edges · ns,), s (ns,)) for the ns ``sticking`` contacts (their
+    pyramids of ``edges`` directions on the tangent rows T (nc, 2, nv)), and the force columns F (nv, nc + edges · ns)
+    with the generalized contact force Q = F z[:nc + edges · ns]; z None if Lemke's method fails.
+
+    K (nv, nv): the compliance; N (nc, nv) the normal rows, Fn (nv, nc) the normal force columns (Nᵀ, with kinetic
+    friction folded in for sliding contacts); μ (nc,); right-hand sides N a ≥ γ_n (nc,), T a = γ_t (nc, 2)."""
+    nc, nv = N.shape
+    owner = np.flatnonzero(sticking)
+    m = nc + edges * len(owner)
+    lcp, rhs, forces = np.zeros((m + len(owner),) * 2), np.empty(m + len(owner)), np.empty((nv, m))
+    pyramid_lcp(np.ascontiguousarray(K, dtype=float), np.asarray(a_eq, dtype=float), np.ascontiguousarray(N),
+                np.ascontiguousarray(Fn), np.ascontiguousarray(T), np.asarray(mu, dtype=float), owner,
+                np.asarray(gamma_n, dtype=float), np.ascontiguousarray(np.reshape(gamma_t, (nc, 2)), dtype=float),
+                _pyramid(edges), regularization, lcp, rhs, forces)
+    return _lemke_solution(lcp, rhs), forces
+
+
+def solve_rows(K, a_eq, N, T, mu, gamma_n, gamma_t, edges=8, regularization=1e-10):
+    """The acceleration (nv,) of the contact LCP (:func:`contact_lcp`, every frictional row sticking within its
+    pyramid) around ``a_eq``, or of its Gauss–Seidel fallback (:func:`relaxed_forces`): rows N (nc, nv),
+    T (nc, 2, nv), friction μ (nc,) (0: a frictionless row, a joint limit's), N a ≥ γ_n, T a = γ_t (nc, 2).
+    Assembly and solution in one compiled call (:func:`~.lcp.pyramid_acceleration`)."""
+    a = np.empty(len(a_eq))
+    if pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, _pyramid(edges), regularization,
+                            _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, a):
+        return a
+    return a_eq + K @ relaxed_forces(K, a_eq, N, T, mu, gamma_n, gamma_t)[1]
+
+
 def _lemke_solution(lcp, rhs):
     """z of LCP(lcp, rhs) by Lemke's method at each of :data:`PIVOT_TOLERANCES` until one satisfies it to
-    :data:`ACCEPTED_ERROR`; None if none does. Each run stops after :data:`MAX_PIVOTS` (n + 1) pivots (Lemke's
-    method takes about n on contact problems; round-off on a collapsed robot's 28 contacts, n = 280, had it
-    cycling for 14,000 pivots, 99 s)."""
-    for tol in PIVOT_TOLERANCES:
-        try:
-            z = lemke(lcp, rhs, tol=tol, max_pivots=MAX_PIVOTS * (len(rhs) + 1))
-        except LCPError:
-            continue
-        if complementarity_error(lcp, rhs, z) <= ACCEPTED_ERROR * max(1.0, np.abs(rhs).max()):
-            return z
-    return None
+    :data:`ACCEPTED_ERROR` (:func:`~.lcp.first_solution`); None if none does. Each run stops after
+    :data:`MAX_PIVOTS` (n + 1) pivots (Lemke's method takes about n on contact problems; round-off on a collapsed
+    robot's 28 contacts, n = 280, had it cycling for 14,000 pivots, 99 s)."""
+    z = np.empty(len(rhs))
+    return z if first_solution(lcp, rhs, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, z) else None
 
 
-def _relaxed_contacts(K, a_eq, contacts, rows, gamma_n, gamma_t):
-    """The :class:`ContactSolution` of projected Gauss–Seidel (the fallback of :func:`solve_contacts`): rows
+def relaxed_forces(K, a_eq, N, T, mu, gamma_n, gamma_t):
+    """(f (nc, 3), Q (nv,)): projected Gauss–Seidel (the fallback of :func:`solve_contacts`): rows
     W = (N_i; T_i) per contact, relative response W K Wᵀ f + W a_eq − (γ_n,i; γ_t,i), every contact sticking
-    within its Coulomb disc, constraint force mixing :data:`FALLBACK_CFM`. Warns (once) that it is approximate."""
+    within its Coulomb disc, constraint force mixing :data:`FALLBACK_CFM`; f per contact (λ_n, λ_t1, λ_t2) and the
+    generalized force Q = Wᵀ f. Warns (once) that it is approximate."""
     warnings.warn("contact forces approximate: Lemke's method found no solution of the contact LCP (round-off on "
                   "redundant contacts, or Painlevé's paradox of sliding friction); projected Gauss–Seidel used "
                   f"instead, every contact sticking within its Coulomb disc, constraint force mixing {FALLBACK_CFM:g}",
-                  ApproximateContactWarning, stacklevel=2)
-    W = np.vstack([np.vstack([r.N, r.T]) for r in rows])  # (3 nc, nv)
-    b = W @ a_eq - np.column_stack([gamma_n, gamma_t]).ravel()
-    f = projected_gauss_seidel(W @ K @ W.T, b, np.array([c.friction for c in contacts]), cfm=FALLBACK_CFM)
+                  ApproximateContactWarning, stacklevel=3)
+    W = np.concatenate([N[:, None], T], axis=1).reshape(-1, N.shape[1])  # (3 nc, nv)
+    b = W @ a_eq - np.column_stack([gamma_n, np.reshape(gamma_t, (-1, 2))]).ravel()
+    f = projected_gauss_seidel(W @ K @ W.T, b, np.asarray(mu, dtype=float), cfm=FALLBACK_CFM)
+    return f.reshape(-1, 3), W.T @ f
+
+
+def _relaxed_solution(a, Q, f, rows, contacts):
+    """The :class:`ContactSolution` of the Gauss–Seidel forces f (nc, 3) (:func:`relaxed_forces`)."""
     forces, status = [], []
-    for (lam_n, *lam_t), r, c in zip(f.reshape(-1, 3), rows, contacts):
+    for (lam_n, *lam_t), r, c in zip(f, rows, contacts):
         lam_t = np.array(lam_t)
         forces.append(lam_n if c.geometry is None else lam_n * c.geometry.normal + lam_t @ r.tangents)
         slipping = np.linalg.norm(lam_t) >= (1 - 1e-6) * c.friction * lam_n
         status.append("separate" if lam_n <= 0 else "slip" if slipping else "stick")
-    Q = W.T @ f
-    return ContactSolution(a_eq + K @ Q, Q, forces, status)
+    return ContactSolution(a, Q, forces, status)
 
 
 @functools.lru_cache(maxsize=None)

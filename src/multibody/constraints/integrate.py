@@ -28,10 +28,11 @@ from numpy.typing import ArrayLike
 from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..simulate.forces import joint_force_rows
 from ._kinematics import Snapshot
+from ._narrow import speed_bound
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
-from .contact import contacts_rows, detect, geometry_arrays, solve_contacts
+from .contact import coefficient_arrays, found_contacts, geometry_arrays, point_rows, solve_rows
 from .gauss import GaussSolver
-from .limits import LimitSide, bound_arrays, enforced_limits, limit_rows
+from .limits import bound_arrays, enforced_limits
 from .types import stack
 
 if TYPE_CHECKING:
@@ -50,13 +51,10 @@ def project(model, q, v):
 
 
 def _speed_bound(model, s):
-    """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed)."""
+    """An upper bound [m/s] on the speed of any point of any geometry (to widen the contact search by h · speed):
+    :func:`._narrow.speed_bound`."""
     index, _, origin, radius, _ = geometry_arrays(model)
-    moving = index >= 0
-    i = index[moving]
-    reach = np.linalg.norm(origin[moving], axis=1) + np.minimum(radius[moving], 1e3)
-    speeds = np.linalg.norm(s.dp[i], axis=1) + np.linalg.norm(s.w[i], axis=1) * reach
-    return float(speeds.max(initial=0.0))
+    return speed_bound(index, origin, radius, s.dp, s.w)
 
 
 def _joint_damping(model):
@@ -81,27 +79,35 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     rows, _ = stack(model, s)
     damping = _joint_damping(model)
     if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
-        M = crba(model, q) + h * np.diag(damping)
+        M = crba(model, q)
+        M[np.diag_indices_from(M)] += h * damping
         a_free = np.linalg.solve(M, tau - nonlinear_effects(model, q, v))
     else:
         M, a_free = crba(model, q), aba(model, q, v, tau)
     solver = GaussSolver(M, rows.J)
     # J (v + h a) = b − (erp/h) φ
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
-    contacts = detect(model, s, margin + h * (_speed_bound(model, s) + h * np.linalg.norm(model.gravity)))
-    c_rows = contacts_rows(s, contacts)
+    g = model.gravity
+    found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.sqrt(g @ g)))
     keys, iq, iv, bound, sign = bound_arrays(model, enforced_limits(model) if limits is None else limits)
-    if not (contacts or keys):
+    nc, nb = len(found.gap), len(keys)
+    if not (nc or nb):
         v_new = v + h * a
         return integrate(model, q, v_new, h), v_new
-    # the rows: the contacts', then every finite bound's (g = sign (q − bound), n = sign e_k)
-    nc, nb = len(contacts), len(keys)
+    # the rows: the contacts', then every finite bound's (g = sign (q − bound), n = sign e_k, frictionless)
+    index = geometry_arrays(model)[0]
+    c_rows = point_rows(s, index[found.first], index[found.second], found.point, found.normal, found.anchor_a,
+                        found.anchor_b)
+    mu, restitution = coefficient_arrays(model, found.first, found.second)
     N_limits = np.zeros((nb, model.nv))
     N_limits[np.arange(nb), iv] = sign
-    N = np.vstack([np.array([r.N for r in c_rows]).reshape(nc, model.nv), N_limits])
-    gaps = np.concatenate([[c.geometry.distance for c in contacts], sign * (q[iq] - bound)])
-    vn = np.concatenate([[r.vn for r in c_rows], sign * v[iv]])
-    restitution = np.array([c.restitution for c in contacts] + [limit.restitution for limit, _ in keys])
+    N = np.vstack([c_rows.N, N_limits])
+    T = np.concatenate([c_rows.T, np.zeros((nb, 2, model.nv))])
+    vt = np.concatenate([c_rows.vt, np.zeros((nb, 2))])
+    mu = np.concatenate([mu, np.zeros(nb)])
+    restitution = np.concatenate([restitution, [limit.restitution for limit, _ in keys]])
+    gaps = np.concatenate([found.gap, sign * (q[iq] - bound)])
+    vn = np.concatenate([c_rows.vn, sign * v[iv]])
     # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
     target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
     closing = N @ (v + h * a) < target  # the free motion reaches the surface (or bound) within the step
@@ -109,18 +115,13 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     # of the others close (an impact on a foot swinging a knee onto its stop), until none is left out
     rows = closing | (gaps <= 0)
     v_new = v + h * a
+    K = solver.compliance()
     while rows.any():
         k = np.flatnonzero(rows)
-        sides = [LimitSide(*keys[i - nc], gaps[i], sign[i - nc], int(iv[i - nc]), vn[i]) for i in k[k >= nc]]
-        l_contacts, l_rows = limit_rows(model.nv, sides)
-        chosen = [contacts[i] for i in k[k < nc]] + l_contacts
-        chosen_rows = [c_rows[i] for i in k[k < nc]] + l_rows
         # Newton's restitution on arrival, for rows reaching their surface in this step
         bounce = (restitution[k] > 0) & (vn[k] < -bounce_velocity)
         goal = np.where(bounce, np.maximum(target[k], -restitution[k] * vn[k]), target[k])
-        gamma_t = np.array([-r.vt / h for r in chosen_rows])
-        v_new = v + h * solve_contacts(solver, a, chosen, chosen_rows, (goal - vn[k]) / h, gamma_t,
-                                       np.zeros(len(k), bool)).a
+        v_new = v + h * solve_rows(K, a, N[k], T[k], mu[k], (goal - vn[k]) / h, -vt[k] / h)
         late = ~rows & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
         if not late.any():
             break

@@ -33,22 +33,14 @@ def lemke(M, q, max_pivots=None, tol=1e-9):
     n = q.shape[0]
     if M.shape != (n, n):
         raise ValueError(f"lemke: M must have shape ({n}, {n}), got {M.shape}")
-    if n == 0 or q.min() >= 0.0:
-        return np.zeros(n)
-    # tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | B⁻¹ q]; variables w: 0..n−1, z: n..2n−1, z₀: 2n
-    T = np.hstack([np.eye(n), -M, -np.ones((n, 1)), q[:, None]])
-    basis = np.arange(n)
     pivots = max_pivots or 50 * (n + 1)
-    status = _pivot(T, basis, pivots, tol)
+    z = np.zeros(n)
+    status = lemke_into(np.ascontiguousarray(M), np.ascontiguousarray(q), pivots, tol, z)
     if status == _RAY:
         raise LCPError("lemke: secondary ray (the complementarity problem has no solution from this start)")
     if status == _EXHAUSTED:
         raise LCPError(f"lemke: no solution after {pivots} pivots")
-    z = np.zeros(n)
-    for i, b in enumerate(basis):
-        if n <= b < 2 * n:
-            z[b - n] = T[i, -1]
-    return np.maximum(z, 0.0)
+    return z
 
 
 _SOLVED, _RAY, _EXHAUSTED = 0, 1, 2  # how _pivot ends
@@ -62,12 +54,13 @@ def _pivot(T, basis, max_pivots, tol):
     artificial = 2 * n
     row = np.argmin(T[:, -1])
     entering = artificial
+    candidates = np.empty(n, dtype=np.int64)  # the rows still tied in the ratio test
     for _ in range(max_pivots):
         # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
         T[row] /= T[row, entering]
         for i in range(n):
             factor = T[i, entering]
-            if i != row:
+            if i != row and factor != 0.0:
                 for j in range(T.shape[1]):
                     T[i, j] -= factor * T[row, j]
         leaving = basis[row]
@@ -75,36 +68,146 @@ def _pivot(T, basis, max_pivots, tol):
         if leaving == artificial:
             return _SOLVED
         entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol)
+        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates)
         if row < 0:
             return _RAY
     return _EXHAUSTED
 
 
 @njit(cache=True)
-def _lexicographic_ratio(T, entering, basis, artificial, n, tol):
+def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
     """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
-    −1 when no row bounds the entering variable (a secondary ray)."""
-    column = T[:, entering]
-    candidates = np.flatnonzero(column > tol * max(1.0, np.abs(column).max()))
-    if candidates.size == 0:
+    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,): scratch."""
+    largest = 0.0
+    for i in range(n):
+        largest = max(largest, abs(T[i, entering]))
+    count = 0
+    for i in range(n):
+        if T[i, entering] > tol * max(1.0, largest):
+            candidates[count] = i
+            count += 1
+    if count == 0:
         return -1
     for k in range(-1, n):
-        key = T[candidates, k] / column[candidates]
-        best = key.min()
-        candidates = candidates[key <= best + tol * max(1.0, abs(best))]
-        for c in candidates:
-            if basis[c] == artificial:
-                return c
-        if candidates.size == 1:
+        # keep the rows whose ratio in column k ties the smallest (to tol)
+        best = np.inf
+        for c in range(count):
+            best = min(best, T[candidates[c], k] / T[candidates[c], entering])
+        kept = 0
+        for c in range(count):
+            i = candidates[c]
+            if T[i, k] / T[i, entering] <= best + tol * max(1.0, abs(best)):
+                candidates[kept] = i
+                kept += 1
+        count = kept
+        for c in range(count):
+            if basis[candidates[c]] == artificial:
+                return candidates[c]
+        if count == 1:
             break
     return candidates[0]
 
 
+@njit(cache=True)
+def lemke_into(M, q, max_pivots, tol, z):
+    """:func:`lemke` compiled: z (n,) of LCP(M, q) written in place; returns _SOLVED, _RAY or _EXHAUSTED.
+
+    Tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | B⁻¹ q]; variables w: 0..n−1, z: n..2n−1, z₀: 2n."""
+    n = q.shape[0]
+    z[:] = 0.0
+    if n == 0 or q.min() >= 0.0:
+        return _SOLVED
+    T = np.zeros((n, 2 * n + 2))
+    for i in range(n):
+        T[i, i] = 1.0
+        for j in range(n):
+            T[i, n + j] = -M[i, j]
+        T[i, 2 * n] = -1.0
+        T[i, 2 * n + 1] = q[i]
+    basis = np.arange(n)
+    status = _pivot(T, basis, max_pivots, tol)
+    if status == _SOLVED:
+        for i in range(n):
+            if n <= basis[i] < 2 * n:
+                z[basis[i] - n] = max(T[i, -1], 0.0)
+    return status
+
+
+@njit(cache=True)
 def complementarity_error(M, q, z):
     """max(−min w, |zᵀ w|) of z ≥ 0 with w = M z + q: zero for a solution of LCP(M, q)."""
     w = M @ z + q
-    return max(-w.min(initial=0.0), abs(z @ w))
+    return max(-min(w.min(), 0.0), abs(z @ w)) if w.shape[0] else 0.0
+
+
+@njit(cache=True)
+def first_solution(M, q, tolerances, pivots_per_unknown, accepted, z):
+    """Lemke's method (:func:`lemke_into`) at each pivot tolerance of ``tolerances`` in turn, at most
+    ``pivots_per_unknown`` (n + 1) pivots each, until a solution satisfies the LCP to ``accepted`` · max(1, max|q|)
+    (:func:`complementarity_error`); True when one does (written to z)."""
+    n = q.shape[0]
+    scale = max(1.0, np.abs(q).max()) if n else 1.0
+    for tol in tolerances:
+        if lemke_into(M, q, pivots_per_unknown * (n + 1), tol, z) == _SOLVED:
+            if complementarity_error(M, q, z) <= accepted * scale:
+                return True
+    return False
+
+
+@njit(cache=True)
+def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regularization, lcp, rhs, forces):
+    """The frictional contact LCP of Stewart & Trinkle (1996) (:mod:`multibody.constraints.contact`) in place:
+    lcp (m + ns, m + ns), rhs (m + ns,), force columns ``forces`` (nv, m), m = nc + edges · ns, for nc rows
+    N (nc, nv) with normal force columns Fn (nv, nc), tangent rows T (nc, 2, nv), friction μ (nc,), the ns
+    sticking rows ``owner`` each with the pyramid ``cone`` (edges, 2) in its tangent basis, compliance K (nv, nv),
+    around a_eq with N a ≥ γ_n, T a = γ_t (nc, 2):
+
+        [[A, (0; E)], [(Mu, −Eᵀ), 0]],  A = (N; D) K (Fn, Dᵀ) + ε mean|diag A| I,   rhs = ((N; D) a_eq − (γ_n; γ_d); 0)
+
+    D the edge directions cone_e · T_i, γ_d = cone_e · γ_t,i, E ones on each contact's edges, Mu its μ."""
+    nc, nv = N.shape
+    ns, edges = owner.shape[0], cone.shape[0]
+    m = nc + edges * ns
+    rows, goal = np.empty((m, nv)), np.empty(m)
+    rows[:nc], goal[:nc] = N, gamma_n
+    forces[:, :nc] = Fn
+    for s in range(ns):
+        i = owner[s]
+        for e in range(edges):
+            r = nc + s * edges + e
+            rows[r] = cone[e, 0] * T[i, 0] + cone[e, 1] * T[i, 1]
+            forces[:, r] = rows[r]
+            goal[r] = gamma_t[i, 0] * cone[e, 0] + gamma_t[i, 1] * cone[e, 1]
+            lcp[r, m + s], lcp[m + s, r] = 1.0, -1.0
+        lcp[m + s, i] = mu[i]
+    A = (rows @ K) @ forces
+    scale = 0.0
+    for r in range(m):
+        scale += abs(A[r, r])
+    scale /= max(m, 1)
+    lcp[:m, :m] = A
+    for r in range(m):
+        lcp[r, r] += regularization * max(scale, 1e-300)
+    rhs[:m] = rows @ a_eq - goal
+    rhs[m:] = 0.0
+
+
+@njit(cache=True)
+def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularization, tolerances, pivots_per_unknown,
+                         accepted, a):
+    """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ) solved by
+    :func:`first_solution`, Q = F z; False (a untouched) when Lemke's method finds no accepted solution."""
+    nc, nv = N.shape
+    owner = np.flatnonzero(mu > 0)
+    ns, edges = owner.shape[0], cone.shape[0]
+    m = nc + edges * ns
+    lcp, rhs, forces, z = np.zeros((m + ns, m + ns)), np.empty(m + ns), np.empty((nv, m)), np.empty(m + ns)
+    pyramid_lcp(K, a_eq, N, np.ascontiguousarray(N.T), T, mu, owner, gamma_n, gamma_t, cone, regularization, lcp,
+                rhs, forces)
+    if not first_solution(lcp, rhs, tolerances, pivots_per_unknown, accepted, z):
+        return False
+    a[:] = a_eq + K @ (forces @ z[:m])
+    return True
 
 
 def projected_gauss_seidel(A, b, mu, cfm=1e-6, sweeps=300, tol=1e-10):
