@@ -1,24 +1,30 @@
 """Compile (or load from numba's cache) every kernel that the commands and the documented calls use:
-``python -m multibody.dynamics._warmup [part ...]`` (all parts, in order, by default).
+``python -m multibody.dynamics._warmup [part ...]`` (all parts, in the order of PARTS, by default).
 
-Parts: ``batch`` (the structure-of-arrays batch kernels, minutes to compile cold), ``loop`` (the compiled
-integration loop and DOP853's helper thread), ``kernels`` (the one-state kernels of the numeric core), ``core``
-(``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as ``multibody
-simulate`` does (also with contact), the demo and ``to_numeric``, which then compile only what the parts before
-left (array layouts, the contact kernels, ...).
-``multibody compile`` runs ``batch``, ``loop`` and ``kernels`` in three processes at once, then ``calls``; CI runs
-``batch`` beside ``core``, then ``calls``, before the test workers start, so that they share one compilation.
+Parts: ``kernels`` (the one-state kernels of the numeric core, the articulated-body algorithm first: most other
+kernels call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the
+structure-of-arrays batch kernels and the lockstep rollouts), ``derivatives`` (the analytic derivatives of the
+README), ``contact`` (the time stepper and the event-driven impacts), ``symbolic`` (``to_numeric``'s linear
+solves), ``core`` (``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as
+``multibody simulate`` does, and the demo, which then load what the parts before compiled and compile only what
+they left.
+
+``multibody compile`` runs the parts of WORKERS in one process each, at once (numba's cache on disk is shared:
+a kernel one process saved, the other loads), then ``calls``: each worker compiles what the other does not need
+first (the derivatives, the batch kernels and contact need no kernel of the first worker but the ABA, which it
+compiles first), so that no kernel compiles twice.
 """
 import io
 import os
 import sys
 import tempfile
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
-PARTS = ("batch", "loop", "kernels", "calls")
+PARTS = ("kernels", "loop", "batch", "derivatives", "contact", "symbolic", "calls")
+WORKERS = (("kernels", "loop"), ("batch", "derivatives", "contact", "symbolic"))  # two processes: ~the same CPU time
 
 
 def _model():
@@ -32,6 +38,14 @@ def _model():
         model.add(mb.Body(f"b{k}", mass=1.0, com=(0.1, 0.0, 0.0), inertia=inertia), parent=parent, joint=joint)
         parent = f"b{k}"
     return model
+
+
+@contextmanager
+def _quiet():
+    """What a part prints (the CLI's reports, to_numeric's notice) and warns is not for the warm-up's user."""
+    with warnings.catch_warnings(), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        yield
 
 
 def batch():
@@ -60,6 +74,7 @@ def kernels():
     model = _model()
     q, v = model.neutral(), np.ones(model.nv)
     f_ext = np.ones((model.nbodies, 6))
+    mb.aba(model, q, v, v, f_ext=f_ext)  # the one-state ABA, which the loop and the derivatives call, first
     for forces in (None, f_ext):
         tau = mb.rnea(model, q, v, v, f_ext=forces)
         mb.aba(model, q, v, tau, f_ext=forces)
@@ -81,9 +96,7 @@ def calls():
     import multibody as mb
     from multibody import cli
     from multibody.io.files import example_path
-    with (tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()),
-          redirect_stderr(io.StringIO())):
-        warnings.simplefilter("ignore")
+    with tempfile.TemporaryDirectory() as folder, _quiet():
         model = mb.Model("arm", gravity=(0, 0, -9.81))
         rod = np.diag([1e-4, 0.0075, 0.0075])
         model.add(mb.Body("upper", mass=1.0, com=(0.15, 0, 0), inertia=rod), joint=mb.Revolute((0, 1, 0)))
@@ -104,18 +117,38 @@ def calls():
         cli.main(["simulate", str(example_path("humanoid")), "--t-end", "1", "--no-progress",
                   "--out", os.path.join(folder, "humanoid.npz")])
         cli.main(["demo", "--t-end", "1", "--out-dir", os.path.join(folder, "demo")])
-        # contact: the time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)
-        box = mb.Model("box")
-        box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
-        box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
-        box.add_geometry("box", mb.Sphere(0.12))
-        box.add_geometry("world", mb.Plane())
-        q0 = box.neutral()
-        q0[2] = 0.11
+
+
+def derivatives():
+    """The README's ∂q̈/∂(q, v) (rnea_derivatives, which needs no other kernel, first)."""
+    import multibody as mb
+    model = mb.Model.chain(2)
+    q, v = np.array([0.3, -0.2]), np.zeros(2)
+    mb.rnea_derivatives(model, q, v, np.zeros(2))
+    mb.aba_derivatives(model, q, v, np.zeros(2))
+
+
+def contact():
+    """The time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)."""
+    import multibody as mb
+    box = mb.Model("box")
+    box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
+    box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
+    box.add_geometry("box", mb.Sphere(0.12))
+    box.add_geometry("world", mb.Plane())
+    q0 = box.neutral()
+    q0[2] = 0.11
+    with _quiet():
         mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3)
         mb.simulate(box, q0, np.zeros(6), 0.02, collisions=True)
-        from multibody import symbolic as sym  # the linear solves of to_numeric's state derivative (cached)
-        for chain in (model, mb.Model.chain(7)):  # X u̇ = Y expanded, and over auxiliary symbols
+
+
+def symbolic():
+    """The linear solves of to_numeric's state derivative (cached): X u̇ = Y expanded, and over auxiliary symbols."""
+    import multibody as mb
+    from multibody import symbolic as sym
+    with _quiet():
+        for chain in (mb.Model.chain(2), mb.Model.chain(7)):
             sym.equations_of_motion(chain).to_numeric().rhs(0.0, np.zeros(2 * chain.nv))
 
 
@@ -123,7 +156,7 @@ def main(parts=PARTS):
     unknown = sorted(set(parts) - {*PARTS, "core"})
     if unknown:
         raise SystemExit(f"_warmup: unknown part(s) {', '.join(unknown)}; choose from {', '.join((*PARTS, 'core'))}")
-    for part in ("batch", "kernels", "loop", "calls"):
+    for part in PARTS:
         if part in parts or (part in ("kernels", "loop") and "core" in parts):
             globals()[part]()
 
