@@ -1,18 +1,17 @@
 """Compile (or load from numba's cache) every kernel that the commands and the documented calls use:
 ``python -m multibody.dynamics._warmup [part ...]`` (all parts, in the order of PARTS, by default).
 
-Parts: ``kernels`` (the one-state kernels of the numeric core, the articulated-body algorithm first: most other
-kernels call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the
-structure-of-arrays batch kernels and the lockstep rollouts), ``derivatives`` (the analytic derivatives of the
-README), ``contact`` (the time stepper and the event-driven impacts), ``symbolic`` (``to_numeric``'s linear
-solves), ``core`` (``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as
-``multibody simulate`` does, and the demo, which then load what the parts before compiled and compile only what
-they left.
+Parts: ``kernels`` (the one-state rnea, aba and crba, the articulated-body algorithm first: most other kernels
+call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the structure-of-arrays
+batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives), ``quantities`` (a
+few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time stepper and the event-driven
+impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, ``quantities`` and ``loop``), and
+``calls``: the README's calls, a URDF simulated and reported as ``multibody simulate`` does, and the demo, which
+then load what the parts before compiled and compile only what they left.
 
-``multibody compile`` runs the parts of WORKERS in one process each, at once (numba's cache on disk is shared:
-a kernel one process saved, the other loads), then ``calls``: each worker compiles what the other does not need
-first (the derivatives, the batch kernels and contact need no kernel of the first worker but the ABA, which it
-compiles first), so that no kernel compiles twice.
+``multibody compile`` runs the parts of each entry of WORKERS in one process, the two at once (numba's cache on
+disk is shared: a kernel that one process saved, the other loads), then ``calls``. Each process first compiles
+what needs nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
 """
 import io
 import os
@@ -23,8 +22,10 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
-PARTS = ("kernels", "loop", "batch", "derivatives", "contact", "symbolic", "calls")
-WORKERS = (("kernels", "loop"), ("batch", "derivatives", "contact", "symbolic"))  # two processes: ~the same CPU time
+PARTS = ("kernels", "loop", "batch", "derivatives", "quantities", "contact", "symbolic", "calls")
+# two processes of about the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch
+# kernels), then what does (the loop and the derivatives call the ABA, the batched one-state kernels rnea and aba)
+WORKERS = (("kernels", "loop"), ("batch", "derivatives", "quantities", "contact", "symbolic"))
 
 
 def _model():
@@ -70,17 +71,27 @@ def loop():
 
 
 def kernels():
+    """The one-state rnea, aba and crba (the ABA first: the loop and the derivatives call it)."""
     import multibody as mb
     model = _model()
     q, v = model.neutral(), np.ones(model.nv)
     f_ext = np.ones((model.nbodies, 6))
-    mb.aba(model, q, v, v, f_ext=f_ext)  # the one-state ABA, which the loop and the derivatives call, first
+    mb.aba(model, q, v, v, f_ext=f_ext)
     for forces in (None, f_ext):
         tau = mb.rnea(model, q, v, v, f_ext=forces)
         mb.aba(model, q, v, tau, f_ext=forces)
-        mb.rnea(model, [q, q], v, v, f_ext=forces)
-        mb.aba(model, [q, q], v, [tau, tau], f_ext=forces)
     mb.crba(model, q)
+
+
+def quantities():
+    """A few states at once (the loop over states, in parallel threads), the energies, a Jacobian, the momentum,
+    q ⊕ v dt, q̇ and the body poses."""
+    import multibody as mb
+    model = _model()
+    q, v = model.neutral(), np.ones(model.nv)
+    for forces in (None, np.ones((model.nbodies, 6))):
+        tau = mb.rnea(model, [q, q], v, v, f_ext=forces)
+        mb.aba(model, [q, q], v, tau, f_ext=forces)
     mb.crba(model, [q, q])
     mb.energy(model, q, v)
     mb.energy(model, [q, q], v)
@@ -157,7 +168,7 @@ def main(parts=PARTS):
     if unknown:
         raise SystemExit(f"_warmup: unknown part(s) {', '.join(unknown)}; choose from {', '.join((*PARTS, 'core'))}")
     for part in PARTS:
-        if part in parts or (part in ("kernels", "loop") and "core" in parts):
+        if part in parts or (part in ("kernels", "quantities", "loop") and "core" in parts):
             globals()[part]()
 
 
