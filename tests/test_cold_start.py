@@ -114,3 +114,29 @@ def test_compile_command_gives_one_notice():
     assert result.returncode == 0, result.stderr
     output = result.stdout + result.stderr
     assert output.count("compiling") == 1 and "done in" in output
+
+
+def test_compile_workers_cover_every_part_once():
+    """`multibody compile` runs each part of the warm-up in exactly one of its processes, `calls` after them."""
+    from multibody.dynamics._warmup import PARTS, WORKERS
+    parts = [part for worker in WORKERS for part in worker]
+    assert sorted(parts) == sorted(set(PARTS) - {"calls"}) and len(parts) == len(set(parts))
+
+
+def test_one_state_and_batched_calls_share_the_kernels():
+    """rnea and aba of a few states, with or without external forces, call the one-state kernels with the same
+    argument types as a single state does (a read-only f_ext would be a second specialization, compiled again)."""
+    import numpy as np
+    from numba import types
+
+    import multibody as mb
+    from multibody.dynamics import _core
+    model = mb.Model.chain(2)
+    q, v = np.array([0.3, -0.2]), np.zeros(2)
+    for forces in (None, np.ones((2, 6))):
+        mb.rnea(model, q, v, v, f_ext=forces), mb.rnea(model, [q, q], v, v, f_ext=forces)
+        mb.aba(model, q, v, v, f_ext=forces), mb.aba(model, [q, q], v, v, f_ext=forces)
+    for kernel in (_core.rnea, _core.aba):
+        readonly = [sig for sig in kernel.signatures
+                    if any(isinstance(t, types.Array) and not t.mutable for t in sig)]
+        assert readonly == [], readonly

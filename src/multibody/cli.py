@@ -238,19 +238,31 @@ def cmd_demo(args):
 
 
 def cmd_compile(args):
-    """Compile every numba kernel into numba's cache: the batch kernels, the compiled loop and the one-state
-    kernels in three processes at once, then the README's calls, a URDF simulate and the demo (which load those
-    and compile what is left). One notice; the worker processes are silent."""
+    """Compile every numba kernel into numba's cache: the warm-up's parts in two processes at once (the one-state
+    kernels and the compiled loop; the batch kernels, the derivatives, contact and to_numeric's solves), then the
+    README's calls, a URDF simulate and the demo (which load those and compile what is left). One notice, a line as
+    each process is done; the worker processes are silent."""
     import os
     import subprocess
+
+    from .dynamics._warmup import WORKERS
     start = time.monotonic()
-    print("multibody: compiling the dynamics kernels into numba's cache (a few minutes when cold)…", flush=True)
+    print("multibody: compiling the dynamics kernels into numba's cache (about two minutes on two cores when "
+          "cold)…", flush=True)
     env = {**os.environ, "MULTIBODY_COMPILE_NOTICE": "0"}
+    groups = WORKERS if (os.cpu_count() or 1) > 1 else (tuple(part for parts in WORKERS for part in parts),)
     status = 0
-    for parts in (("batch", "loop", "kernels"), ("calls",)):
-        workers = [subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", part], env=env)
-                   for part in parts]
-        status = max([status, *(worker.wait() for worker in workers)])
+    for stage in (groups, (("calls",),)):
+        workers = {subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", *parts], env=env): parts
+                   for parts in stage}
+        while workers:
+            done = next((worker for worker in workers if worker.poll() is not None), None)
+            if done is None:
+                time.sleep(0.2)
+                continue
+            status = max(status, done.returncode)
+            print(f"  {', '.join(workers.pop(done))}: {'ready' if done.returncode == 0 else 'failed'} "
+                  f"({time.monotonic() - start:.0f} s)", flush=True)
     cache = os.environ.get("NUMBA_CACHE_DIR") or "next to the package's sources (__pycache__)"
     print(f"{'done' if status == 0 else 'failed'} in {time.monotonic() - start:.1f} s; cache: {cache}")
     return status

@@ -90,7 +90,7 @@ def coriolis_operator(Y, i, vi, B):
             B[i, r, k] = col[r]
 
 
-@inline
+@njit_without_refcounts(cache=True, fastmath={"contract"}, forceinline=True)  # (LLVM inlines it: see CPU_PASSES)
 def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC):
     """The forward pass of :func:`rnea_derivatives`, root to leaves: world poses R0, p0 of the axis frames; per
     velocity the subspace column ψ (S), u = ᵒv_λ × ψ (U), z = ᵒa_λ × ψ + ᵒv_λ × u (Z), y = u + ᵒv_i × ψ (W); per

@@ -1,24 +1,31 @@
 """Compile (or load from numba's cache) every kernel that the commands and the documented calls use:
-``python -m multibody.dynamics._warmup [part ...]`` (all parts, in order, by default).
+``python -m multibody.dynamics._warmup [part ...]`` (all parts, in the order of PARTS, by default).
 
-Parts: ``batch`` (the structure-of-arrays batch kernels, minutes to compile cold), ``loop`` (the compiled
-integration loop and DOP853's helper thread), ``kernels`` (the one-state kernels of the numeric core), ``core``
-(``kernels`` then ``loop``), and ``calls``: the README's calls, a URDF simulated and reported as ``multibody
-simulate`` does (also with contact), the demo and ``to_numeric``, which then compile only what the parts before
-left (array layouts, the contact kernels, ...).
-``multibody compile`` runs ``batch``, ``loop`` and ``kernels`` in three processes at once, then ``calls``; CI runs
-``batch`` beside ``core``, then ``calls``, before the test workers start, so that they share one compilation.
+Parts: ``kernels`` (the one-state rnea, aba and crba, the articulated-body algorithm first: most other kernels
+call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the structure-of-arrays
+batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives), ``quantities`` (a
+few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time stepper and the event-driven
+impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, ``quantities`` and ``loop``), and
+``calls``: the README's calls, a URDF simulated and reported as ``multibody simulate`` does, and the demo, which
+then load what the parts before compiled and compile only what they left.
+
+``multibody compile`` runs the parts of each entry of WORKERS in one process, the two at once (numba's cache on
+disk is shared: a kernel that one process saved, the other loads), then ``calls``. Each process first compiles
+what needs nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
 """
 import io
 import os
 import sys
 import tempfile
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
-PARTS = ("batch", "loop", "kernels", "calls")
+PARTS = ("kernels", "loop", "batch", "derivatives", "quantities", "contact", "symbolic", "calls")
+# two processes of about the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch
+# kernels), then what does (the loop and the derivatives call the ABA, the batched one-state kernels rnea and aba)
+WORKERS = (("kernels", "loop"), ("batch", "derivatives", "quantities", "contact", "symbolic"))
 
 
 def _model():
@@ -32,6 +39,14 @@ def _model():
         model.add(mb.Body(f"b{k}", mass=1.0, com=(0.1, 0.0, 0.0), inertia=inertia), parent=parent, joint=joint)
         parent = f"b{k}"
     return model
+
+
+@contextmanager
+def _quiet():
+    """What a part prints (the CLI's reports, to_numeric's notice) and warns is not for the warm-up's user."""
+    with warnings.catch_warnings(), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        yield
 
 
 def batch():
@@ -56,16 +71,27 @@ def loop():
 
 
 def kernels():
+    """The one-state rnea, aba and crba (the ABA first: the loop and the derivatives call it)."""
     import multibody as mb
     model = _model()
     q, v = model.neutral(), np.ones(model.nv)
     f_ext = np.ones((model.nbodies, 6))
+    mb.aba(model, q, v, v, f_ext=f_ext)
     for forces in (None, f_ext):
         tau = mb.rnea(model, q, v, v, f_ext=forces)
         mb.aba(model, q, v, tau, f_ext=forces)
-        mb.rnea(model, [q, q], v, v, f_ext=forces)
-        mb.aba(model, [q, q], v, [tau, tau], f_ext=forces)
     mb.crba(model, q)
+
+
+def quantities():
+    """A few states at once (the loop over states, in parallel threads), the energies, a Jacobian, the momentum,
+    q ⊕ v dt, q̇ and the body poses."""
+    import multibody as mb
+    model = _model()
+    q, v = model.neutral(), np.ones(model.nv)
+    for forces in (None, np.ones((model.nbodies, 6))):
+        tau = mb.rnea(model, [q, q], v, v, f_ext=forces)
+        mb.aba(model, [q, q], v, tau, f_ext=forces)
     mb.crba(model, [q, q])
     mb.energy(model, q, v)
     mb.energy(model, [q, q], v)
@@ -81,9 +107,7 @@ def calls():
     import multibody as mb
     from multibody import cli
     from multibody.io.files import example_path
-    with (tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), redirect_stdout(io.StringIO()),
-          redirect_stderr(io.StringIO())):
-        warnings.simplefilter("ignore")
+    with tempfile.TemporaryDirectory() as folder, _quiet():
         model = mb.Model("arm", gravity=(0, 0, -9.81))
         rod = np.diag([1e-4, 0.0075, 0.0075])
         model.add(mb.Body("upper", mass=1.0, com=(0.15, 0, 0), inertia=rod), joint=mb.Revolute((0, 1, 0)))
@@ -104,18 +128,38 @@ def calls():
         cli.main(["simulate", str(example_path("humanoid")), "--t-end", "1", "--no-progress",
                   "--out", os.path.join(folder, "humanoid.npz")])
         cli.main(["demo", "--t-end", "1", "--out-dir", os.path.join(folder, "demo")])
-        # contact: the time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)
-        box = mb.Model("box")
-        box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
-        box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
-        box.add_geometry("box", mb.Sphere(0.12))
-        box.add_geometry("world", mb.Plane())
-        q0 = box.neutral()
-        q0[2] = 0.11
+
+
+def derivatives():
+    """The README's ∂q̈/∂(q, v) (rnea_derivatives, which needs no other kernel, first)."""
+    import multibody as mb
+    model = mb.Model.chain(2)
+    q, v = np.array([0.3, -0.2]), np.zeros(2)
+    mb.rnea_derivatives(model, q, v, np.zeros(2))
+    mb.aba_derivatives(model, q, v, np.zeros(2))
+
+
+def contact():
+    """The time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)."""
+    import multibody as mb
+    box = mb.Model("box")
+    box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
+    box.add_geometry("box", mb.Box([0.1, 0.1, 0.1]))
+    box.add_geometry("box", mb.Sphere(0.12))
+    box.add_geometry("world", mb.Plane())
+    q0 = box.neutral()
+    q0[2] = 0.11
+    with _quiet():
         mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3)
         mb.simulate(box, q0, np.zeros(6), 0.02, collisions=True)
-        from multibody import symbolic as sym  # the linear solves of to_numeric's state derivative (cached)
-        for chain in (model, mb.Model.chain(7)):  # X u̇ = Y expanded, and over auxiliary symbols
+
+
+def symbolic():
+    """The linear solves of to_numeric's state derivative (cached): X u̇ = Y expanded, and over auxiliary symbols."""
+    import multibody as mb
+    from multibody import symbolic as sym
+    with _quiet():
+        for chain in (mb.Model.chain(2), mb.Model.chain(7)):
             sym.equations_of_motion(chain).to_numeric().rhs(0.0, np.zeros(2 * chain.nv))
 
 
@@ -123,8 +167,8 @@ def main(parts=PARTS):
     unknown = sorted(set(parts) - {*PARTS, "core"})
     if unknown:
         raise SystemExit(f"_warmup: unknown part(s) {', '.join(unknown)}; choose from {', '.join((*PARTS, 'core'))}")
-    for part in ("batch", "kernels", "loop", "calls"):
-        if part in parts or (part in ("kernels", "loop") and "core" in parts):
+    for part in PARTS:
+        if part in parts or (part in ("kernels", "quantities", "loop") and "core" in parts):
             globals()[part]()
 
 

@@ -41,8 +41,12 @@ def _batched(forces, *arrays_and_names):
 
 
 def _per_state(forces, count):
-    """(count, n, 6) forces for the per-state kernels of _core (f_ext[b] for state b)."""
-    return np.ascontiguousarray(np.broadcast_to(forces, (count,) + forces.shape[1:]))
+    """(count, n, 6) forces for the per-state kernels of _core (f_ext[b] for state b), always a new writeable
+    C-contiguous array: a read-only one (a broadcast view, even of no forces at all) would be another numba
+    specialization of the kernels, compiled again."""
+    per_state = np.empty((count,) + forces.shape[1:])
+    per_state[...] = forces
+    return per_state
 
 
 def _in_batch_shape(batch, **flat):
