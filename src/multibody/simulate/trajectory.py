@@ -5,11 +5,12 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._lent import lent
 from ..dynamics import energy as _energy
 from ..errors import ModelError
 from ..flexible.tree import strain_energy
@@ -91,8 +92,7 @@ class Trajectory:
 
     def _repr_html_(self) -> str:
         """Jupyter: samples, time span, solver settings and events (:func:`multibody.viz.notebook.trajectory_html`)."""
-        from ..viz.notebook import trajectory_html
-        return trajectory_html(self)
+        return cast(str, lent("trajectory_html")(self))
 
     # ------------------------------------------------------------------------------------------
     # Derived quantities
@@ -219,14 +219,12 @@ class Trajectory:
              **options: Any) -> Figure:
         """Matplotlib figure of the chosen panels ("q", "v", "a", "tau", "energy", "constraints");
         saved to ``path`` if given. See :func:`multibody.viz.plot_trajectory`."""
-        from ..viz.plots import plot_trajectory
-        return plot_trajectory(self, what=what, path=path, **options)
+        return cast("Figure", lent("plot_trajectory")(self, what=what, path=path, **options))
 
     def animate(self, path: str | os.PathLike = "animation.html", **options: Any) -> str | os.PathLike:
         """Write a self-contained HTML page with a 3D animation (play/pause, time slider).
         See :func:`multibody.viz.animate`."""
-        from ..viz.animation import animate
-        return animate(self, path, **options)
+        return cast("str | os.PathLike", lent("animate")(self, path, **options))
 
 
 def constraint_residuals(model, q, v):
