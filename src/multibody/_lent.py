@@ -1,10 +1,15 @@
 """What the layers above the data lend to it.
 
-A :class:`~multibody.Model` is data and imports nothing above it. The methods through which it reaches further —
-compiling itself (:mod:`multibody.dynamics`), reading URDF and MJCF files (:mod:`multibody.io`), making joint-limit
-constraints (:mod:`multibody.constraints`), showing itself and a trajectory in a notebook and in plots
-(:mod:`multibody.viz`) — call the function that the layer owning it lends here when it is imported; ``import
-multibody`` imports them all.
+A :class:`~multibody.Model` is data and imports nothing above it; a :class:`~multibody.Trajectory` imports nothing
+above the simulation. The methods through which they reach further call the function that the layer owning it lends
+here when it is imported (``import multibody`` imports them all):
+
+* ``Model.from_urdf``, ``Model.from_mjcf``: ``read_urdf``, ``read_mjcf`` (:mod:`multibody.io`);
+* ``Model.enforce_joint_limits``: ``joint_limit``, :class:`multibody.JointLimit` (:mod:`multibody.constraints`);
+* ``Model._repr_html_``: ``model_html`` (:mod:`multibody.viz`);
+* ``Trajectory.save``, ``Trajectory.load``: ``model_to_dict``, ``model_from_dict`` (:mod:`multibody.io`);
+* ``Trajectory._repr_html_``, ``.plot``, ``.animate``: ``trajectory_html``, ``plot_trajectory``, ``animate``
+  (:mod:`multibody.viz`).
 """
 from __future__ import annotations
 

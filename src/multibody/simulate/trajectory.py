@@ -168,10 +168,9 @@ class Trajectory:
         :meth:`load` reads it back with the arrays and impact records bit for bit identical. A model holding a
         constraint that cannot be written (user callables) raises ModelError naming it, before the file is opened.
         """
-        from ..io.files import model_to_dict
         names = np.array([name for name, _ in self.events], dtype=str)
         times = np.array([time for _, time in self.events], dtype=float)
-        model = np.array(json.dumps(model_to_dict(self.model)))
+        model = np.array(json.dumps(lent("model_to_dict")(self.model)))
         with open(path, "wb") as handle:
             np.savez_compressed(handle, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau, drift=self.drift,
                                 event_names=names, event_times=times, model=model,
@@ -189,11 +188,10 @@ class Trajectory:
         Raises ModelError naming the file for anything that is not such a file: not a zip archive, a member
         missing or of the wrong type, arrays whose headers declare more data than the file holds or than
         MAX_LOAD_BYTES in all (checked before anything is allocated), an invalid model description."""
-        from ..io.files import model_from_dict
         try:
             _check_npz_sizes(path, cls.MAX_LOAD_BYTES)
             with np.load(path, allow_pickle=False) as data:
-                model = model_from_dict(json.loads(str(data["model"])), source=str(path))
+                model = lent("model_from_dict")(json.loads(str(data["model"])), source=str(path))
                 events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
                 impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
                 drift = data["drift"] if "drift" in data.files else None  # (files written before it was saved)
