@@ -22,12 +22,11 @@ LLVM keeps to 256 bits on Intel server cores by default).
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
-held as 21 symmetric entries, the bodies posed by their axis frames (:func:`~._spatial_kernels.axis_frames`: a
+held as 21 symmetric entries, the bodies posed by their axis frames (:func:`~._layout.axis_frames`: a
 revolute joint turns about z, and its axis in world axes is a column of the frame's rotation); the two agree to
 round-off, not bit for bit (fused multiply-adds here). Joints with one degree of freedom (revolute, prismatic: the
 common case) take one lane loop per pass and body; the others go lane by lane, their poses through the scalar
-kernels' ``axis_frame_placement``. The compiled-model layout is the one
-documented in :mod:`multibody.dynamics._spatial_kernels`.
+kernels' ``axis_frame_placement``. The compiled model's layout: :mod:`._layout`.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import threading
@@ -40,10 +39,12 @@ from numba.extending import overload
 from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
 from ._spatial_kernels import njit_without_refcounts
-from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_MASS, F_S, F_ZAXES, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ,
-                               IV, JTYPE, NSYM, NVJ, PARENT, cross_force, cross_motion, release, rigid_inertia_times,
-                               rotated, rotation_product, SINCOS_RANGE, sin_cos, wide_vectors, work)
+from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
+                               joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotated,
+                               rotation_product, SINCOS_RANGE, sin_cos, wide_vectors, work)
 
+(axis_tree_rotation, axis_tree_translation, axis_mass_center, axis_inertia) = (
+    CPU.axis_tree_rotation, CPU.axis_tree_translation, CPU.axis_mass_center, CPU.axis_inertia)
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
 
@@ -194,11 +195,9 @@ def rotated_vector(R, x, y, z):
 
 @inline
 def axis_placement(params, i):
-    """Body i's placement in its parent's axis frame, both axis frames (:func:`~._spatial_kernels.axis_frames`):
+    """Body i's placement in its parent's axis frame, both axis frames (:func:`~._layout.axis_frames`):
     (T row-major 9-tuple, t 3-tuple), numbers or lane arrays."""
-    return ((params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
-             params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
-             params[i, F_ZRTREE + 8]), (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2]))
+    return axis_tree_rotation(params, i), axis_tree_translation(params, i)
 
 
 @inline
@@ -255,7 +254,7 @@ def world_pose(topology, params, i, q, nb, R0, d):
     pose = work((12, LANES))
     iq, lam = topology[i, IQ], topology[i, PARENT]
     if topology[i, JTYPE] == PRISMATIC:
-        axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
+        axis = joint_axis(params, i)
         T, t = axis_placement(params, i)
         for b in range(nb):
             (ax, ay, az), Tb, p = lane(axis, b), lane(T, b), lane(t, b)
@@ -267,13 +266,6 @@ def world_pose(topology, params, i, q, nb, R0, d):
 
 
 @inline
-def subspace_column(params, i, k):
-    """Column k of body i's motion subspace (body axes), as a 6-tuple (numbers or lane arrays)."""
-    return (params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k], params[i, F_S + 18 + k],
-            params[i, F_S + 24 + k], params[i, F_S + 30 + k])
-
-
-@inline
 def in_world_axes(R, s):
     """A spatial vector s = [ω; v] of body axes in world axes (same reference point), [R ω; R v], as a 6-tuple."""
     w, v = rotated_vector(R, s[0], s[1], s[2]), rotated_vector(R, s[3], s[4], s[5])
@@ -282,11 +274,10 @@ def in_world_axes(R, s):
 
 @inline
 def body_inertia(params, i):
-    """Body i's inertia in its axis frame (:func:`~._spatial_kernels.axis_frames`): mass, mass center (3) and
-    rotational inertia about the body origin (xx, yy, zz, xy, xz, yz), a 10-tuple (numbers or lane arrays)."""
-    return (params[i, F_MASS], params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2], params[i, F_ZINERTIA],
-            params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3],
-            params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5])
+    """Body i's inertia in its axis frame (:func:`~._layout.axis_frames`): mass, mass center (3) and rotational
+    inertia about the body origin (row major), a 13-tuple (numbers or lane arrays)."""
+    m, c, I = mass(params, i), axis_mass_center(params, i), axis_inertia(params, i)
+    return m, c[0], c[1], c[2], I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7], I[8]
 
 
 @inline
@@ -294,8 +285,8 @@ def rigid_inertia_in_world_axes(body, R):
     """A body's spatial inertia (a :func:`body_inertia` of numbers) about its origin in world axes (R: its axis
     frame's rotation to world axes) compactly, as (m, h, I) with h = m R c and I = R I_O Rᵀ (xx, yy, zz, xy, xz, yz)
     (RBDA eqs. 2.63, 2.66 with p = 0): a 10-tuple as :func:`~._spatial_kernels.rigid_inertia_times` takes it."""
-    m, c0, c1, c2, I00, I11, I22, I01, I02, I12 = body
-    I = rotated((I00, I01, I02, I01, I11, I12, I02, I12, I22), R)
+    m, c0, c1, c2, I00, I01, I02, I10, I11, I12, I20, I21, I22 = body
+    I = rotated((I00, I01, I02, I10, I11, I12, I20, I21, I22), R)
     hx, hy, hz = rotated_vector(R, m * c0, m * c1, m * c2)
     return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
 
@@ -433,7 +424,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
     :func:`revolute_body` does those), whose motion subspace column s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop
     over the lanes, results through a stack array (rows 0–5 s, 6–11 v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
     wide_vectors()
-    column, body = subspace_column(params, i, 0), body_inertia(params, i)
+    column, body = motion_subspace(params, i, 0), body_inertia(params, i)
     result = work((45, LANES))
     for b in range(nb):
         R = lane_rotation(R0, i, b)
@@ -462,7 +453,7 @@ def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, n
         R = lane_rotation(R0, i, b)
         vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         for k in range(nvj):
-            s, rate = in_world_axes(R, lane(subspace_column(params, i, k), b)), qd[iv + k, b]
+            s, rate = in_world_axes(R, lane(motion_subspace(params, i, k), b)), qd[iv + k, b]
             vJ = (vJ[0] + s[0] * rate, vJ[1] + s[1] * rate, vJ[2] + s[2] * rate, vJ[3] + s[3] * rate,
                   vJ[4] + s[4] * rate, vJ[5] + s[5] * rate)
             for r in range(6):
@@ -478,12 +469,10 @@ def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, n
 @step
 def subtract_external_forces(params, f_ext, i, b0, R0, PA, nb):
     """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) in world axes, R Qᵀ f (R the
-    axis frame's rotation to world axes, Q its axes in body axes: F_ZAXES); lane b's force is f_ext[b0 + b] (or
+    axis frame's rotation to world axes, Q its axes in body axes); lane b's force is f_ext[b0 + b] (or
     f_ext[0] for all)."""
     wide_vectors()
-    axes = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-            params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-            params[i, F_ZAXES + 8])
+    axes = axis_frame(params, i)
     for b in range(nb):
         f, R, Q = f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i], lane_rotation(R0, i, b), lane(axes, b)
         for o in (0, 3):
@@ -531,21 +520,21 @@ def articulate_single_dof(params, i, lam, iv, revolute, d, S, IA, PA, C, U, u, D
     s = [z; 0] takes the products with its angular half alone. Results go through a stack array (rows as
     :func:`articulated_single_dof` writes them)."""
     wide_vectors()
-    armature = params[i, F_ARMATURE]
+    reflected = armature(params, i, 0)
     result = work((35, LANES))
     if revolute:
         for b in range(nb):
             I, P, z0, z1, z2 = lane_symmetric(IA, i, b), lane_vector(PA, i, b), S[iv, 0, b], S[iv, 1, b], S[iv, 2, b]
             Ui = symmetric_product_angular(I, z0, z1, z2)
             articulated_single_dof(I, P, lane_vector(C, i, b), Ui, z0 * Ui[0] + z1 * Ui[1] + z2 * Ui[2],
-                                   z0 * P[0] + z1 * P[1] + z2 * P[2], u[iv, b], lane(armature, b), d[i, 0, b],
+                                   z0 * P[0] + z1 * P[1] + z2 * P[2], u[iv, b], lane(reflected, b), d[i, 0, b],
                                    d[i, 1, b], d[i, 2, b], result, b)
     else:
         for b in range(nb):
             I, P, s = lane_symmetric(IA, i, b), lane_vector(PA, i, b), lane_vector(S, iv, b)
             Ui = symmetric_product(I, s)
             articulated_single_dof(I, P, lane_vector(C, i, b), Ui, dot6(s, Ui), dot6(s, P), u[iv, b],
-                                   lane(armature, b), d[i, 0, b], d[i, 1, b], d[i, 2, b], result, b)
+                                   lane(reflected, b), d[i, 0, b], d[i, 1, b], d[i, 2, b], result, b)
     for b in range(LANES):
         Dinv[iv, 0, b], u[iv, b] = result[6, b], result[7, b]
     for r in range(6):
@@ -572,7 +561,7 @@ def articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb):
             u[iv + k, b] -= dot6(lane_vector(S, iv + k, b), lane_vector(PA, i, b))
             for m in range(nvj):
                 D[m, k, b] = dot6(lane_vector(S, iv + m, b), Uk)
-            D[k, k, b] += lane(params[i, F_ARMATURE + k], b)
+            D[k, k, b] += lane(armature(params, i, k), b)
     if nvj > 0:
         invert_spd_lanes(D, nvj, Dinv, iv, nb)
     for b in range(nb):

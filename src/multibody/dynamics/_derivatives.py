@@ -22,7 +22,7 @@ Coriolis operator). Summed over a subtree these are composite sums, Y^c and B^c,
 and for a velocity perturbation (δᵒv_k = ψ, δᵒa_k = y + ψ × ᵒv_k, y = u + ᵒv_i × ψ): ∂τ_j/∂v_i =
 S_jᵀ (Y^c_m y_i + B^c_m ψ_i), m the deeper of i and j; M_ji = S_jᵀ Y^c_m S_i. The joints enter only through their
 motion subspaces (world columns as :func:`._core.crba` builds them) and poses: no joint-specific derivative.
-Layout and helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
+Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
 """
 import numpy as np
 from numba import njit, prange
@@ -30,9 +30,9 @@ from numba import njit, prange
 from ..model.joints import REVOLUTE
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
                     dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
-from ._spatial_kernels import (F_ARMATURE, F_S, F_ZAXES, IV, JTYPE, NVJ, PARENT, cross_force, cross_motion, inline,
-                               njit_without_refcounts, release, rigid_inertia_times, row6, sines_cosines, unpacked,
-                               work)
+from ._spatial_kernels import (IV, JTYPE, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion, inline,
+                               motion_subspace, njit_without_refcounts, release, rigid_inertia_times, row6,
+                               sines_cosines, unpacked, work)
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
@@ -117,8 +117,8 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
             if topology[i, JTYPE] == REVOLUTE:
                 w, lin = (R[2], R[5], R[8]), (0.0, 0.0, 0.0)
             else:
-                w = rotation_times(R, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
-                lin = rotation_times(R, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+                Sk = motion_subspace(params, i, k)
+                w, lin = rotation_times(R, Sk[0], Sk[1], Sk[2]), rotation_times(R, Sk[3], Sk[4], Sk[5])
             pw = cross(p, w)
             psi = (w[0], w[1], w[2], lin[0] + pw[0], lin[1] + pw[1], lin[2] + pw[2])
             set_row(S, iv + k, psi)
@@ -140,9 +140,7 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
         # ᵒf_i = Y ᵒa + ᵒv ×* Y ᵒv − f_ext (turned from body axes to world axes about the world origin)
         f = add6(compact_times(Y, i, ai), cross_force(vi, compact_times(Y, i, vi)))
         if f_ext.shape[0] > 0:
-            Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-                 params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-                 params[i, F_ZAXES + 8])
+            Q = axis_frame(params, i)
             nw = rotation_times(R, Q[0] * f_ext[i, 0] + Q[3] * f_ext[i, 1] + Q[6] * f_ext[i, 2],
                                 Q[1] * f_ext[i, 0] + Q[4] * f_ext[i, 1] + Q[7] * f_ext[i, 2],
                                 Q[2] * f_ext[i, 0] + Q[5] * f_ext[i, 1] + Q[8] * f_ext[i, 2])
@@ -197,7 +195,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
             set_row(GQ, c, add6(add6(cross_force(psi, row6(F, j)), compact_times(Y, j, row6(Z, jv + c))),
                                   matrix_times(B, j, row6(U, jv + c))))
             set_row(GV, c, add6(compact_times(Y, j, row6(W, jv + c)), matrix_times(B, j, psi)))
-            t = dot6(psi, row6(F, j)) + params[j, F_ARMATURE + c] * a[jv + c]
+            t = dot6(psi, row6(F, j)) + armature(params, j, c) * a[jv + c]
             tau[jv + c] = t
             finite &= np.abs(t) < np.inf
         i = j
@@ -226,7 +224,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
                     finite &= np.abs(m) < np.inf
             i = topology[i, PARENT]
         for c in range(nvj):
-            M[jv + c, jv + c] += params[j, F_ARMATURE + c]
+            M[jv + c, jv + c] += armature(params, j, c)
         # Y^c_λ += Y^c_j ;  B^c_λ += B^c_j ;  F_λ += F_j  (λ = −1: the unused world row)
         lam = topology[j, PARENT]
         for r in range(10):

@@ -23,8 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ._layout import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, F_ZCENTRAL, F_ZCOM,
-                      F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ, JTYPE, PARENT, SYM_A, SYM_B, SYM_C)
+from ._layout import IQ, JTYPE, PARENT, SYM_A, SYM_B, SYM_C, accessors
 
 # sin and cos in a vectorized loop (math.sin and math.cos are library calls: ~12 ns a pair, 14 % of the lanes' ABA of
 # the 7-link chain; in the single-state kernels each call also spills the floating-point registers), here by
@@ -46,7 +45,15 @@ class SpatialFamily(SimpleNamespace):
 
 def spatial_family(compile):
     """The spatial and joint functions compiled with ``compile`` (a decorator: ``njit(inline="always")`` for the
-    CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`."""
+    CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`, with the readers of the
+    model's parameters (:func:`~._layout.accessors`) compiled likewise among its members."""
+    layout = accessors(compile)
+    (tree_rotation, tree_translation, joint_axis, mass, mass_center, armature, motion_subspace, spatial_inertia,
+     axis_tree_rotation, axis_tree_translation, axis_central_inertia, axis_mass_center, axis_inertia) = (
+        layout.tree_rotation, layout.tree_translation, layout.joint_axis, layout.mass, layout.mass_center,
+        layout.armature, layout.motion_subspace, layout.spatial_inertia, layout.axis_tree_rotation,
+        layout.axis_tree_translation, layout.axis_central_inertia, layout.axis_mass_center, layout.axis_inertia)
+
     @compile
     def sin_cos(x):
         """(sin x, cos x) for |x| < SINCOS_RANGE, branch-free (see SIN_POLY)."""
@@ -158,13 +165,13 @@ def spatial_family(compile):
         """S_i x[iv:iv+nvj] as a 6-tuple: joint velocity (or acceleration) as a spatial vector in body axes."""
         s0 = s1 = s2 = s3 = s4 = s5 = 0.0
         for c in range(nvj):
-            xc = x[iv + c]
-            s0 += params[i, F_S + c] * xc
-            s1 += params[i, F_S + 6 + c] * xc
-            s2 += params[i, F_S + 12 + c] * xc
-            s3 += params[i, F_S + 18 + c] * xc
-            s4 += params[i, F_S + 24 + c] * xc
-            s5 += params[i, F_S + 30 + c] * xc
+            xc, S = x[iv + c], motion_subspace(params, i, c)
+            s0 += S[0] * xc
+            s1 += S[1] * xc
+            s2 += S[2] * xc
+            s3 += S[3] * xc
+            s4 += S[4] * xc
+            s5 += S[5] * xc
         return s0, s1, s2, s3, s4, s5
 
     @compile
@@ -182,10 +189,9 @@ def spatial_family(compile):
     @compile
     def inertia_times(params, i, m):
         """I_i m for body i's spatial inertia (about its origin, body axes) and a motion vector m (6-tuple)."""
-        mass = params[i, F_MASS]
-        return rigid_inertia_times(mass, mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2],
-                                   params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14],
-                                   params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8],
+        M, c = mass(params, i), mass_center(params, i)
+        I0, I1, I2 = spatial_inertia(params, i, 0), spatial_inertia(params, i, 1), spatial_inertia(params, i, 2)
+        return rigid_inertia_times(M, M * c[0], M * c[1], M * c[2], I0[0], I1[1], I2[2], I1[0], I2[0], I2[1],
                                    m[0], m[1], m[2], m[3], m[4], m[5])
 
     @compile
@@ -216,8 +222,8 @@ def spatial_family(compile):
     @compile
     def subspace_column_in_world_axes(params, i, k, R0):
         """Column k of body i's motion subspace in world axes about the body origin, [R0 S_ω; R0 S_v], as a 6-tuple."""
-        w = rotated_to_world(R0, i, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
-        v = rotated_to_world(R0, i, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+        S = motion_subspace(params, i, k)
+        w, v = rotated_to_world(R0, i, S[0], S[1], S[2]), rotated_to_world(R0, i, S[3], S[4], S[5])
         return w[0], w[1], w[2], v[0], v[1], v[2]
 
     @compile
@@ -283,7 +289,7 @@ def spatial_family(compile):
     def joint_pose(jtype, params, i, q, iq):
         """Pose of the child body in the joint frame (RBDA Table 4.1): R_J (child axes → joint axes) as a row-major
         9-tuple and the origin p_J as a 3-tuple."""
-        ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
+        ax, ay, az = joint_axis(params, i)
         identity, origin = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
         if jtype == REVOLUTE:
             return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), origin
@@ -303,21 +309,17 @@ def spatial_family(compile):
     def placed(params, i, RJ, pJ):
         """The joint pose (R_J row-major 9-tuple, p_J 3-tuple) composed with body i's joint placement: the pose of body i
         in its parent, (R_tree R_J, p_tree + R_tree p_J)."""
-        T = (params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
-             params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
-             params[i, F_RTREE + 8])
-        return rotation_product(T, RJ), (params[i, F_PTREE] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
-                                         params[i, F_PTREE + 1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
-                                         params[i, F_PTREE + 2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
+        T, t = tree_rotation(params, i), tree_translation(params, i)
+        return rotation_product(T, RJ), (t[0] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
+                                         t[1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
+                                         t[2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
 
     @compile
     def axis_inertia_times(params, i, m):
         """I_i m for body i's spatial inertia (about its origin, axis-frame axes) and a motion vector m (6-tuple)."""
-        mass = params[i, F_MASS]
-        return rigid_inertia_times(mass, mass * params[i, F_ZCOM], mass * params[i, F_ZCOM + 1],
-                                   mass * params[i, F_ZCOM + 2], params[i, F_ZINERTIA], params[i, F_ZINERTIA + 1],
-                                   params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
-                                   params[i, F_ZINERTIA + 5], m[0], m[1], m[2], m[3], m[4], m[5])
+        M, c, I = mass(params, i), axis_mass_center(params, i), axis_inertia(params, i)
+        return rigid_inertia_times(M, M * c[0], M * c[1], M * c[2], I[0], I[4], I[8], I[1], I[2], I[5],
+                                   m[0], m[1], m[2], m[3], m[4], m[5])
 
     @compile
     def cross(a, b):
@@ -331,15 +333,12 @@ def spatial_family(compile):
 
     @compile
     def axis_frame_placement(topology, params, i, q, SC):
-        """Pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) in its parent's: R_i = T R_J,
+        """Pose of body i's axis frame (:func:`~._layout.axis_frames`) in its parent's: R_i = T R_J,
         p_i = t + T p_J, with (T, t) the placement between the two axis frames and (R_J, p_J) the joint pose
         (:func:`joint_pose`), for a revolute joint R_z(θ) and 0, with sin θ and cos θ from SC (sines and cosines of the
         entries of q, :func:`~._spatial_kernels.sines_cosines`). Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
-        T = (params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
-             params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
-             params[i, F_ZRTREE + 8])
-        t = (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2])
+        T, t = axis_tree_rotation(params, i), axis_tree_translation(params, i)
         if jtype == REVOLUTE:  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
             sn, cs = SC[0, iq], SC[1, iq]
             return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
@@ -372,13 +371,11 @@ def spatial_family(compile):
         """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
         first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
         (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which
-        Ī (the central inertia) and the mass center are stored (:func:`~._spatial_kernels.axis_frames`)."""
-        m = params[i, F_MASS]
-        I = rotated((params[i, F_ZCENTRAL], params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 4],
-                     params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 1], params[i, F_ZCENTRAL + 5],
-                     params[i, F_ZCENTRAL + 4], params[i, F_ZCENTRAL + 5], params[i, F_ZCENTRAL + 2]), R)
+        Ī (the central inertia) and the mass center are stored (:func:`~._layout.axis_frames`)."""
+        m = mass(params, i)
+        I = rotated(axis_central_inertia(params, i), R)
         # c = p + R c_b
-        cb0, cb1, cb2 = params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2]
+        cb0, cb1, cb2 = axis_mass_center(params, i)
         c0 = p[0] + R[0] * cb0 + R[1] * cb1 + R[2] * cb2
         c1 = p[1] + R[3] * cb0 + R[4] * cb1 + R[5] * cb2
         c2 = p[2] + R[6] * cb0 + R[7] * cb1 + R[8] * cb2
@@ -422,7 +419,7 @@ def spatial_family(compile):
             Ui = symmetric_times(IA, i, si)
             sU, sp = dot6(si, Ui), dot6(si, row6(PA, i))
         Ic = symmetric_times(IA, i, ci)
-        dinv = 1.0 / (sU + params[i, F_ARMATURE])
+        dinv = 1.0 / (sU + armature(params, i, 0))
         w = (tau[iv] - sp - dot6(Ui, ci)) * dinv
         for r in range(6):
             PA[i, r] += Ic[r] + Ui[r] * w
@@ -435,13 +432,11 @@ def spatial_family(compile):
         """IA[k] = body i's spatial inertia about its origin in world axes, in 21-entry storage (:func:`symmetric_times`):
         [[R I_O Rᵀ, [h]×], [[h]×ᵀ, m 1]] with R the world rotation of its axis frame (row-major 9-tuple), I_O the
         rotational inertia about the body origin and c the mass center in axis-frame axes
-        (:func:`~._spatial_kernels.axis_frames`), h = m R c the first moment (RBDA eqs. 2.63, 2.66 with p = 0).
+        (:func:`~._layout.axis_frames`), h = m R c the first moment (RBDA eqs. 2.63, 2.66 with p = 0).
         Returns the same inertia compactly, (m, h, I) as :func:`rigid_inertia_times` takes it."""
-        m = params[i, F_MASS]
-        I = rotated((params[i, F_ZINERTIA], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
-                     params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 5],
-                     params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5], params[i, F_ZINERTIA + 2]), R)
-        hx, hy, hz = rotation_times(R, m * params[i, F_ZCOM], m * params[i, F_ZCOM + 1], m * params[i, F_ZCOM + 2])
+        m, c = mass(params, i), axis_mass_center(params, i)
+        I = rotated(axis_inertia(params, i), R)
+        hx, hy, hz = rotation_times(R, m * c[0], m * c[1], m * c[2])
         IA[k, SYM_A], IA[k, SYM_A + 1], IA[k, SYM_A + 2] = I[0], I[4], I[8]
         IA[k, SYM_A + 3], IA[k, SYM_A + 4], IA[k, SYM_A + 5] = I[1], I[2], I[5]
         IA[k, SYM_B], IA[k, SYM_B + 1], IA[k, SYM_B + 2] = 0.0, -hz, hy
@@ -467,4 +462,4 @@ def spatial_family(compile):
                          world_frame_row=world_frame_row, inertia_about_world_origin=inertia_about_world_origin,
                          dot6=dot6, translated=translated, symmetric_times_angular=symmetric_times_angular,
                          articulate_single_dof=articulate_single_dof,
-                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes)
+                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes, **vars(layout))

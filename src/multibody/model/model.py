@@ -38,11 +38,11 @@ class CompiledModel:
     """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
 
     topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
-    params : (n, 118) float64 — placement, axis, spatial inertia, motion subspace, mass, com, armature, and
-        the same in axis frames (see ``_spatial_kernels``).
+    params : (n, NPARAMS) float64 — the bodies' joint placements, axes, inertias, motion subspaces and armature
+        (the fields of ``multibody.dynamics._layout.FIELDS``).
     gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
     packed : float64 — the three above in one buffer (they are views of it), for the single-state entry points
-        of the core: each array argument of a compiled call costs ~0.1 µs to pass (see ``_spatial_kernels``).
+        of the core: each array argument of a compiled call costs ~0.1 µs to pass.
     """
 
     packed: np.ndarray
@@ -433,32 +433,10 @@ class Model:
         """The flat numeric form used by the compiled core (cached until the model changes)."""
         if self._compiled is not None:
             return self._compiled
-        from ..dynamics import _spatial_kernels as core
+        from ..dynamics._layout import pack
         if self.symbolic:
             raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
-        n = len(self.bodies)
-        packed = np.zeros(core.packed_size(n))
-        packed[core.P_NBODIES] = n
-        topology, params, gravity = core.unpacked(packed)
-        iq = iv = 0
-        for i, (body, joint, parent, placement) in enumerate(zip(self.bodies, self.joints, self.parents, self.placements)):
-            topology[i] = (parent, joint.code, iq, iv, joint.nq, joint.nv)
-            iq += joint.nq
-            iv += joint.nv
-            params[i, core.F_RTREE:core.F_RTREE + 9] = placement.rotation.ravel()
-            params[i, core.F_PTREE:core.F_PTREE + 3] = placement.translation
-            params[i, core.F_AXIS:core.F_AXIS + 3] = joint.axis
-            params[i, core.F_INERTIA:core.F_INERTIA + 36] = body.spatial_inertia().ravel()
-            S = np.zeros((6, 6))
-            S[:, :joint.nv] = joint.motion_subspace()
-            params[i, core.F_S:core.F_S + 36] = S.ravel()
-            params[i, core.F_MASS] = body.mass
-            params[i, core.F_COM:core.F_COM + 3] = body.com
-            params[i, core.F_ARMATURE:core.F_ARMATURE + joint.nv] = joint.armature
-        core.axis_frames(topology, params)
-        gravity[:] = self.gravity
-        # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
-        compiled = CompiledModel(packed, topology, params, gravity, iq + self.ne, iv + self.ne)
+        compiled = CompiledModel(*pack(self))  # (the arrays laid out as multibody.dynamics._layout says)
         if self.ne:
             from ..flexible.tree import FlexibleTree
             compiled = dataclasses.replace(compiled, flexible=FlexibleTree(self, compiled))
