@@ -4,6 +4,7 @@ A :class:`~multibody.Model` is data and imports nothing above it; a :class:`~mul
 above the simulation. The methods through which they reach further call the function that the layer owning it lends
 here when it is imported (``import multibody`` imports them all):
 
+* ``Model.compile``: ``compile`` (:func:`multibody.dynamics.compiled_model.compile_model`);
 * ``Model.from_urdf``, ``Model.from_mjcf``: ``read_urdf``, ``read_mjcf`` (:mod:`multibody.io`);
 * ``Model.enforce_joint_limits``: ``joint_limit``, :class:`multibody.JointLimit` (:mod:`multibody.constraints`);
 * ``Model._repr_html_``: ``model_html`` (:mod:`multibody.viz`);

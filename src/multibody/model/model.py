@@ -1,12 +1,12 @@
 """The multibody model: a tree of bodies joined by joints, plus gravity (and, later, constraints and forces).
 
-A :class:`Model` is plain data that validates on construction. :meth:`Model.compile` flattens it into the
-arrays the numeric core works on (see :mod:`multibody.dynamics._core`); the compiled form is cached and
-rebuilt after any change.
+A :class:`Model` is plain data that validates on construction; it imports nothing above it. :meth:`Model.compile`
+asks the numeric layer for the arrays the compiled core works on (:mod:`multibody.dynamics.compiled_model`); the
+model keeps that compiled form until it changes. Reading files, drawing and joint-limit constraints are lent to it
+the same way (:mod:`multibody._lent`).
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -430,41 +430,11 @@ class Model:
     # Compilation to flat arrays
     # ----------------------------------------------------------------------------------------
     def compile(self) -> CompiledModel:
-        """The flat numeric form used by the compiled core (cached until the model changes)."""
+        """The flat numeric form used by the compiled core (:func:`multibody.dynamics.compiled_model.compile_model`),
+        kept until the model changes."""
         if self._compiled is not None:
             return self._compiled
-        from ..dynamics._layout import pack
-        if self.symbolic:
-            raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
-        compiled = CompiledModel(*pack(self))  # (the arrays laid out as multibody.dynamics._layout says)
-        if self.ne:
-            from ..flexible.tree import FlexibleTree
-            compiled = dataclasses.replace(compiled, flexible=FlexibleTree(self, compiled))
-        self._compiled = compiled
-        if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies if not body.ne):
-            self._compiled = dataclasses.replace(compiled, singular=self._singular_mass_matrix())
-        return self._compiled
-
-    def _singular_mass_matrix(self):
-        """Why M(q) is singular, naming the joints of its null space, or "" if it is positive definite; needed
-        only when some body has a singular inertia (massless bodies, point masses). Tested at a generic
-        configuration (fixed seed), so that a singularity of one special pose is not taken for a structural one.
-        Inverse dynamics and the mass matrix stay available; forward dynamics raises this as a ModelError."""
-        from ..dynamics import crba
-        M = crba(self, self.random_configuration(0))
-        moments, modes = np.linalg.eigh(M)
-        scale = max(moments[-1], 1e-300) if len(moments) else 1.0
-        null = moments < 1e-12 * scale
-        if not null.any():
-            return ""
-        involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
-        joint_of_v = [joint.name for joint in self.joints for _ in range(joint.nv)] + [
-            body.name for body in self.bodies for _ in range(body.ne)]
-        joints = dict.fromkeys(joint_of_v[k] for k in np.flatnonzero(involved))
-        return (
-            f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "
-            f"{moments[-1]:.3g}): nothing with mass moves along the joints {', '.join(map(repr, joints))}; give the "
-            f"bodies these joints move mass or inertia, or fix the joints")
+        return cast(CompiledModel, lent("compile")(self))
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
