@@ -181,7 +181,8 @@ def axis_frames(topology: np.ndarray, params: np.ndarray) -> None:
         I_O = field(params, i, "spatial_inertia")[:3, :3]
         field(params, i, "axis_tree_rotation")[:] = Q_parent.T @ field(params, i, "tree_rotation") @ Q
         field(params, i, "axis_tree_translation")[:] = Q_parent.T @ field(params, i, "tree_translation")
-        field(params, i, "axis_central_inertia")[:] = (Q.T @ (I_O - m * (c @ c * np.eye(3) - np.outer(c, c))) @ Q)[upper]
+        central = I_O - m * (c @ c * np.eye(3) - np.outer(c, c))  # Ī (parallel axes, RBDA eq. 2.63)
+        field(params, i, "axis_central_inertia")[:] = (Q.T @ central @ Q)[upper]
         field(params, i, "axis_mass_center")[:] = Q.T @ c
         field(params, i, "axis_inertia")[:] = (Q.T @ I_O @ Q)[upper]
         field(params, i, "axis_frame")[:] = Q

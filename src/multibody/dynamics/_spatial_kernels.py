@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
 from ._layout import (IQ, IV, JTYPE, NPARAMS, NQJ, NSYM, NVJ, P_GRAVITY, P_NBODIES,  # noqa: F401
-                      P_TOPOLOGY, PARENT, NTOPOLOGY, packed_size, unpacked)
+                      P_TOPOLOGY, PARENT, NTOPOLOGY, unpacked)
 from ._algorithm_family import algorithm_family
 from ._spatial_family import COS_POLY, PIO2, SIN_POLY, SINCOS_RANGE, spatial_family  # noqa: F401
 

@@ -333,20 +333,7 @@ class Model:
         missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere, elastic coordinates
         uniform in [−0.1, 0.1]. ``seed`` as for ``numpy.random.default_rng``."""
         rng = np.random.default_rng(seed)
-        parts = []
-        for joint in self.joints:
-            if joint.code in (SPHERICAL, FREE):
-                quaternion = rng.normal(size=4)
-                parts.append(np.concatenate([rng.uniform(-1.0, 1.0, joint.nq - 4), quaternion / np.linalg.norm(quaternion)]))
-            elif joint.nq == 1:
-                bound = 1.0 if joint.code == PRISMATIC else np.pi
-                limits = joint.limits
-                low = max(limits.lower, -bound) if limits else -bound
-                high = min(limits.upper, bound) if limits else bound
-                parts.append(rng.uniform(low, max(low, high), 1))
-            else:
-                parts.append(rng.uniform(-1.0, 1.0, joint.nq))
-        return np.concatenate(parts + [rng.uniform(-0.1, 0.1, self.ne)])
+        return np.concatenate([joint.random(rng) for joint in self.joints] + [rng.uniform(-0.1, 0.1, self.ne)])
 
     def body_index(self, name: str | int | Body) -> int:
         """Index of a body by name (or pass-through for an int index)."""
@@ -385,7 +372,7 @@ class Model:
                 raise ModelError(f"{owner}: unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})") \
                     from None
         joint = self.joints[index]
-        if joint.code not in (REVOLUTE, PRISMATIC):
+        if (joint.nq, joint.nv) != (1, 1):
             raise ModelError(f"{owner}: joint '{joint.name}' is {type(joint).__name__} ({joint.nv} velocities); only "
                              "one-dof (revolute or prismatic) joints are allowed")
         return joint, sum(j.nq for j in self.joints[:index]), sum(j.nv for j in self.joints[:index])

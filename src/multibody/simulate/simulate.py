@@ -25,9 +25,9 @@ from ..constraints.limits import LimitStops, enforced_limits, joint_limits, limi
 from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
-from ..dynamics._inputs import as_state, external_forces, quaternion_norms
+from ..dynamics._inputs import as_state, external_forces
 from ..errors import ModelError, SimulationError, SimulationInterrupted, checked_number
-from ..model.joints import FREE, SPHERICAL
+from ..model.joints import normalized_quaternions, quaternion_norms
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
 from . import gpu as gpu_runs
@@ -158,32 +158,16 @@ def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
 _COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
 
-def _quaternion_slices(model):
-    slices = []
-    for joint in model.joints:
-        if joint.code in (SPHERICAL, FREE):
-            s = model.q_slice(joint.name)
-            slices.append(slice(s.stop - 4, s.stop))
-    return slices
-
-
 def _normalizer(model):
-    slices = _quaternion_slices(model)
-
-    def normalized(q):
-        if not slices:
-            return q
-        q = q.copy()
-        for s in slices:
-            q[..., s] /= np.linalg.norm(q[..., s], axis=-1, keepdims=True)
-        return q
-    return normalized
+    """q ↦ q with the model's quaternions scaled to unit length (:func:`~multibody.model.joints.normalized_quaternions`)."""
+    joints = tuple(model.joints)
+    return lambda q: normalized_quaternions(joints, q)
 
 
 def _warn_unit_quaternions(model, q0):
     """Warn (once per joint) when q0 holds a quaternion whose norm is not 1 to 1e-3: it is normalized (the
     rotation it describes kept), which for a value such as (2, 0, 0, 0) is rarely what was meant."""
-    for joint, norm in quaternion_norms(model, q0).items():
+    for joint, norm in quaternion_norms(model.joints, np.asarray(q0, dtype=np.float64)).items():
         off = np.abs(np.asarray(norm) - 1.0)
         if np.any(off > 1e-3) and np.all(np.asarray(norm) > 0):
             warnings.warn(f"simulate: q0's quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "

@@ -12,7 +12,6 @@ import sympy as sp
 from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
-from ..model.joints import FREE, SPHERICAL
 from .constrained import constraint_rows, dependent_coordinates, minimal, speed_indices
 from .elements import body_frames, element_forces
 from .eom import TIME, EquationsOfMotion
@@ -76,7 +75,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
     if method not in METHODS:
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
     if speeds is None:
-        speeds = "body" if any(j.code in (SPHERICAL, FREE) for j in model.joints) else "qdot"
+        speeds = "body" if any(j.quaternion_at is not None for j in model.joints) else "qdot"
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
     if intermediates is None:
