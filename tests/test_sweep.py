@@ -131,7 +131,7 @@ def test_a_script_without_the_main_guard_gets_a_clear_error(tmp_path, guarded):
 def test_a_sweep_of_initial_states_is_one_batched_simulation():
     """Points that differ only in "initial." fields run together (no processes, no __main__ guard needed) and give
     the rows the point-by-point runs give; a run that fails is recorded in its row."""
-    from multibody.io.files import yaml_load
+    from multibody.io.yaml_safe import yaml_load
     from multibody.sweep import ModelRun
     description = yaml_load(example_path("double_pendulum"))
     description["simulation"] = {"t_end": 0.2, "method": "RK4", "dt": 1e-3}

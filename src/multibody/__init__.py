@@ -18,7 +18,7 @@ from .simulate import (Actuator, Event, FixedTendon, JointFriction, JointSpring,
 from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench
-from . import flexible
+from . import flexible, viz
 from .flexible import FlexibleBeam
 from .constraints import (Align, Box, Capsule, Connect, ConvexHull, Holonomic, JointLimit, KnifeEdge, LinearCoupling,
                           Mimic, Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble,

@@ -2,12 +2,9 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .simulate.trajectory import Trajectory
 
 MAX_MESSAGE = 1000  # characters of an error message; longer ones keep their start and end
 
@@ -53,7 +50,7 @@ class SimulationError(RuntimeError):
         The part of the trajectory computed before the failure.
     """
 
-    def __init__(self, message: str, time: float | None = None, trajectory: Trajectory | None = None) -> None:
+    def __init__(self, message: str, time: float | None = None, trajectory: Any = None) -> None:
         super().__init__(message)
         self.time = time
         self.trajectory = trajectory
@@ -73,7 +70,7 @@ class SimulationInterrupted(KeyboardInterrupt):
     Attributes as for :class:`SimulationError`: ``time`` [s] and the partial ``trajectory``.
     """
 
-    def __init__(self, message: str, time: float | None = None, trajectory: Trajectory | None = None) -> None:
+    def __init__(self, message: str, time: float | None = None, trajectory: Any = None) -> None:
         super().__init__(message)
         self.time = time
         self.trajectory = trajectory

@@ -22,13 +22,12 @@ from numpy.typing import ArrayLike
 
 from .dynamics.kinematics import body_pose, body_velocity, jacobian
 from .errors import ModelError, checked_number
-from .model import Body, Revolute
-from .spatial import Transform, _as_vector3
+from .spatial import _as_vector3
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from .model import Model
+    from .model import Body, Model
 
 
 class Gyrostat:
@@ -124,12 +123,9 @@ def add_rotor(model: Model, gyrostat: Gyrostat, name: str, mass: float, transver
               position: ArrayLike = (0.0, 0.0, 0.0)) -> Body:
     """Add the rotor of ``gyrostat`` as a body ``name`` on a revolute joint about its axis (free spin, doc 000
     eq. 13): mass [kg], transverse moment of inertia about its centre [kg·m²] (≥ J/2), centre at ``position``
-    in carrier coordinates [m]. The carrier body must then hold the carrier's inertia only. Returns the body."""
-    c = np.asarray(gyrostat.axis)
-    inertia = gyrostat.polar_inertia * np.outer(c, c) + transverse_inertia * (np.eye(3) - np.outer(c, c))
-    rotor = Body(name, mass=mass, com=(0.0, 0.0, 0.0), inertia=inertia)
-    return model.add(rotor, parent=gyrostat.carrier, joint=Revolute(axis=c),
-                     placement=Transform(translation=position))
+    in carrier coordinates [m]. The carrier body must then hold the carrier's inertia only. Returns the body
+    (:meth:`multibody.Model.add_rotor`)."""
+    return model.add_rotor(gyrostat, name, mass, transverse_inertia, position)
 
 
 def dual_spin_stability(inertia: Iterable[float], carrier_rate: float, rotor_momentum: float) -> tuple[bool, float]:

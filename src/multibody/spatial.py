@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+def cross(a, b):
+    """a × b for 3-vectors, or column by column for (3, k) arrays (an order of magnitude faster than numpy.cross
+    on single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def skew(v):
     """The 3×3 matrix ``[v]×`` with ``[v]× w = v × w``."""
     x, y, z = v

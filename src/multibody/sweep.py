@@ -234,7 +234,7 @@ def _as_function(function_or_model, summary):
         file_from_dict(copy.deepcopy(function_or_model), "<sweep>")  # a bad description raises once, here
         return ModelRun(function_or_model, summary)
     if isinstance(function_or_model, (str, os.PathLike)):
-        from .io.files import yaml_load
+        from .io.yaml_safe import yaml_load
         setup = read_model_file(function_or_model)  # validate once, with the file's name in any error
         if setup.source.lower().endswith((".urdf", ".xml")):
             return ModelRun(model_to_dict(setup.model), summary)

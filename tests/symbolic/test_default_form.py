@@ -5,7 +5,7 @@ import pytest
 
 import multibody as mb
 from multibody import symbolic as sym
-from multibody.symbolic.tree import AUXILIARY_ABOVE
+from multibody.symbolic.equations import AUXILIARY_ABOVE
 
 
 def sliding_chain(n):

@@ -9,7 +9,7 @@ import sympy as sp
 import multibody as mb
 from multibody import symbolic as sym
 from multibody.io.files import example_path
-from multibody.symbolic.display import LATEX_MAX_OPS, operations
+from multibody.symbolic.eom import LATEX_MAX_OPS, operations
 
 
 @pytest.fixture(scope="module")

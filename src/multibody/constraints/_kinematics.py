@@ -23,12 +23,7 @@ from ..dynamics._quantities import jacobian_at_poses
 from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError
-
-
-def cross(a, b):
-    """a × b for 3-vectors, or column by column for (3, k) arrays (an order of magnitude faster than numpy.cross
-    on single vectors)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+from ..spatial import cross
 
 
 class Snapshot:

@@ -129,7 +129,7 @@ class Constraint:
     def symbolic(self, k: Any) -> SymbolicRows:
         """The constraint's rows as sympy expressions, on the symbolic kinematics ``k`` of
         :class:`multibody.symbolic.constrained.Kinematics` (world positions, axes and velocities of body points)."""
-        kinds = [t.__name__ for t in (*CONSTRAINT_TYPES.values(), Holonomic, Nonholonomic) if t is not JointLimit]
+        kinds = [t.__name__ for t in CONSTRAINT_TYPES.values() if t is not JointLimit] + ["Holonomic", "Nonholonomic"]
         raise ModelError(f"constraint {self!r}: {type(self).__name__} has no symbolic form; the symbolic equations "
                          f"take {', '.join(kinds)} (Holonomic and Nonholonomic given as sympy expressions)")
 
@@ -578,9 +578,6 @@ class JointLimit(Constraint):
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
     cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge, Mimic,
                               JointLimit)}
-
-
-from .user import Holonomic, Nonholonomic  # noqa: E402  (they derive from Constraint above)
 
 
 def equality_constraints(model: Model) -> list[Constraint]:

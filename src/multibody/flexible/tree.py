@@ -37,12 +37,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
-from ..constraints._kinematics import cross
 from ..dynamics._inputs import as_state, batch_of, raise_nonfinite
 from ..dynamics._layout import IV, NVJ, field
 from ..dynamics._spatial_kernels import local_poses
 from ..errors import ModelError
-from ..spatial import skew
+from ..spatial import cross, skew
 from .beam import deformed_kinematics, floating_frame_equations, momentum_and_energy
 
 if TYPE_CHECKING:

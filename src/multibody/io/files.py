@@ -25,6 +25,7 @@ from ..model import Body, Cylindrical, Fixed, Free, JointLimits, Model, Planar, 
 from ..model.exact import parse_number
 from ..spatial import Transform, rotation_about
 from ..simulate.forces import FORCE_TYPES
+from .yaml_safe import join_path, yaml_load
 
 JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "cylindrical": Cylindrical,
                "spherical": Spherical, "planar": Planar, "free": Free, "floating": Free, "fixed": Fixed}
@@ -80,15 +81,15 @@ class _Reader:
             if key not in allowed:
                 close = difflib.get_close_matches(str(key), allowed, n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else f" (allowed: {', '.join(allowed)})"
-                self.fail(_join(path, key), f"unknown field{hint}")
+                self.fail(join_path(path, key), f"unknown field{hint}")
         return value
 
     def get(self, data, key, path, kind, default=_REQUIRED):
         if key not in data:
             if default is _REQUIRED:
-                self.fail(_join(path, key), "missing required field")
+                self.fail(join_path(path, key), "missing required field")
             return default
-        return self.convert(data[key], _join(path, key), kind)
+        return self.convert(data[key], join_path(path, key), kind)
 
     def convert(self, value, path, kind):
         if kind == "string":
@@ -143,10 +144,6 @@ def _numeric(value):
     return (isinstance(value, (int, float)) and not isinstance(value, bool)) or hasattr(value, "free_symbols")
 
 
-def _join(path, key):
-    return f"{path}.{key}" if path and not isinstance(key, int) else (f"{path}[{key}]" if path else str(key))
-
-
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother = 3, 6, 6, 50, 50
 
@@ -173,19 +170,19 @@ def _placement(reader, data, path):
     with reader.at(path):
         if "rpy" in data:
             reader.get(data, "rpy", path, "vector3")
-            return Transform.from_rpy(reader.exact(data["rpy"], _join(path, "rpy")), xyz)  # pi/2 exactly
+            return Transform.from_rpy(reader.exact(data["rpy"], join_path(path, "rpy")), xyz)  # pi/2 exactly
         if "rotation" in data:
             return Transform(reader.get(data, "rotation", path, "matrix3"), xyz)
         if "quaternion" in data:
             from ..spatial import quat_to_rotation
             quat = reader.get(data, "quaternion", path, "vector")
             if quat.shape != (4,) or not np.any(quat):
-                reader.fail(_join(path, "quaternion"), f"expected 4 numbers (w, x, y, z), not all zero, got {quat.tolist()}")
+                reader.fail(join_path(path, "quaternion"), f"expected 4 numbers (w, x, y, z), not all zero, got {quat.tolist()}")
             return Transform(quat_to_rotation(quat), xyz)  # normalizes, without overflow
         if "axis_angle" in data:
             aa = reader.get(data, "axis_angle", path, "vector")
             if aa.shape != (4,):
-                reader.fail(_join(path, "axis_angle"), f"expected 4 numbers (axis x, y, z, angle [rad]), got {aa.tolist()}")
+                reader.fail(join_path(path, "axis_angle"), f"expected 4 numbers (axis x, y, z, angle [rad]), got {aa.tolist()}")
             return Transform(rotation_about(aa[:3], reader.exact(data["axis_angle"][3], path)), xyz)
     return Transform(translation=xyz)
 
@@ -207,23 +204,23 @@ def _joint(reader, value, path):
     reader.mapping(value, path, ("type", "axis", "name", "armature", "limits"))
     kind = reader.get(value, "type", path, "string")
     if kind not in JOINT_TYPES:
-        reader.fail(_join(path, "type"), f"unknown joint type '{kind}' (known: {', '.join(JOINT_TYPES)})")
+        reader.fail(join_path(path, "type"), f"unknown joint type '{kind}' (known: {', '.join(JOINT_TYPES)})")
     cls = JOINT_TYPES[kind]
     name = reader.get(value, "name", path, "string", None)
     if cls in _AXIAL:
-        with reader.at(_join(path, "axis")):
+        with reader.at(join_path(path, "axis")):
             joint = cls(reader.get(value, "axis", path, "vector3", (0.0, 0.0, 1.0)), name=name)
     elif "axis" in value:
-        reader.fail(_join(path, "axis"), f"a {kind} joint has no axis")
+        reader.fail(join_path(path, "axis"), f"a {kind} joint has no axis")
     else:
         joint = cls(name=name)
     if "armature" in value:
         kind = "vector" if isinstance(value["armature"], list) else "number"
         armature = reader.get(value, "armature", path, kind)
-        with reader.at(_join(path, "armature")):
+        with reader.at(join_path(path, "armature")):
             joint.armature = armature
     if "limits" in value:
-        joint.limits = _joint_limits(reader, joint, value["limits"], _join(path, "limits"))
+        joint.limits = _joint_limits(reader, joint, value["limits"], join_path(path, "limits"))
     return joint
 
 
@@ -249,18 +246,18 @@ def _add_body(reader, model, data, path):
     reader.mapping(data, path, BODY_KEYS)
     name = reader.get(data, "name", path, "string")
     parent = reader.get(data, "parent", path, "string", "world")
-    joint = _joint(reader, data["joint"], _join(path, "joint")) if "joint" in data else reader.get(data, "joint", path, "string")
-    placement = _placement(reader, data.get("placement"), _join(path, "placement"))
+    joint = _joint(reader, data["joint"], join_path(path, "joint")) if "joint" in data else reader.get(data, "joint", path, "string")
+    placement = _placement(reader, data.get("placement"), join_path(path, "placement"))
     if "beam" in data:
         body = _beam(reader, name, data, path)
     else:
         mass = reader.get(data, "mass", path, "number")
         com = reader.get(data, "com", path, "vector3", np.zeros(3))
-        inertia = (_inertia(reader, data["inertia"], _join(path, "inertia")) if "inertia" in data
+        inertia = (_inertia(reader, data["inertia"], join_path(path, "inertia")) if "inertia" in data
                    else reader.get(data, "inertia", path, "matrix3"))
         with reader.at(path):
             body = Body(name, mass=mass, com=com, inertia=inertia)
-    with reader.at(_join(path, "parent") if parent not in model._index and parent != "world" else path):
+    with reader.at(join_path(path, "parent") if parent not in model._index and parent != "world" else path):
         model.add(body, parent=parent, joint=joint, placement=placement)
 
 
@@ -270,8 +267,8 @@ def _beam(reader, name, data, path):
     from ..flexible import FlexibleBeam
     rigid = [key for key in ("mass", "com", "inertia") if key in data]
     if rigid:
-        reader.fail(_join(path, rigid[0]), "a beam's mass comes from its mass_per_length: give no mass, com or inertia")
-    beam_path = _join(path, "beam")
+        reader.fail(join_path(path, rigid[0]), "a beam's mass comes from its mass_per_length: give no mass, com or inertia")
+    beam_path = join_path(path, "beam")
     if not isinstance(data["beam"], dict):
         reader.fail(beam_path, f"expected a mapping of the beam's data (length, mass_per_length, EA, EIv, ...), "
                                f"got {_show(data['beam'])}")
@@ -288,7 +285,7 @@ def _construct(reader, cls, data, path, skip=("type",)):
     reader.mapping(data, path, tuple(skip) + tuple(parameters))
     missing = [name for name, p in parameters.items() if p.default is inspect.Parameter.empty and name not in data]
     if missing:
-        reader.fail(_join(path, missing[0]), "missing required field")
+        reader.fail(join_path(path, missing[0]), "missing required field")
     with reader.at(path, (ModelError, ValueError, TypeError)):
         return cls(**{key: value for key, value in data.items() if key not in skip})
 
@@ -299,7 +296,7 @@ def _typed(reader, data, path, types, what):
         reader.fail(path, f"expected a mapping with a type, got {_show(data)}")
     kind = reader.get(data, "type", path, "string")
     if kind not in types:
-        reader.fail(_join(path, "type"), f"unknown {what} '{kind}' (known: {', '.join(types)})")
+        reader.fail(join_path(path, "type"), f"unknown {what} '{kind}' (known: {', '.join(types)})")
     return types[kind]
 
 
@@ -307,7 +304,7 @@ def _constraint(reader, data, path):
     """A constraint from its entry; a Weld's ``relative`` pose is a placement."""
     cls = _typed(reader, data, path, CONSTRAINT_TYPES, "constraint type")
     if "relative" in data:
-        data = {**data, "relative": _placement(reader, data["relative"], _join(path, "relative"))}
+        data = {**data, "relative": _placement(reader, data["relative"], join_path(path, "relative"))}
     return _construct(reader, cls, data, path)
 
 
@@ -316,14 +313,14 @@ def _add_geometry(reader, model, data, path):
     reader.mapping(data, path, GEOMETRY_KEYS)
     body = reader.get(data, "body", path, "string")
     if "shape" not in data:
-        reader.fail(_join(path, "shape"), "missing required field")
+        reader.fail(join_path(path, "shape"), "missing required field")
     shape_data = {"type": data["shape"]} if isinstance(data["shape"], str) else data["shape"]
-    shape_path = _join(path, "shape")
+    shape_path = join_path(path, "shape")
     shape = _construct(reader, _typed(reader, shape_data, shape_path, SHAPE_TYPES, "shape"), shape_data, shape_path)
     options = {key: reader.get(data, key, path, "number") for key in ("friction", "restitution") if key in data}
     options.update({key: reader.get(data, key, path, "int") for key in ("priority", "condim") if key in data})
     name = reader.get(data, "name", path, "string", None)
-    placement = _placement(reader, data.get("placement"), _join(path, "placement"))
+    placement = _placement(reader, data.get("placement"), join_path(path, "placement"))
     with reader.at(path):
         model.add_geometry(body, shape, placement=placement, name=name, **options)
 
@@ -349,7 +346,7 @@ def model_from_dict(data, source="<dict>"):
         reader.mapping(frame, path, ("name", "body", "placement"))
         with reader.at(path):
             model.add_frame(reader.get(frame, "name", path, "string"), reader.get(frame, "body", path, "string"),
-                            _placement(reader, frame.get("placement"), _join(path, "placement")))
+                            _placement(reader, frame.get("placement"), join_path(path, "placement")))
     for i, element in enumerate(reader.get(data, "forces", "", "list", [])):
         path = f"forces[{i}]"
         cls = _typed(reader, element, path, FORCE_TYPES, "force element")
@@ -378,10 +375,10 @@ def _state(reader, model, value, path, default, sizes):
             try:
                 s = slicer(joint)
             except ModelError:
-                reader.fail(_join(path, joint), f"unknown joint (joints: {', '.join(j.name for j in model.joints)})")
-            x = np.atleast_1d(reader.convert(entry, _join(path, joint), "vector" if isinstance(entry, list) else "number"))
+                reader.fail(join_path(path, joint), f"unknown joint (joints: {', '.join(j.name for j in model.joints)})")
+            x = np.atleast_1d(reader.convert(entry, join_path(path, joint), "vector" if isinstance(entry, list) else "number"))
             if x.shape != (s.stop - s.start,):
-                reader.fail(_join(path, joint), f"expected {s.stop - s.start} number(s), got {_show(entry)}")
+                reader.fail(join_path(path, joint), f"expected {s.stop - s.start} number(s), got {_show(entry)}")
             state[s] = x
         return state
     x = reader.convert(value, path, "vector")
@@ -453,120 +450,6 @@ def _read_model_file(path, floating_base=False, collisions=False):
     if data is None:
         raise ModelError(f"{path}: the file is empty")
     return file_from_dict(data, str(path))
-
-
-# Bounds on a YAML model file's structure (a model needs a nesting depth of about 6): beyond them the file is
-# refused before it is built, so that nested aliases (a 1 kB "billion laughs" file) cannot exhaust memory.
-YAML_MAX_DEPTH = 100
-YAML_MAX_NODES = 2_000_000  # nodes of the document with every alias expanded
-
-
-def yaml_load(path: Path | str) -> object:
-    """The content of a YAML file, with libyaml's parser when present (``CSafeLoader``, 3–4× faster), refusing
-    with a ModelError naming the file: invalid YAML, nesting deeper than YAML_MAX_DEPTH, aliases that expand to
-    more than YAML_MAX_NODES nodes (or refer to themselves), and duplicate keys (naming the path and the key)."""
-    import yaml
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ModelError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        if _nesting_bound(text) > 2000:  # libyaml's composer recurses in C: measure the depth first (events)
-            _check_yaml_depth(text, loader_class, path)
-        loader = loader_class(text)
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _check_yaml_nodes(node, path)
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        raise ModelError(f"{path}: {where}invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
-    except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
-        if isinstance(exc, ModelError):
-            raise
-        raise ModelError(f"{path}: invalid YAML: {type(exc).__name__}: {exc}") from None
-
-
-def _check_yaml_depth(text, loader_class, path):
-    """Refuse nesting deeper than YAML_MAX_DEPTH from the parser's events, before anything is composed. Newer
-    PyYAML scanners refuse deep flow nesting themselves (their own limit and wording) while they look ahead: an
-    error at a position inside more than YAML_MAX_DEPTH open brackets is reported as this nesting too."""
-    import yaml
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=loader_class):
-            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
-            if depth > YAML_MAX_DEPTH:
-                raise ModelError(f"{path}: line {event.start_mark.line + 1}: nested more than "
-                                 f"{YAML_MAX_DEPTH} levels deep")
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        if mark is not None and _flow_depth(text[:mark.index]) > YAML_MAX_DEPTH:
-            raise ModelError(f"{path}: line {mark.line + 1}: nested more than {YAML_MAX_DEPTH} levels deep") from None
-        raise
-
-
-def _flow_depth(text):
-    """The most flow collections ([ or {) open at once anywhere in ``text`` (brackets in strings counted too)."""
-    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    flow = np.cumsum((codes == ord("[")).astype(np.int64) + (codes == ord("{")) - (codes == ord("]"))
-                     - (codes == ord("}")))
-    return int(flow.max()) if flow.size else 0
-
-
-def _nesting_bound(text):
-    """An upper bound on the nesting depth of a YAML text: block collections nest at most twice per column of
-    the longest line, flow collections once per open bracket."""
-    longest = max(map(len, text.splitlines()), default=0)
-    return 2 * (longest + 1) + _flow_depth(text)
-
-
-def _check_yaml_nodes(root, path):
-    """Walk the composed YAML nodes (aliases are shared nodes: each is visited once): refuse self-referring
-    aliases, more than YAML_MAX_NODES nodes once aliases are expanded, nesting deeper than YAML_MAX_DEPTH and
-    duplicate keys."""
-    import yaml
-    expanded = {}  # id(node) -> its number of nodes with aliases expanded
-    active = set()
-
-    def walk(node, where, depth):
-        if id(node) in expanded:
-            return expanded[id(node)]
-        if id(node) in active:
-            raise ModelError(f"{path}: {where or 'top level'}: an alias refers to a node that contains it")
-        if depth > YAML_MAX_DEPTH:
-            raise ModelError(f"{path}: {where}: nested more than {YAML_MAX_DEPTH} levels deep")
-        active.add(id(node))
-        size = 1
-        if isinstance(node, yaml.SequenceNode):
-            for k, item in enumerate(node.value):
-                size += walk(item, _join(where, k), depth + 1)
-        elif isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key, value in node.value:
-                is_scalar = isinstance(key, yaml.ScalarNode)
-                label = key.value if is_scalar else "<key>"
-                if is_scalar and key.tag != "tag:yaml.org,2002:merge":
-                    if key.value in seen:
-                        raise ModelError(f"{path}: {_join(where, label) if where else label}: duplicate key "
-                                         f"{label!r} (line {key.start_mark.line + 1})")
-                    seen.add(key.value)
-                size += walk(key, where, depth + 1) + walk(value, _join(where, label), depth + 1)
-        active.discard(id(node))
-        if size > YAML_MAX_NODES:
-            raise ModelError(f"{path}: {where or 'top level'}: aliases expand to more than {YAML_MAX_NODES:,} "
-                             f"nodes (refused: a model file is far smaller)")
-        expanded[id(node)] = size
-        return size
-
-    walk(root, "", 0)
 
 
 def _xml_root_tag(path):

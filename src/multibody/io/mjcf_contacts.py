@@ -4,6 +4,8 @@ pairs as ``Geometry.exclude`` and ``Geometry.include`` (the weld and parent filt
 """
 from __future__ import annotations
 
+from .mjcf_xml import attributes
+
 _PAIR_SETTINGS = ("solref", "solreffriction", "solimp", "margin", "gap")  # not read
 
 
@@ -60,12 +62,11 @@ def _contact_pairs(mjcf, root, classes, model, geometries):
     warning). Its other settings (solref, margin, ...) are not read; each pair that sets one is listed."""
     if mjcf.disabled & {"contact", "constraint"}:
         return
-    from .mjcf import _attributes
     by_name = {g.name: g for g in geometries}
     names = {element.get("name") for element in root.iter("geom")}
     for element in root.findall("contact"):
         for child in element.findall("pair"):
-            attrs = _attributes(mjcf, classes, child, "main")
+            attrs = attributes(mjcf, classes, child, "main")
             pair = attrs.get("geom1"), attrs.get("geom2")
             where = f"<contact><pair geom1={pair[0]!r} geom2={pair[1]!r}>"
             for key, name in zip(("geom1", "geom2"), pair):

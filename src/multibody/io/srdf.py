@@ -15,14 +15,14 @@ import warnings
 
 from ..errors import ModelError
 from ..model import Model
-from .urdf import _read
+from .robot_xml import read_robot_xml
 
 
 def disable_collisions(model: Model, path_or_xml: str | os.PathLike) -> int:
     """Leave out the contacts between the shapes of every ``<disable_collisions>`` link pair of an SRDF file path
     or XML string; returns the number of shape pairs left out. Link names the model has neither as a body nor as a
     frame are said once (``warnings.warn``); links without contact shapes have nothing to disable."""
-    source, root = _read(path_or_xml, "SRDF")
+    source, root = read_robot_xml(path_or_xml, "SRDF")
     shapes: dict[str, list] = {}
     for geometry in model.geometries:
         link, _, k = (geometry.name or "").rpartition("_")

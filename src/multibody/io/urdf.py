@@ -42,6 +42,8 @@ from ..errors import ModelError
 from ..model import Body, Fixed, Free, JointLimits, Model, Planar, Prismatic, Revolute
 from ..model.body import INERTIA_CHECKS, _check_inertia, welded
 from ..spatial import Transform, rotation_z_to, unit
+from .robot_xml import read_robot_xml
+from .srdf import disable_collisions
 
 _JOINTS = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic, "fixed": Fixed, "floating": Free,
            "planar": Planar}
@@ -155,24 +157,6 @@ def _bodies(urdf, raw, check):
     return bodies
 
 
-def _read(path_or_xml, kind="URDF"):
-    """(source label, root element) of a file path or an XML string (``kind``: "URDF" or "SRDF", for messages)."""
-    text = str(path_or_xml)
-    if text.lstrip().startswith("<"):
-        source, xml = f"<{kind.lower()} string>", text
-    else:
-        source = text
-        if not Path(text).is_file():
-            raise ModelError(f"{source}: {'not a regular file' if Path(text).exists() else f'no such {kind} file'}")
-        xml = Path(text).read_text()
-    try:
-        return source, ET.fromstring(xml)
-    except ET.ParseError as exc:
-        line, column = exc.position
-        raise ModelError(f"{source}: malformed XML at line {line}, column {column + 1}: "
-                         f"{str(exc).split(':')[0]}") from None
-
-
 def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False, fuse_fixed=True,
                     check_inertia="semidefinite", collisions=False, srdf=None) -> Model:
     """A :class:`Model` from a URDF file path or an XML string (see the module docstring for the reading);
@@ -182,7 +166,7 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
     if srdf is not None and not collisions:
         raise ModelError(f"{path_or_xml if len(str(path_or_xml)) < 200 else '<urdf string>'}: srdf= disables "
                          "collision pairs: it needs collisions=True")
-    source, robot = _read(path_or_xml)
+    source, robot = read_robot_xml(path_or_xml)
     urdf = _Urdf(source)
     if check_inertia not in INERTIA_CHECKS:
         raise ModelError(f"{source}: check_inertia must be one of {', '.join(INERTIA_CHECKS)}, got {check_inertia!r}")
@@ -229,7 +213,6 @@ def model_from_urdf(path_or_xml, gravity=(0.0, 0.0, -9.81), floating_base=False,
     if collisions:
         _collision_shapes(urdf, links, attached, model)
     if srdf is not None:
-        from .srdf import disable_collisions
         disable_collisions(model, srdf)
     return model
 

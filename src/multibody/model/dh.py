@@ -53,16 +53,13 @@ def _row_value(row, key, i):
     return value if hasattr(value, "free_symbols") else number
 
 
-def model_from_dh(rows, gravity=(0.0, 0.0, -9.81), name="dh_chain", model_class=None):
-    """Build the chain. ``rows``: sequence of dicts with ``theta, d, a, alpha`` [rad, m] (numbers, or exact:
+def model_from_dh(model, rows):
+    """Build the chain in ``model`` (an empty :class:`Model`) and return it. ``rows``: sequence of dicts with ``theta, d, a, alpha`` [rad, m] (numbers, or exact:
     expressions of π such as ``"pi/2"`` or sympy numbers, which keep quarter turns exact), ``joint``
     ("revolute" or "prismatic", default revolute), ``mass`` [kg], ``com`` [m] and ``inertia`` [kg·m², about
     the mass center] in link frame i, and optionally ``name`` (default ``link{i}``)."""
-    from .model import Model
-    model_class = model_class or Model
     if len(rows) == 0:
         raise ModelError("DH table has no rows")
-    model = model_class(name, gravity=gravity)
     offset = Transform()  # C_{i-1}: from the previous body frame to DH frame i-1
     parent = "world"
     for i, row in enumerate(rows, start=1):

@@ -1,31 +1,29 @@
 """The multibody model: a tree of bodies joined by joints, plus gravity (and, later, constraints and forces).
 
-A :class:`Model` is plain data that validates on construction. :meth:`Model.compile` flattens it into the
-arrays the numeric core works on (see :mod:`multibody.dynamics._core`); the compiled form is cached and
-rebuilt after any change.
+A :class:`Model` is plain data that validates on construction; it imports nothing above it. :meth:`Model.compile`
+asks the numeric layer for the arrays the compiled core works on (:mod:`multibody.dynamics.compiled_model`); the
+model keeps that compiled form until it changes. Reading files, drawing and joint-limit constraints are lent to it
+the same way (:mod:`multibody._lent`).
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._lent import lent
 from ..errors import ModelError
-from ..spatial import Transform, _as_vector3
+from ..spatial import Transform, _as_vector3, is_symbolic
 from .body import Body
-from .joints import Joint, Revolute
+from .dh import model_from_dh
+from .geometry import FRICTION_RULES, Geometry, Shape
+from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, Joint, Revolute
 from .part import PartList, part_list
-
-if TYPE_CHECKING:
-    from ..constraints.geometry import Geometry, Shape
-    from ..constraints.types import Constraint
-    from ..gyrostat import Gyrostat
 
 _Element = TypeVar("_Element")
 
@@ -188,12 +186,11 @@ class Model:
             raise ModelError(f"frame '{name}': placement must be a multibody.Transform, got {placement!r}")
         self.frames[name] = (-1 if body == "world" else self.body_index(body), placement)
 
-    def add_constraint(self, constraint: Constraint) -> Constraint:
+    def add_constraint(self, constraint: _Element) -> _Element:
         """Add a constraint (``mb.Connect``, ``mb.Weld``, ``mb.Align``, ``mb.PointOnPlane``, ``mb.RollingDisk``,
-        ``mb.RollingSphere``, ``mb.KnifeEdge``, ``mb.Holonomic``, ``mb.Nonholonomic``); its body names must exist.
-        Returns the constraint."""
-        from ..constraints.types import Constraint
-        if not isinstance(constraint, Constraint):
+        ``mb.RollingSphere``, ``mb.KnifeEdge``, ``mb.Holonomic``, ``mb.Nonholonomic``: a
+        :class:`multibody.constraints.Constraint`); its body names must exist. Returns the constraint."""
+        if not (hasattr(constraint, "evaluate") and hasattr(constraint, "check")):
             raise ModelError(f"model '{self.name}': add_constraint() expects a multibody constraint (mb.Connect, "
                              f"mb.Weld, ...), got {constraint!r}")
         if self.ne:
@@ -202,12 +199,12 @@ class Model:
         self.constraints.append(constraint)
         return constraint
 
-    def enforce_joint_limits(self, joints: Iterable[str] | None = None) -> list[Constraint]:
+    def enforce_joint_limits(self, joints: Iterable[str] | None = None) -> list[Any]:
         """Add a unilateral :class:`~multibody.JointLimit` for each joint with a finite bound in its ``limits``
         (or for the joints named in ``joints``), so that ``forward_dynamics`` and ``constraint_forces`` keep the
         joints in range too (``simulate`` does by default) and ``simulate(..., joint_limits=False)`` still does.
         Returns the constraints added."""
-        from ..constraints.types import JointLimit
+        JointLimit = lent("joint_limit")  # multibody.JointLimit
         names = joints if joints is not None else [  # a model's joints are named (add_body)
             cast(str, j.name) for j in self.joints
             if j.limits is not None and np.isfinite([j.limits.lower, j.limits.upper]).any()]
@@ -222,7 +219,6 @@ class Model:
 
     @friction_rule.setter
     def friction_rule(self, rule: str) -> None:
-        from ..constraints.geometry import FRICTION_RULES
         if rule not in FRICTION_RULES:
             raise ModelError(f"model '{self.name}': friction_rule must be one of {', '.join(FRICTION_RULES)}, got "
                              f"{rule!r}")
@@ -234,8 +230,7 @@ class Model:
         """Attach a contact shape (``mb.Sphere``, ``mb.Box``, ``mb.Capsule``, ``mb.Plane``) to ``body`` (or
         "world") at ``placement`` (its pose in the body frame), with Coulomb ``friction`` coefficient and
         ``restitution`` in [0, 1]; ``priority`` and ``condim`` as MuJoCo's geoms have them (1: frictionless, 3:
-        sliding friction; :class:`~multibody.constraints.geometry.Geometry`). Returns the Geometry."""
-        from ..constraints.geometry import Geometry
+        sliding friction; :class:`~multibody.model.geometry.Geometry`). Returns the Geometry."""
         if self.ne:
             raise ModelError(f"model '{self.name}': contact shapes are not supported on models with flexible beams")
         if body != "world":
@@ -255,13 +250,18 @@ class Model:
         self.forces.append(element)
         return element
 
-    def add_rotor(self, gyrostat: Gyrostat, name: str, mass: float, transverse_inertia: float,
+    def add_rotor(self, gyrostat: Any, name: str, mass: float, transverse_inertia: float,
                   position: ArrayLike = (0.0, 0.0, 0.0)) -> Body:
-        """Add the rotor of ``gyrostat`` as a body ``name`` on a revolute joint about its axis (free spin, source
-        T. R. Kane, "A new method for formulating equations of motion" eq. 13); see
-        :func:`multibody.gyrostat.add_rotor`. Returns the body."""
-        from ..gyrostat import add_rotor
-        return add_rotor(self, gyrostat, name, mass, transverse_inertia, position)
+        """Add the rotor of ``gyrostat`` (a :class:`multibody.Gyrostat` on a body of this model) as a body ``name``
+        on a revolute joint about its axis (free spin, T. R. Kane, "A new method for formulating equations of
+        motion", eq. 13): mass [kg], transverse moment of inertia about its centre [kg·m²] (≥ J/2), centre at
+        ``position`` in carrier coordinates [m]. The carrier body must then hold the carrier's inertia only.
+        Returns the body."""
+        c = np.asarray(gyrostat.axis)
+        # the rotor's central inertia: J along its axis c, the transverse moment across it
+        inertia = gyrostat.polar_inertia * np.outer(c, c) + transverse_inertia * (np.eye(3) - np.outer(c, c))
+        rotor = Body(name, mass=mass, com=(0.0, 0.0, 0.0), inertia=inertia)
+        return self.add(rotor, parent=gyrostat.carrier, joint=Revolute(axis=c), placement=Transform(translation=position))
 
     def locate(self, name: str | int | Body, point: ArrayLike = (0.0, 0.0, 0.0)) -> tuple[int, np.ndarray, np.ndarray]:
         """Resolve a body or frame name and a point in that frame to (body index, point in body frame,
@@ -312,7 +312,6 @@ class Model:
     @property
     def symbolic(self) -> bool:
         """True if any body parameter or placement is a sympy expression."""
-        from ..spatial import is_symbolic
         return any(b.symbolic for b in self.bodies) or any(is_symbolic(pl.translation) for pl in self.placements)
 
     def neutral(self) -> np.ndarray:
@@ -418,49 +417,18 @@ class Model:
     # Compilation to flat arrays
     # ----------------------------------------------------------------------------------------
     def compile(self) -> CompiledModel:
-        """The flat numeric form used by the compiled core (cached until the model changes)."""
+        """The flat numeric form used by the compiled core (:func:`multibody.dynamics.compiled_model.compile_model`),
+        kept until the model changes."""
         if self._compiled is not None:
             return self._compiled
-        from ..dynamics._layout import pack
-        if self.symbolic:
-            raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
-        compiled = CompiledModel(*pack(self))  # (the arrays laid out as multibody.dynamics._layout says)
-        if self.ne:
-            from ..flexible.tree import FlexibleTree
-            compiled = dataclasses.replace(compiled, flexible=FlexibleTree(self, compiled))
-        self._compiled = compiled
-        if any(np.linalg.eigvalsh(body.inertia)[0] <= 0.0 for body in self.bodies if not body.ne):
-            self._compiled = dataclasses.replace(compiled, singular=self._singular_mass_matrix())
-        return self._compiled
-
-    def _singular_mass_matrix(self):
-        """Why M(q) is singular, naming the joints of its null space, or "" if it is positive definite; needed
-        only when some body has a singular inertia (massless bodies, point masses). Tested at a generic
-        configuration (fixed seed), so that a singularity of one special pose is not taken for a structural one.
-        Inverse dynamics and the mass matrix stay available; forward dynamics raises this as a ModelError."""
-        from ..dynamics import crba
-        M = crba(self, self.random_configuration(0))
-        moments, modes = np.linalg.eigh(M)
-        scale = max(moments[-1], 1e-300) if len(moments) else 1.0
-        null = moments < 1e-12 * scale
-        if not null.any():
-            return ""
-        involved = np.abs(modes[:, null]).max(axis=1) > 1e-6
-        joint_of_v = [joint.name for joint in self.joints for _ in range(joint.nv)] + [
-            body.name for body in self.bodies for _ in range(body.ne)]
-        joints = dict.fromkeys(joint_of_v[k] for k in np.flatnonzero(involved))
-        return (
-            f"model '{self.name}': the mass matrix is singular (smallest eigenvalue {moments[0]:.3g}, largest "
-            f"{moments[-1]:.3g}): nothing with mass moves along the joints {', '.join(map(repr, joints))}; give the "
-            f"bodies these joints move mass or inertia, or fix the joints")
+        return cast(CompiledModel, lent("compile")(self))
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, bodies={self.nbodies}, nq={self.nq}, nv={self.nv})"
 
     def _repr_html_(self) -> str:
         """Jupyter: a table of the bodies and their joints (:func:`multibody.viz.notebook.model_html`)."""
-        from ..viz.notebook import model_html
-        return model_html(self)
+        return cast(str, lent("model_html")(self))
 
     # ----------------------------------------------------------------------------------------
     # Builders
@@ -496,8 +464,7 @@ class Model:
 
         See :func:`multibody.model.dh.model_from_dh`.
         """
-        from .dh import model_from_dh
-        return model_from_dh(rows, gravity=gravity, name=name, model_class=cls)
+        return model_from_dh(cls(name, gravity=gravity), rows)
 
     @classmethod
     def from_urdf(cls, path_or_xml: str | os.PathLike, gravity: ArrayLike = (0.0, 0.0, -9.81),
@@ -510,8 +477,7 @@ class Model:
         also adds them as constraints, which ``forward_dynamics`` sees, :meth:`enforce_joint_limits`), damping,
         friction and mimic joints read; with ``collisions=True`` the ``<collision>`` spheres, boxes and cylinders
         (as capsules) as contact shapes. See :mod:`multibody.io.urdf`."""
-        from ..io.urdf import model_from_urdf
-        model = model_from_urdf(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
+        model = lent("read_urdf")(path_or_xml, gravity=gravity, floating_base=floating_base, fuse_fixed=fuse_fixed,
                                 check_inertia=check_inertia, collisions=collisions)
         if joint_limits:
             model.enforce_joint_limits()
@@ -525,8 +491,7 @@ class Model:
         ``joint_limits=True``, also added as constraints, which ``forward_dynamics`` sees
         (:meth:`enforce_joint_limits`). See
         :mod:`multibody.io.mjcf`."""
-        from ..io.mjcf import model_from_mjcf
-        model = model_from_mjcf(path_or_xml, name=name)
+        model = lent("read_mjcf")(path_or_xml, name=name)
         if joint_limits:
             model.enforce_joint_limits()
         return model

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .model import Model
 
 
 class ModelPart:
@@ -108,10 +105,10 @@ def part_list(name: str, doc: str) -> property:
     and recompiles the model."""
     attribute = "_" + name
 
-    def get(model: Model) -> PartList:
+    def get(model: Any) -> PartList:  # (model: the Model that holds the list)
         return getattr(model, attribute)
 
-    def replace(model: Model, items: Iterable) -> None:
+    def replace(model: Any, items: Iterable) -> None:
         setattr(model, attribute, PartList(model, items))
         model._compiled = None
     return property(get, replace, doc=doc)

@@ -5,11 +5,12 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._lent import lent
 from ..dynamics import energy as _energy
 from ..errors import ModelError
 from ..flexible.tree import strain_energy
@@ -91,8 +92,7 @@ class Trajectory:
 
     def _repr_html_(self) -> str:
         """Jupyter: samples, time span, solver settings and events (:func:`multibody.viz.notebook.trajectory_html`)."""
-        from ..viz.notebook import trajectory_html
-        return trajectory_html(self)
+        return cast(str, lent("trajectory_html")(self))
 
     # ------------------------------------------------------------------------------------------
     # Derived quantities
@@ -168,10 +168,9 @@ class Trajectory:
         :meth:`load` reads it back with the arrays and impact records bit for bit identical. A model holding a
         constraint that cannot be written (user callables) raises ModelError naming it, before the file is opened.
         """
-        from ..io.files import model_to_dict
         names = np.array([name for name, _ in self.events], dtype=str)
         times = np.array([time for _, time in self.events], dtype=float)
-        model = np.array(json.dumps(model_to_dict(self.model)))
+        model = np.array(json.dumps(lent("model_to_dict")(self.model)))
         with open(path, "wb") as handle:
             np.savez_compressed(handle, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau, drift=self.drift,
                                 event_names=names, event_times=times, model=model,
@@ -189,11 +188,10 @@ class Trajectory:
         Raises ModelError naming the file for anything that is not such a file: not a zip archive, a member
         missing or of the wrong type, arrays whose headers declare more data than the file holds or than
         MAX_LOAD_BYTES in all (checked before anything is allocated), an invalid model description."""
-        from ..io.files import model_from_dict
         try:
             _check_npz_sizes(path, cls.MAX_LOAD_BYTES)
             with np.load(path, allow_pickle=False) as data:
-                model = model_from_dict(json.loads(str(data["model"])), source=str(path))
+                model = lent("model_from_dict")(json.loads(str(data["model"])), source=str(path))
                 events = list(zip(data["event_names"].tolist(), data["event_times"].tolist()))
                 impacts = impacts_from_arrays(data) if "impact_time" in data.files else []
                 drift = data["drift"] if "drift" in data.files else None  # (files written before it was saved)
@@ -219,14 +217,12 @@ class Trajectory:
              **options: Any) -> Figure:
         """Matplotlib figure of the chosen panels ("q", "v", "a", "tau", "energy", "constraints");
         saved to ``path`` if given. See :func:`multibody.viz.plot_trajectory`."""
-        from ..viz.plots import plot_trajectory
-        return plot_trajectory(self, what=what, path=path, **options)
+        return cast("Figure", lent("plot_trajectory")(self, what=what, path=path, **options))
 
     def animate(self, path: str | os.PathLike = "animation.html", **options: Any) -> str | os.PathLike:
         """Write a self-contained HTML page with a 3D animation (play/pause, time slider).
         See :func:`multibody.viz.animate`."""
-        from ..viz.animation import animate
-        return animate(self, path, **options)
+        return cast("str | os.PathLike", lent("animate")(self, path, **options))
 
 
 def constraint_residuals(model, q, v):

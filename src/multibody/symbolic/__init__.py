@@ -14,7 +14,8 @@ from .gauss import gauss, transfer
 from .kane import Gyrostat, kane
 from .lagrange import Hamiltonian, hamilton, lagrange
 from .numeric import NumericEquations
-from .tree import equations_of_motion, symbolic_chain
+from .equations import equations_of_motion
+from .tree import symbolic_chain
 
 __all__ = ["EquationsOfMotion", "NumericEquations", "Gyrostat", "Hamiltonian", "kane", "lagrange", "hamilton",
            "gauss", "transfer", "lagrange_dh", "equations_of_motion", "symbolic_chain"]

@@ -27,14 +27,13 @@ from .llvm_kernel import llvm_kernel
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from .eom import EquationsOfMotion
-
 _OUTPUTS = ("X", "Y", "QD", "B", "C")
 _VECTORS = ("Y", "QD", "C")
 
 
 class NumericEquations:
-    """Numeric form of X(q, u, t) u̇ = Y(q, u, t), q̇ = f(q, u, t) for given parameter values.
+    """Numeric form of X(q, u, t) u̇ = Y(q, u, t), q̇ = f(q, u, t) for given parameter values, made from an
+    :class:`~multibody.symbolic.EquationsOfMotion` (``eom``; :meth:`~multibody.symbolic.EquationsOfMotion.to_numeric`).
 
     Methods
     -------
@@ -48,7 +47,7 @@ class NumericEquations:
     Attributes ``nq``, ``nu``, ``q``, ``u`` (the symbols' order), and ``params``.
     """
 
-    def __init__(self, eom: EquationsOfMotion, params: Mapping[sp.Expr, float],
+    def __init__(self, eom: Any, params: Mapping[sp.Expr, float],
                  inputs: Callable[[float, Any, Any], Any] | None = None, backend: str = "numba") -> None:
         with notice_if_slow(f"to_numeric: generating code for X, Y and q̇ of {len(eom.u)} speeds"
                             + ("" if eom.auxiliaries else " (expanded expressions: equations_of_motion(..., "
