@@ -55,5 +55,5 @@ def simulate_spin_up(fb, final_rate=6.0, duration=15.0, t_end=20.0, stiffening=T
 
     run = simulate(model, np.zeros(model.nq), np.zeros(model.nv), t_end, method=method, rtol=rtol, atol=atol,
                    t_eval=np.linspace(0.0, t_end, samples), torque=torque, dynamics=dynamics, progress=False,
-                   events=[Event(diverged, name="diverged", terminal=True, direction=-1.0)])
+                   compiled=False, events=[Event(diverged, name="diverged", terminal=True, direction=-1.0)])
     return cast("Trajectory", run)  # one state: one Trajectory
