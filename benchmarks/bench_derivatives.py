@@ -1,12 +1,13 @@
 """Time the analytical derivatives of inverse and forward dynamics against Pinocchio's on real robots, and batched.
 
-    python benchmarks/bench_derivatives.py [--batch 2000] [--seconds 2]
+    python benchmarks/bench_derivatives.py [--batch 256] [--seconds 2]
 
 mb.rnea_derivatives / mb.aba_derivatives against pin.computeRNEADerivatives / pin.computeABADerivatives (Carpentier &
 Mansard, RSS 2018, both), each called from Python at the same state (joints matched by name), best of interleaved
 rounds (bench_dynamics.interleaved_best); ratio = multibody / Pinocchio (below 1: multibody faster). "× aba" is
-each library's derivative time over its own aba's. Batched: states per second of mb.aba_derivatives over a (B, nq)
-batch against a Python loop over pin.computeABADerivatives, best of 5 interleaved rounds.
+each library's derivative time over its own aba's. Batched: µs per state of mb.aba_derivatives over a (B, nq) batch,
+on one thread and on numba's thread count (NUMBA_NUM_THREADS), against a Python loop over pin.computeABADerivatives,
+interleaved in the same way; the one-thread column is the speed-up per core.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 
 import multibody as mb
 from bench_dynamics import interleaved_best
-from bench_robots import in_pinocchio_order, load, print_rates, robots_directory
+from bench_robots import in_pinocchio_order, load, robots_directory
 
 ROBOTS = {"panda": ("panda_description/urdf/panda.urdf", False),
           "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
@@ -41,6 +42,8 @@ def per_call(model, reference, rng, seconds):
 
 
 def batched(model, reference, count, rng):
+    """µs per state of mb.aba_derivatives over a (count, nq) batch on 1 and on numba's thread count of threads,
+    and of a Python loop over pin.computeABADerivatives."""
     import pinocchio as pin
     data = reference.createData()
     Q = np.stack([model.random_configuration(rng) for _ in range(count)])
@@ -53,17 +56,16 @@ def batched(model, reference, count, rng):
             numba.set_num_threads(count_threads)
             mb.aba_derivatives(model, Q, V, T)
         return run
-    functions = {f"mb.aba_derivatives batched, {k} thread{'s' if k > 1 else ''}": ours(k) for k in threads}
-    functions["pin.computeABADerivatives, Python loop"] = lambda: [
-        pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k]) for k in range(count)]
-    times = interleaved_best(functions, seconds=0.01)  # (5 interleaved rounds, best of each)
+    functions = {k: ours(k) for k in threads}
+    functions["pin"] = lambda: [pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k]) for k in range(count)]
+    times = interleaved_best(functions, seconds=0.1)  # (33 interleaved rounds, best of each)
     numba.set_num_threads(threads[-1])
-    return {label: count / (t * 1e-6) for label, t in times.items()}
+    return {key: t / count for key, t in times.items()}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=2000)
+    parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
@@ -77,11 +79,17 @@ def main():
             ours, theirs = times[(algorithm, "mb")], times[(algorithm, "pin")]
             print(f"| {name} | {model.nv} | {algorithm} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} | "
                   f"{ours / times[('aba', 'mb')]:.1f} | {theirs / times[('aba', 'pin')]:.1f} |")
-    model, reference = load(directory / ROBOTS["talos (free-flyer)"][0], True)
-    rates = batched(model, reference, args.batch, rng)
-    print_rates(f"aba_derivatives of Talos (free-flyer, nv = {model.nv}) over {args.batch} random states", rates,
-                "pin.computeABADerivatives, Python loop", "states per second", "vs the Python loop over Pinocchio")
-
+    print(f"\nmb.aba_derivatives over {args.batch} random states (q of shape ({args.batch}, nq)) against a Python loop "
+          f"over pin.computeABADerivatives, µs per state; speed-up = loop time / batched time:\n")
+    threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
+    print("| robot | nv | Pinocchio loop [µs] | " + " | ".join(f"batched, {k} thread{'s' * (k > 1)} [µs] | speed-up"
+                                                     for k in threads) + " |")
+    print("|---|---|---|" + "---|---|" * len(threads))
+    for name, (file, floating) in ROBOTS.items():
+        model, reference = load(directory / file, floating)
+        times = batched(model, reference, args.batch, rng)
+        print(f"| {name} | {model.nv} | {times['pin']:.2f} | " + " | ".join(
+            f"{times[k]:.2f} | {times['pin'] / times[k]:.2f}×" for k in threads) + " |")
 
 if __name__ == "__main__":
     main()

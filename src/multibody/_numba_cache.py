@@ -27,9 +27,9 @@ PACKAGE = os.path.dirname(os.path.abspath(__file__))
 KERNEL_SOURCES = (
     "constraints/_faces.py", "constraints/_kinematics.py", "constraints/convex.py", "constraints/lcp.py",
     "dynamics/_algorithm_family.py", "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py",
-    "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_gpu_kernels.py", "dynamics/_layout.py",
-    "dynamics/_quantities.py", "dynamics/_spatial_family.py", "dynamics/_spatial_kernels.py",
-    "dynamics/_stepper_family.py", "dynamics/algorithms.py", "dynamics/gpu.py",
+    "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_gpu_kernels.py", "dynamics/_joint_family.py",
+    "dynamics/_lanes.py", "dynamics/_layout.py", "dynamics/_quantities.py", "dynamics/_spatial_family.py",
+    "dynamics/_spatial_kernels.py", "dynamics/_stepper_family.py", "dynamics/algorithms.py", "dynamics/gpu.py",
     "model/joints.py",
     "simulate/adaptive.py", "simulate/compiled.py", "simulate/dense_output.py", "simulate/events.py",
     "simulate/forces.py", "simulate/handoff.py", "simulate/lockstep.py", "simulate/steppers.py",

@@ -1,5 +1,6 @@
 """Analytical derivatives of inverse and forward dynamics against Pinocchio's, high-order finite differences in the
 tangent space, and the Jacobian of the symbolic equations of motion."""
+import numba
 import numpy as np
 import pytest
 import sympy as sp
@@ -98,20 +99,38 @@ def test_derivatives_are_the_jacobian_of_the_symbolic_equations_of_motion():
     np.testing.assert_allclose(dv, jacobians[1](q, v, a), rtol=0, atol=1e-12)
 
 
-def test_batched_derivatives_equal_the_state_by_state_ones():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batched_derivatives_equal_the_state_by_state_ones(threads):
     rng = np.random.default_rng(4)
     model = random_model(rng, 6, kinds=ALL_JOINTS, free_base=True)
-    states = [random_state(rng, model) for _ in range(6)]
-    q, v, a = (np.array(x).reshape(2, 3, -1) for x in zip(*states))
-    batched = mb.rnea_derivatives(model, q, v, a)
-    forward = mb.aba_derivatives(model, q, v, a)
-    assert batched[0].shape == forward[2].shape == (2, 3, model.nv, model.nv)
-    for b in range(6):
-        index = np.unravel_index(b, (2, 3))
-        for ours, one in zip(batched, mb.rnea_derivatives(model, *states[b])):
-            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-13 * (1 + np.abs(one).max()))
-        for ours, one in zip(forward, mb.aba_derivatives(model, states[b][0], states[b][1], states[b][2])):
-            np.testing.assert_allclose(ours[index], one, rtol=0, atol=1e-12 * (1 + np.abs(one).max()))
+    count = 37  # several chunks of states per thread, the last one short
+    states = [random_state(rng, model) for _ in range(count)]
+    q, v, a = (np.array(x) for x in zip(*states))
+    shared, each = rng.normal(size=(model.nbodies, 6)), rng.normal(size=(count, model.nbodies, 6))
+    default = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        batched = {"none": (mb.rnea_derivatives(model, q, v, a), mb.aba_derivatives(model, q, v, a)),
+                   "shared": (mb.rnea_derivatives(model, q, v, a, f_ext=shared),
+                              mb.aba_derivatives(model, q, v, a, f_ext=shared)),
+                   "each": (mb.rnea_derivatives(model, q, v, a, f_ext=each),
+                            mb.aba_derivatives(model, q, v, a, f_ext=each))}
+        grid = mb.aba_derivatives(model, q[:6].reshape(2, 3, -1), v[:6].reshape(2, 3, -1), a[:6].reshape(2, 3, -1))
+    finally:
+        numba.set_num_threads(default)
+    assert batched["none"][0][0].shape == (count, model.nv, model.nv)
+    assert mb.aba_derivatives(model, q[:0], v[:0], a[:0])[2].shape == (0, model.nv, model.nv)
+    assert grid[2].shape == (2, 3, model.nv, model.nv)
+    for b in range(count):
+        for forces, f_ext in (("none", None), ("shared", shared), ("each", each[b])):
+            one = (mb.rnea_derivatives(model, q[b], v[b], a[b], f_ext=f_ext),
+                   mb.aba_derivatives(model, q[b], v[b], a[b], f_ext=f_ext))
+            for ours, theirs in zip(batched[forces][0] + batched[forces][1], one[0] + one[1]):
+                np.testing.assert_allclose(ours[b], theirs, rtol=0, atol=1e-12 * (1 + np.abs(theirs).max()))
+        if b < 6:
+            for ours, theirs in zip(grid, mb.aba_derivatives(model, q[b], v[b], a[b])):
+                np.testing.assert_allclose(ours[np.unravel_index(b, (2, 3))], theirs, rtol=0,
+                                           atol=1e-12 * (1 + np.abs(theirs).max()))
 
 
 def test_models_the_derivatives_do_not_cover_raise_naming_the_reason():

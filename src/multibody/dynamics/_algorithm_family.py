@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..model.joints import REVOLUTE
-from ._layout import F_ARMATURE, F_AXIS, F_S, F_ZAXES, IQ, IV, JTYPE, NVJ, PARENT
+from ._layout import IQ, IV, JTYPE, NVJ, PARENT
 
 
 class AlgorithmFamily(SimpleNamespace):
@@ -29,14 +29,15 @@ def algorithm_family(compile, spatial, called=None):
      subspace_times, rigid_inertia_times, subspace_column_in_world_axes, symmetric_times, symmetric_subtract,
      symmetric_add_shifted, joint_pose, placed, axis_inertia_times, cross, rotation_times, axis_frame_placement,
      axis_frame_pose, world_frame_row, inertia_about_world_origin, dot6, translated, articulate_single_dof,
-     rigid_inertia_in_world_axes) = (
+     rigid_inertia_in_world_axes, joint_axis, armature, motion_subspace, axis_frame) = (
         spatial.sines_cosines, spatial.rodrigues, spatial.motion_to_child, spatial.force_to_parent,
         spatial.row6, spatial.cross_motion, spatial.cross_force, spatial.subspace_times,
         spatial.rigid_inertia_times, spatial.subspace_column_in_world_axes, spatial.symmetric_times,
         spatial.symmetric_subtract, spatial.symmetric_add_shifted, spatial.joint_pose, spatial.placed,
         spatial.axis_inertia_times, spatial.cross, spatial.rotation_times, spatial.axis_frame_placement,
         spatial.axis_frame_pose, spatial.world_frame_row, spatial.inertia_about_world_origin, spatial.dot6,
-        spatial.translated, spatial.articulate_single_dof, spatial.rigid_inertia_in_world_axes)
+        spatial.translated, spatial.articulate_single_dof, spatial.rigid_inertia_in_world_axes, spatial.joint_axis,
+        spatial.armature, spatial.motion_subspace, spatial.axis_frame)
 
     @compile
     def poses(topology, params, q, R, p, in_world):
@@ -48,8 +49,8 @@ def algorithm_family(compile, spatial, called=None):
         for i in range(topology.shape[0]):
             jtype, iq = topology[i, JTYPE], topology[i, IQ]
             if jtype == REVOLUTE:
-                RJ = rodrigues(params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2], math.sin(q[iq]),
-                               math.cos(q[iq]))
+                ax, ay, az = joint_axis(params, i)
+                RJ = rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq]))
                 pJ = (0.0, 0.0, 0.0)
             else:
                 RJ, pJ = joint_pose(jtype, params, i, q, iq)
@@ -109,7 +110,7 @@ def algorithm_family(compile, spatial, called=None):
             u[iv + k] = tau[iv + k] - dot6(row6(s, iv + k), row6(PA, i))
             for m in range(nvj):
                 D[m, k] = dot6(row6(s, iv + m), Uk)
-            D[k, k] += params[i, F_ARMATURE + k]
+            D[k, k] += armature(params, i, k)
         invert_spd(D, nvj, Dinv, i)
         # p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u − Uᵀ c) ;  I^a = I^A − U D⁻¹ Uᵀ
         Ic = symmetric_times(IA, i, row6(C, i))
@@ -134,7 +135,7 @@ def algorithm_family(compile, spatial, called=None):
 
         Gravity enters as the fictitious base acceleration a_0 = [0; −g]. f_ext (n × 6, or 0 × 6 for none):
         external spatial force on each body, body axes, about the body origin. Writes tau (nv). Worked in the bodies'
-        axis frames (:func:`~._spatial_kernels.axis_frames`), where a revolute joint's motion subspace is e_z
+        axis frames (:func:`~._layout.axis_frames`), where a revolute joint's motion subspace is e_z
         (v_J = q̇ e_z, τ = f_z) and its rotation R_z(θ); products may be fused (FMA, ``contract``).
         Returns True if every entry of tau is finite.
         """
@@ -171,9 +172,7 @@ def algorithm_family(compile, spatial, called=None):
             for r in range(6):
                 F[i, r] = Ia[r] + b[r]
             if f_ext.shape[0] > 0:
-                Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-                     params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-                     params[i, F_ZAXES + 8])
+                Q = axis_frame(params, i)
                 for r in range(3):
                     F[i, r] -= Q[r] * f_ext[i, 0] + Q[3 + r] * f_ext[i, 1] + Q[6 + r] * f_ext[i, 2]
                     F[i, 3 + r] -= Q[r] * f_ext[i, 3] + Q[3 + r] * f_ext[i, 4] + Q[6 + r] * f_ext[i, 5]
@@ -183,11 +182,11 @@ def algorithm_family(compile, spatial, called=None):
             nvj, iv = topology[i, NVJ], topology[i, IV]
             for c in range(nvj):
                 if topology[i, JTYPE] == REVOLUTE:  # S = e_z
-                    acc = F[i, 2] + params[i, F_ARMATURE] * a[iv]
+                    acc = F[i, 2] + armature(params, i, 0) * a[iv]
                 else:
-                    acc = params[i, F_ARMATURE + c] * a[iv + c]
+                    S, acc = motion_subspace(params, i, c), armature(params, i, c) * a[iv + c]
                     for r in range(6):
-                        acc += params[i, F_S + 6 * r + c] * F[i, r]
+                        acc += S[r] * F[i, r]
                 tau[iv + c] = acc
                 finite &= abs(acc) < np.inf
             force_to_parent(R, p, i, row6(F, i), F, topology[i, PARENT])
@@ -222,8 +221,8 @@ def algorithm_family(compile, spatial, called=None):
                 s[iv, 3], s[iv, 4], s[iv, 5] = cross(p, axis)
                 continue
             for k in range(topology[i, NVJ]):
-                w = rotation_times(R, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
-                v = rotation_times(R, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+                S = motion_subspace(params, i, k)
+                w, v = rotation_times(R, S[0], S[1], S[2]), rotation_times(R, S[3], S[4], S[5])
                 pw = cross(p, w)
                 s[iv + k, 0], s[iv + k, 1], s[iv + k, 2] = w
                 s[iv + k, 3], s[iv + k, 4], s[iv + k, 5] = v[0] + pw[0], v[1] + pw[1], v[2] + pw[2]
@@ -250,7 +249,7 @@ def algorithm_family(compile, spatial, called=None):
                         finite &= abs(Mji) < np.inf
                     j = topology[j, PARENT]
                 # M_ii += armature_i
-                M[ivi + k, ivi + k] += params[i, F_ARMATURE + k]
+                M[ivi + k, ivi + k] += armature(params, i, k)
                 finite &= abs(M[ivi + k, ivi + k]) < np.inf
         return finite
 
@@ -310,9 +309,7 @@ def algorithm_family(compile, spatial, called=None):
                 C[i, r] = c[r]
                 PA[i, r] = b[r]
             if f_ext.shape[0] > 0:  # f_ext,i from body-i axes to world axes: R Qᵀ f (Q the axis frame's axes)
-                Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-                     params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-                     params[i, F_ZAXES + 8])
+                Q = axis_frame(params, i)
                 for o in (0, 3):
                     f = rotation_times(R, Q[0] * f_ext[i, o] + Q[3] * f_ext[i, o + 1] + Q[6] * f_ext[i, o + 2],
                                        Q[1] * f_ext[i, o] + Q[4] * f_ext[i, o + 1] + Q[7] * f_ext[i, o + 2],

@@ -1,137 +1,40 @@
 """Batched recursive algorithms in structure-of-arrays (SoA) form: one chunk of states at a time, SIMD across states.
 
-A chunk holds up to ``LANES`` states. Every work array carries the state within the chunk (the *lane* b) as its
-last, contiguous axis — ``V[i, r, b]``, ``IA[i, k, b]``, ``R0[i, k, b]`` — and every operation loops over the
-lanes innermost, so LLVM compiles it to vector instructions (AVX2 / AVX-512) across states, with no branch on the
-state: the joint types and the tree are the same in every lane. The bodies' parameters (inertias, joint placements
-and axes) are too, or, for runs of different models of the same structure, one set per lane (:func:`lane`).
-:func:`aba_lanes` is the algorithm on a chunk held as lanes (the lockstep rollouts of
+The states of a chunk are held as lanes (:mod:`._lanes`: the lane axis last, every step one loop over the lanes, which
+LLVM vectorizes across states). :func:`aba_lanes` is the algorithm on a chunk held as lanes (the lockstep rollouts of
 :mod:`multibody.simulate.lockstep` keep their states so), :func:`aba_chunk` gathers a chunk of (B, n) arrays into
-lanes for it, and :func:`aba_batch` deals the chunks out to the threads round robin. In the hot steps (each pass at a
-body whose joint has one degree of freedom, and its pose) one lane loop does the whole step with
-its intermediate values in registers and writes its results to a stack array (``work``), which a second loop copies
-out: LLVM vectorizes a loop only when it can rule out overlap between what it writes and what it reads, and among
-the arguments' many rows it gives up ("too many memory checks"), while a stack array overlaps nothing. Measured
-1.7× the states per second of the same steps writing their arguments directly. The copy-out loops run over all
-LANES lanes, whatever the chunk's count: with a constant length LLVM writes each row copy as a few vector moves
-instead of a call to memmove (10 % of a lockstep RK4 run of the 7-link chain on an Intel Xeon, perf); lanes past the
-count hold values no one reads. The steps compile without reference counting (``_nrt=False``, as the scalar kernels:
-see ``_spatial_kernels.work``): each array handed to an inlined helper cost an atomic increment and decrement, 15 %
-of that run. Each step asks for 512-bit vectors where the CPU has them (:func:`~._spatial_kernels.wide_vectors`:
-LLVM keeps to 256 bits on Intel server cores by default).
+lanes for it, and :func:`aba_batch` deals the chunks out to the threads round robin.
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
-held as 21 symmetric entries, the bodies posed by their axis frames (:func:`~._spatial_kernels.axis_frames`: a
+held as 21 symmetric entries, the bodies posed by their axis frames (:func:`~._layout.axis_frames`: a
 revolute joint turns about z, and its axis in world axes is a column of the frame's rotation); the two agree to
 round-off, not bit for bit (fused multiply-adds here). Joints with one degree of freedom (revolute, prismatic: the
 common case) take one lane loop per pass and body; the others go lane by lane, their poses through the scalar
-kernels' ``axis_frame_placement``. The compiled-model layout is the one
-documented in :mod:`multibody.dynamics._spatial_kernels`.
+kernels' ``axis_frame_placement``. The compiled model's layout: :mod:`._layout`.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ..model.joints import PRISMATIC, REVOLUTE
+from ._lanes import (LANES, MIN_BATCH, in_threads, inline, lane, lane_params, lane_rotation,  # noqa: F401
+                     lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
-from ._spatial_kernels import (F_ARMATURE, F_AXIS, F_MASS, F_S, F_ZAXES, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ,
-                               IV, JTYPE, NSYM, NVJ, PARENT, cross_force, cross_motion, release, rigid_inertia_times,
-                               rotated, rotation_product, SINCOS_RANGE, sin_cos, wide_vectors, work)
+from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
+                               joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotation_product,
+                               wide_vectors, work)
 
-LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
-MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)
-
-inline = njit(cache=True, inline="always")  # the small helpers called inside a loop over the lanes
-# A whole step over the lanes is an ordinary compiled call: inlining the steps as well made the kernel take about
-# 5 min to compile (measured 107 s this way) for 0–10 % more speed.
-# error_model "numpy": x / 0 gives inf (caught by the final finiteness check), not a raise: the check for it would be
-# an early exit that keeps a lane loop from vectorizing. fastmath "contract" (only): a × b + c as one fused
-# multiply-add, rounded once: 10–12 % fewer µs per RK4 step of the 7-link chain (measured), the results still within
-# round-off of the scalar kernels' (which round twice; the tests hold them to 1e-12)
-step = njit_without_refcounts(cache=True, error_model="numpy", fastmath={"contract"})
-
-
-def lane(x, b):
-    """x at lane b: x itself where the lanes share it (a number, or a tuple of numbers), x[b] where it holds a
-    value per lane (an array over the lanes, or a tuple of them). A body's parameters are ``params[i, k]``: a
-    number of shared params (n, NPARAMS), the lanes' values of per-lane params (n, NPARAMS, LANES); numba
-    compiles each kernel once per kind, the shared one exactly as if it read the number."""
-    if isinstance(x, tuple):
-        return tuple(lane(y, b) for y in x)
-    return x[b] if isinstance(x, np.ndarray) else x
-
-
-@overload(lane, inline="always")
-def _lane(x, b):
-    if isinstance(x, types.Array):
-        return lambda x, b: x[b]
-    if isinstance(x, types.BaseTuple) and any(isinstance(y, types.Array) for y in x):
-        scope = {}
-        exec("def at(x, b):\n    return (" + "".join(f"x[{k}][b], " for k in range(len(x))) + ")", scope)
-        return scope["at"]
-    return lambda x, b: x
-
-
-def lane_params(params, b, out):
-    """Lane b's params (n, NPARAMS): ``params`` itself when shared, else params[:, :, b] of per-lane params copied to
-    ``out`` (n, NPARAMS), which is returned (a view would need reference counting, which the lane kernels do
-    without)."""
-    if params.ndim == 2:
-        return params
-    out[...] = params[:, :, b]
-    return out
-
-
-@overload(lane_params, inline="always")
-def _lane_params(params, b, out):
-    if params.ndim == 2:
-        return lambda params, b, out: params
-
-    def copied(params, b, out):
-        for i in range(params.shape[0]):
-            for k in range(params.shape[1]):
-                out[i, k] = params[i, k, b]
-        return out
-    return copied
-
-
-@inline
-def lane_sines_cosines(q, iq, sc, nb):
-    """sc[0, b], sc[1, b] = sin q[iq, b], cos q[iq, b] (:func:`sin_cos`; np.sin and np.cos if any angle is
-    beyond SINCOS_RANGE)."""
-    largest = 0.0
-    for b in range(nb):
-        largest = max(largest, abs(q[iq, b]))
-    if largest < SINCOS_RANGE:
-        for b in range(nb):
-            sc[0, b], sc[1, b] = sin_cos(q[iq, b])
-    else:
-        for b in range(nb):
-            sc[0, b], sc[1, b] = np.sin(q[iq, b]), np.cos(q[iq, b])
-
-
-@step
-def gather(x, b0, nb, out):
-    """out[j, b] = x[b0 + b, j]: a chunk of states (B, size) as SoA (size, LANES)."""
-    wide_vectors()
-    for b in range(nb):
-        for j in range(x.shape[1]):
-            out[j, b] = x[b0 + b, j]
-
-
-@step
-def scatter(x, b0, nb, out):
-    """out[b0 + b, j] = x[j, b]: the inverse of :func:`gather`."""
-    wide_vectors()
-    for b in range(nb):
-        for j in range(x.shape[0]):
-            out[b0 + b, j] = x[j, b]
+# the spatial family's members used here besides those of _spatial_kernels (the lanes' values in tuples)
+(axis_tree_rotation, axis_tree_translation, axis_mass_center, axis_inertia, rotation_times, symmetric_of,
+ symmetric_product, symmetric_product_angular, symmetric_minus_outer, symmetric_shifted, force_shifted,
+ compact_inertia_in_world_axes) = (
+    CPU.axis_tree_rotation, CPU.axis_tree_translation, CPU.axis_mass_center, CPU.axis_inertia, CPU.rotation_times,
+    CPU.symmetric_of, CPU.symmetric_product, CPU.symmetric_product_angular, CPU.symmetric_minus_outer,
+    CPU.symmetric_shifted, CPU.force_shifted, CPU.compact_inertia_in_world_axes)
 
 
 @step
@@ -150,55 +53,11 @@ def invert_spd_lanes(D, k, Dinv, iv, nb):
                 Dinv[iv + r, c, b] = Dinvl[0, r, c]
 
 
-
-def put(out, k, x, b):
-    """out[k + r, b] = x[r] for each entry of the tuple x: the stores of a lane loop, written out one by one (a loop
-    over a tuple's entries can stay a loop inside the lane loop, which then does not vectorize)."""
-    for r in range(len(x)):
-        out[k + r, b] = x[r]
-
-
-@overload(put, inline="always")
-def _put(out, k, x, b):
-    scope = {}
-    exec("def put(out, k, x, b):\n" + "".join(f"    out[k + {r}, b] = x[{r}]\n" for r in range(len(x))), scope)
-    return scope["put"]
-
-
-@inline
-def lane_rotation(R0, i, b):
-    """The rotation of body i's axis frame to world axes at lane b, R0[i, :, b] (row major), as a 9-tuple."""
-    return (R0[i, 0, b], R0[i, 1, b], R0[i, 2, b], R0[i, 3, b], R0[i, 4, b], R0[i, 5, b], R0[i, 6, b], R0[i, 7, b],
-            R0[i, 8, b])
-
-
-@inline
-def lane_vector(x, j, b):
-    """x[j, :, b], a spatial vector of lane b, as a 6-tuple."""
-    return x[j, 0, b], x[j, 1, b], x[j, 2, b], x[j, 3, b], x[j, 4, b], x[j, 5, b]
-
-
-@inline
-def lane_symmetric(S, i, b):
-    """S[i, :, b], a symmetric 6×6 matrix of lane b in 21-entry storage, as a 21-tuple."""
-    return (S[i, 0, b], S[i, 1, b], S[i, 2, b], S[i, 3, b], S[i, 4, b], S[i, 5, b], S[i, 6, b], S[i, 7, b],
-            S[i, 8, b], S[i, 9, b], S[i, 10, b], S[i, 11, b], S[i, 12, b], S[i, 13, b], S[i, 14, b], S[i, 15, b],
-            S[i, 16, b], S[i, 17, b], S[i, 18, b], S[i, 19, b], S[i, 20, b])
-
-
-@inline
-def rotated_vector(R, x, y, z):
-    """R (x, y, z) for a rotation R given as a row-major 9-tuple, as a 3-tuple."""
-    return (R[0] * x + R[1] * y + R[2] * z, R[3] * x + R[4] * y + R[5] * z, R[6] * x + R[7] * y + R[8] * z)
-
-
 @inline
 def axis_placement(params, i):
-    """Body i's placement in its parent's axis frame, both axis frames (:func:`~._spatial_kernels.axis_frames`):
+    """Body i's placement in its parent's axis frame, both axis frames (:func:`~._layout.axis_frames`):
     (T row-major 9-tuple, t 3-tuple), numbers or lane arrays."""
-    return ((params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
-             params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
-             params[i, F_ZRTREE + 8]), (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2]))
+    return axis_tree_rotation(params, i), axis_tree_translation(params, i)
 
 
 @inline
@@ -215,7 +74,7 @@ def compose(R0_parent, Ri, pi, pose, b):
     offset of its origin from its parent's in world axes, d_i = p0_i − p0_λ = R0_λ p_i, from its pose in its
     parent's axis frame (R_i, p_i)."""
     put(pose, 0, rotation_product(R0_parent, Ri), b)
-    put(pose, 9, rotated_vector(R0_parent, pi[0], pi[1], pi[2]), b)
+    put(pose, 9, rotation_times(R0_parent, pi[0], pi[1], pi[2]), b)
 
 
 @inline
@@ -255,11 +114,11 @@ def world_pose(topology, params, i, q, nb, R0, d):
     pose = work((12, LANES))
     iq, lam = topology[i, IQ], topology[i, PARENT]
     if topology[i, JTYPE] == PRISMATIC:
-        axis = (params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2])
+        axis = joint_axis(params, i)
         T, t = axis_placement(params, i)
         for b in range(nb):
             (ax, ay, az), Tb, p = lane(axis, b), lane(T, b), lane(t, b)
-            pJ = rotated_vector(Tb, ax * q[iq, b], ay * q[iq, b], az * q[iq, b])
+            pJ = rotation_times(Tb, ax * q[iq, b], ay * q[iq, b], az * q[iq, b])
             compose(lane_rotation(R0, lam, b), Tb, (p[0] + pJ[0], p[1] + pJ[1], p[2] + pJ[2]), pose, b)
     else:
         other_joint_poses(topology, params, i, q, nb, R0, pose)
@@ -267,94 +126,26 @@ def world_pose(topology, params, i, q, nb, R0, d):
 
 
 @inline
-def subspace_column(params, i, k):
-    """Column k of body i's motion subspace (body axes), as a 6-tuple (numbers or lane arrays)."""
-    return (params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k], params[i, F_S + 18 + k],
-            params[i, F_S + 24 + k], params[i, F_S + 30 + k])
-
-
-@inline
 def in_world_axes(R, s):
     """A spatial vector s = [ω; v] of body axes in world axes (same reference point), [R ω; R v], as a 6-tuple."""
-    w, v = rotated_vector(R, s[0], s[1], s[2]), rotated_vector(R, s[3], s[4], s[5])
+    w, v = rotation_times(R, s[0], s[1], s[2]), rotation_times(R, s[3], s[4], s[5])
     return w[0], w[1], w[2], v[0], v[1], v[2]
 
 
 @inline
 def body_inertia(params, i):
-    """Body i's inertia in its axis frame (:func:`~._spatial_kernels.axis_frames`): mass, mass center (3) and
-    rotational inertia about the body origin (xx, yy, zz, xy, xz, yz), a 10-tuple (numbers or lane arrays)."""
-    return (params[i, F_MASS], params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2], params[i, F_ZINERTIA],
-            params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3],
-            params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5])
+    """Body i's inertia in its axis frame (:func:`~._layout.axis_frames`): mass, mass center (3) and rotational
+    inertia about the body origin (row major), a 13-tuple (numbers or lane arrays)."""
+    m, c, I = mass(params, i), axis_mass_center(params, i), axis_inertia(params, i)
+    return m, c[0], c[1], c[2], I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7], I[8]
 
 
 @inline
 def rigid_inertia_in_world_axes(body, R):
-    """A body's spatial inertia (a :func:`body_inertia` of numbers) about its origin in world axes (R: its axis
-    frame's rotation to world axes) compactly, as (m, h, I) with h = m R c and I = R I_O Rᵀ (xx, yy, zz, xy, xz, yz)
-    (RBDA eqs. 2.63, 2.66 with p = 0): a 10-tuple as :func:`~._spatial_kernels.rigid_inertia_times` takes it."""
-    m, c0, c1, c2, I00, I11, I22, I01, I02, I12 = body
-    I = rotated((I00, I01, I02, I01, I11, I12, I02, I12, I22), R)
-    hx, hy, hz = rotated_vector(R, m * c0, m * c1, m * c2)
-    return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
-
-
-@inline
-def symmetric_of(Y):
-    """The compact rigid inertia Y = (m, h, I) of :func:`rigid_inertia_in_world_axes` as a 21-tuple
-    (:func:`symmetric_product`): [[I, [h]×], [[h]×ᵀ, m 1]]."""
-    m, hx, hy, hz, I00, I11, I22, I01, I02, I12 = Y
-    return (I00, I11, I22, I01, I02, I12, 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
-
-
-@inline
-def symmetric_product(S, m):
-    """S m = [A ω + B v; Bᵀ ω + C v] for a symmetric 6×6 matrix S = [[A, B], [Bᵀ, C]] as a 21-tuple (the scalar
-    kernels' storage: A and C as xx, yy, zz, xy, xz, yz, B row major between them) and a motion m = [ω; v]."""
-    w0, w1, w2, v0, v1, v2 = m
-    return (S[0] * w0 + S[3] * w1 + S[4] * w2 + S[6] * v0 + S[7] * v1 + S[8] * v2,
-            S[3] * w0 + S[1] * w1 + S[5] * w2 + S[9] * v0 + S[10] * v1 + S[11] * v2,
-            S[4] * w0 + S[5] * w1 + S[2] * w2 + S[12] * v0 + S[13] * v1 + S[14] * v2,
-            S[6] * w0 + S[9] * w1 + S[12] * w2 + S[15] * v0 + S[18] * v1 + S[19] * v2,
-            S[7] * w0 + S[10] * w1 + S[13] * w2 + S[18] * v0 + S[16] * v1 + S[20] * v2,
-            S[8] * w0 + S[11] * w1 + S[14] * w2 + S[19] * v0 + S[20] * v1 + S[17] * v2)
-
-
-@inline
-def symmetric_minus_outer(S, x, y):
-    """S − x yᵀ as a 21-tuple, for x yᵀ symmetric (only the stored entries are computed)."""
-    return (S[0] - x[0] * y[0], S[1] - x[1] * y[1], S[2] - x[2] * y[2], S[3] - x[0] * y[1], S[4] - x[0] * y[2],
-            S[5] - x[1] * y[2], S[6] - x[0] * y[3], S[7] - x[0] * y[4], S[8] - x[0] * y[5], S[9] - x[1] * y[3],
-            S[10] - x[1] * y[4], S[11] - x[1] * y[5], S[12] - x[2] * y[3], S[13] - x[2] * y[4],
-            S[14] - x[2] * y[5], S[15] - x[3] * y[3], S[16] - x[4] * y[4], S[17] - x[5] * y[5],
-            S[18] - x[3] * y[4], S[19] - x[3] * y[5], S[20] - x[4] * y[5])
-
-
-@inline
-def symmetric_shifted(S, dx, dy, dz):
-    """X_dᵀ S X_d as a 21-tuple, for a symmetric 6×6 matrix S (21-tuple) and X_d the translation of the reference
-    point by d, axes unchanged (an inertia about the point d moved to the origin): with S = [[A, B], [Bᵀ, C]],
-    C'' = C,  B'' = B + [d]× C,  A'' = A + [d]× Bᵀ − B'' [d]×  (RBDA eq. 2.66, R = 1)."""
-    A00, A11, A22, A01, A02, A12 = S[0], S[1], S[2], S[3], S[4], S[5]
-    B00, B01, B02, B10, B11, B12, B20, B21, B22 = S[6], S[7], S[8], S[9], S[10], S[11], S[12], S[13], S[14]
-    C00, C11, C22, C01, C02, C12 = S[15], S[16], S[17], S[18], S[19], S[20]
-    # B'' = B + [d]× C  (column c of [d]× C is d × C[:, c])
-    E00, E01, E02 = B00 + dy * C02 - dz * C01, B01 + dy * C12 - dz * C11, B02 + dy * C22 - dz * C12
-    E10, E11, E12 = B10 + dz * C00 - dx * C02, B11 + dz * C01 - dx * C12, B12 + dz * C02 - dx * C22
-    E20, E21, E22 = B20 + dx * C01 - dy * C00, B21 + dx * C11 - dy * C01, B22 + dx * C12 - dy * C02
-    # A'' = A + [d]× Bᵀ − B'' [d]×  (entry (r, c): (d × B[c, :])_r − (B''[r, :] × d)_c; the upper triangle)
-    return (A00 + (dy * B02 - dz * B01) - (E01 * dz - E02 * dy), A11 + (dz * B10 - dx * B12) - (E12 * dx - E10 * dz),
-            A22 + (dx * B21 - dy * B20) - (E20 * dy - E21 * dx), A01 + (dy * B12 - dz * B11) - (E02 * dx - E00 * dz),
-            A02 + (dy * B22 - dz * B21) - (E00 * dy - E01 * dx), A12 + (dz * B20 - dx * B22) - (E10 * dy - E11 * dx),
-            E00, E01, E02, E10, E11, E12, E20, E21, E22, C00, C11, C22, C01, C02, C12)
-
-
-@inline
-def force_shifted(f, dx, dy, dz):
-    """X_dᵀ f = [n + d × f; f]: the force f = [n; f] (6-tuple) about the point d, about the origin."""
-    return (f[0] + dy * f[5] - dz * f[4], f[1] + dz * f[3] - dx * f[5], f[2] + dx * f[4] - dy * f[3], f[3], f[4],
-            f[5])
+    """A :func:`body_inertia` of numbers about the body origin in world axes (R: its axis frame's rotation to world
+    axes), compactly (:func:`~._spatial_family.spatial_family`'s ``compact_inertia_in_world_axes``)."""
+    m, c0, c1, c2, I0, I1, I2, I3, I4, I5, I6, I7, I8 = body
+    return compact_inertia_in_world_axes(m, (c0, c1, c2), (I0, I1, I2, I3, I4, I5, I6, I7, I8), R)
 
 
 @inline
@@ -405,7 +196,7 @@ def revolute_body(params, i, lam, iq, iv, q, qd, R0, d, S, V, C, IA, PA, nb):
     for b in range(nb):
         P, tb = lane_rotation(R0, lam, b), lane(t, b)
         R = rotation_product(P, turned_about_z(lane(T, b), sc[0, b], sc[1, b]))
-        dx, dy, dz = rotated_vector(P, tb[0], tb[1], tb[2])
+        dx, dy, dz = rotation_times(P, tb[0], tb[1], tb[2])
         rate = qd[iv, b]
         w0, w1, w2 = R[2] * rate, R[5] * rate, R[8] * rate
         x = translated(lane_vector(V, lam, b), dx, dy, dz)
@@ -433,7 +224,7 @@ def velocity_and_bias_single_dof(params, i, lam, iv, R0, d, qd, S, V, C, IA, PA,
     :func:`revolute_body` does those), whose motion subspace column s = [R0 S_ω; R0 S_v] goes to S[iv]; one loop
     over the lanes, results through a stack array (rows 0–5 s, 6–11 v_i, 12–17 c_i, 18–38 I_i, 39–44 p^A_i)."""
     wide_vectors()
-    column, body = subspace_column(params, i, 0), body_inertia(params, i)
+    column, body = motion_subspace(params, i, 0), body_inertia(params, i)
     result = work((45, LANES))
     for b in range(nb):
         R = lane_rotation(R0, i, b)
@@ -462,7 +253,7 @@ def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, n
         R = lane_rotation(R0, i, b)
         vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         for k in range(nvj):
-            s, rate = in_world_axes(R, lane(subspace_column(params, i, k), b)), qd[iv + k, b]
+            s, rate = in_world_axes(R, lane(motion_subspace(params, i, k), b)), qd[iv + k, b]
             vJ = (vJ[0] + s[0] * rate, vJ[1] + s[1] * rate, vJ[2] + s[2] * rate, vJ[3] + s[3] * rate,
                   vJ[4] + s[4] * rate, vJ[5] + s[5] * rate)
             for r in range(6):
@@ -478,29 +269,18 @@ def velocity_and_bias_any(params, i, lam, nvj, iv, R0, d, qd, S, V, C, IA, PA, n
 @step
 def subtract_external_forces(params, f_ext, i, b0, R0, PA, nb):
     """PA[i] −= f_ext,i at each lane, the force (body axes, about the body origin) in world axes, R Qᵀ f (R the
-    axis frame's rotation to world axes, Q its axes in body axes: F_ZAXES); lane b's force is f_ext[b0 + b] (or
+    axis frame's rotation to world axes, Q its axes in body axes); lane b's force is f_ext[b0 + b] (or
     f_ext[0] for all)."""
     wide_vectors()
-    axes = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-            params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-            params[i, F_ZAXES + 8])
+    axes = axis_frame(params, i)
     for b in range(nb):
         f, R, Q = f_ext[0 if f_ext.shape[0] == 1 else b0 + b, i], lane_rotation(R0, i, b), lane(axes, b)
         for o in (0, 3):
             x, y, z = f[o], f[o + 1], f[o + 2]
-            f_w = rotated_vector(R, Q[0] * x + Q[3] * y + Q[6] * z, Q[1] * x + Q[4] * y + Q[7] * z,
+            f_w = rotation_times(R, Q[0] * x + Q[3] * y + Q[6] * z, Q[1] * x + Q[4] * y + Q[7] * z,
                                  Q[2] * x + Q[5] * y + Q[8] * z)
             for r in range(3):
                 PA[i, o + r, b] -= f_w[r]
-
-
-@inline
-def symmetric_product_angular(S, w0, w1, w2):
-    """S [ω; 0] = [A ω; Bᵀ ω] for a symmetric 6×6 matrix S = [[A, B], [Bᵀ, C]] (21-tuple, :func:`symmetric_product`)
-    and a motion with no linear part, as a 6-tuple."""
-    return (S[0] * w0 + S[3] * w1 + S[4] * w2, S[3] * w0 + S[1] * w1 + S[5] * w2, S[4] * w0 + S[5] * w1 + S[2] * w2,
-            S[6] * w0 + S[9] * w1 + S[12] * w2, S[7] * w0 + S[10] * w1 + S[13] * w2,
-            S[8] * w0 + S[11] * w1 + S[14] * w2)
 
 
 @inline
@@ -531,21 +311,21 @@ def articulate_single_dof(params, i, lam, iv, revolute, d, S, IA, PA, C, U, u, D
     s = [z; 0] takes the products with its angular half alone. Results go through a stack array (rows as
     :func:`articulated_single_dof` writes them)."""
     wide_vectors()
-    armature = params[i, F_ARMATURE]
+    reflected = armature(params, i, 0)
     result = work((35, LANES))
     if revolute:
         for b in range(nb):
             I, P, z0, z1, z2 = lane_symmetric(IA, i, b), lane_vector(PA, i, b), S[iv, 0, b], S[iv, 1, b], S[iv, 2, b]
             Ui = symmetric_product_angular(I, z0, z1, z2)
             articulated_single_dof(I, P, lane_vector(C, i, b), Ui, z0 * Ui[0] + z1 * Ui[1] + z2 * Ui[2],
-                                   z0 * P[0] + z1 * P[1] + z2 * P[2], u[iv, b], lane(armature, b), d[i, 0, b],
+                                   z0 * P[0] + z1 * P[1] + z2 * P[2], u[iv, b], lane(reflected, b), d[i, 0, b],
                                    d[i, 1, b], d[i, 2, b], result, b)
     else:
         for b in range(nb):
             I, P, s = lane_symmetric(IA, i, b), lane_vector(PA, i, b), lane_vector(S, iv, b)
             Ui = symmetric_product(I, s)
             articulated_single_dof(I, P, lane_vector(C, i, b), Ui, dot6(s, Ui), dot6(s, P), u[iv, b],
-                                   lane(armature, b), d[i, 0, b], d[i, 1, b], d[i, 2, b], result, b)
+                                   lane(reflected, b), d[i, 0, b], d[i, 1, b], d[i, 2, b], result, b)
     for b in range(LANES):
         Dinv[iv, 0, b], u[iv, b] = result[6, b], result[7, b]
     for r in range(6):
@@ -572,7 +352,7 @@ def articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb):
             u[iv + k, b] -= dot6(lane_vector(S, iv + k, b), lane_vector(PA, i, b))
             for m in range(nvj):
                 D[m, k, b] = dot6(lane_vector(S, iv + m, b), Uk)
-            D[k, k, b] += lane(params[i, F_ARMATURE + k], b)
+            D[k, k, b] += lane(armature(params, i, k), b)
     if nvj > 0:
         invert_spd_lanes(D, nvj, Dinv, iv, nb)
     for b in range(nb):
@@ -743,7 +523,6 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     return bool(np.isfinite(qdd).all())
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}
 _LOCAL = threading.local()
 
 
@@ -754,15 +533,3 @@ def thread_workspaces(T, n, nq, nv):
     if (T, n, nq, nv) not in kept:
         kept[(T, n, nq, nv)] = list(zip(*chunk_workspaces(T, n, nq, nv)))
     return kept[(T, n, nq, nv)]
-
-
-def in_threads(task, count, threads):
-    """task(0), …, task(count − 1): in this thread if ``threads`` is 1, else on a kept pool of ``threads`` worker
-    threads (made once per size; the tasks are compiled calls that release the GIL)."""
-    if threads == 1:
-        for k in range(count):
-            task(k)
-        return
-    if threads not in _POOLS:
-        _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="multibody")
-    list(_POOLS[threads].map(task, range(count)))

@@ -1,6 +1,6 @@
 """Compiled numeric core: Featherstone's recursive algorithms on the flat model (numba, ``cache=True``).
 
-See :mod:`multibody.dynamics._spatial_kernels` for the model layout and the building blocks. Each algorithm
+The model layout: :mod:`multibody.dynamics._layout`; the building blocks: :mod:`._spatial_kernels`. Each algorithm
 takes the model arrays (``topology``, ``params``, ``gravity``), the state, and writes its output array; it
 returns True when the output is finite (the NaN guard the public wrappers act on). Per-body work arrays are
 separate arrays on each call's stack without reference counts (:func:`~._spatial_kernels.work`; rnea, crba and

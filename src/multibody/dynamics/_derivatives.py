@@ -22,17 +22,18 @@ Coriolis operator). Summed over a subtree these are composite sums, Y^c and B^c,
 and for a velocity perturbation (δᵒv_k = ψ, δᵒa_k = y + ψ × ᵒv_k, y = u + ᵒv_i × ψ): ∂τ_j/∂v_i =
 S_jᵀ (Y^c_m y_i + B^c_m ψ_i), m the deeper of i and j; M_ji = S_jᵀ Y^c_m S_i. The joints enter only through their
 motion subspaces (world columns as :func:`._core.crba` builds them) and poses: no joint-specific derivative.
-Layout and helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
+Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
 """
+import numba
 import numpy as np
-from numba import njit, prange
 
 from ..model.joints import REVOLUTE
+from ._batch import in_threads
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
                     dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
-from ._spatial_kernels import (F_ARMATURE, F_S, F_ZAXES, IV, JTYPE, NVJ, PARENT, cross_force, cross_motion, inline,
-                               njit_without_refcounts, release, rigid_inertia_times, row6, sines_cosines, unpacked,
-                               work)
+from ._spatial_kernels import (IV, JTYPE, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion, inline,
+                               motion_subspace, njit_without_refcounts, release, rigid_inertia_times, row6,
+                               sines_cosines, unpacked, work)
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
@@ -117,8 +118,8 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
             if topology[i, JTYPE] == REVOLUTE:
                 w, lin = (R[2], R[5], R[8]), (0.0, 0.0, 0.0)
             else:
-                w = rotation_times(R, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
-                lin = rotation_times(R, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+                Sk = motion_subspace(params, i, k)
+                w, lin = rotation_times(R, Sk[0], Sk[1], Sk[2]), rotation_times(R, Sk[3], Sk[4], Sk[5])
             pw = cross(p, w)
             psi = (w[0], w[1], w[2], lin[0] + pw[0], lin[1] + pw[1], lin[2] + pw[2])
             set_row(S, iv + k, psi)
@@ -140,9 +141,7 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
         # ᵒf_i = Y ᵒa + ᵒv ×* Y ᵒv − f_ext (turned from body axes to world axes about the world origin)
         f = add6(compact_times(Y, i, ai), cross_force(vi, compact_times(Y, i, vi)))
         if f_ext.shape[0] > 0:
-            Q = (params[i, F_ZAXES], params[i, F_ZAXES + 1], params[i, F_ZAXES + 2], params[i, F_ZAXES + 3],
-                 params[i, F_ZAXES + 4], params[i, F_ZAXES + 5], params[i, F_ZAXES + 6], params[i, F_ZAXES + 7],
-                 params[i, F_ZAXES + 8])
+            Q = axis_frame(params, i)
             nw = rotation_times(R, Q[0] * f_ext[i, 0] + Q[3] * f_ext[i, 1] + Q[6] * f_ext[i, 2],
                                 Q[1] * f_ext[i, 0] + Q[4] * f_ext[i, 1] + Q[7] * f_ext[i, 2],
                                 Q[2] * f_ext[i, 0] + Q[5] * f_ext[i, 1] + Q[8] * f_ext[i, 2])
@@ -197,7 +196,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
             set_row(GQ, c, add6(add6(cross_force(psi, row6(F, j)), compact_times(Y, j, row6(Z, jv + c))),
                                   matrix_times(B, j, row6(U, jv + c))))
             set_row(GV, c, add6(compact_times(Y, j, row6(W, jv + c)), matrix_times(B, j, psi)))
-            t = dot6(psi, row6(F, j)) + params[j, F_ARMATURE + c] * a[jv + c]
+            t = dot6(psi, row6(F, j)) + armature(params, j, c) * a[jv + c]
             tau[jv + c] = t
             finite &= np.abs(t) < np.inf
         i = j
@@ -226,7 +225,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
                     finite &= np.abs(m) < np.inf
             i = topology[i, PARENT]
         for c in range(nvj):
-            M[jv + c, jv + c] += params[j, F_ARMATURE + c]
+            M[jv + c, jv + c] += armature(params, j, c)
         # Y^c_λ += Y^c_j ;  B^c_λ += B^c_j ;  F_λ += F_j  (λ = −1: the unused world row)
         lam = topology[j, PARENT]
         for r in range(10):
@@ -255,20 +254,32 @@ def dof_parents(topology, lam):
 
 
 @inline
-def tree_inverse_factor(M, lam, N):
-    """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L has M's tree sparsity, no fill-in), in place in M's
-    lower triangle, then N = L⁻¹ (lower triangular, the same sparsity): N_ii = 1/L_ii and, row by row from the root,
-    N_ij = −N_ii Σ L_ik N_kj over the ancestors k of i down to j. Only entries on one path of the tree are written
-    (the callers read no others). Returns False if M is not positive definite."""
-    nv = M.shape[0]
-    for k in range(nv - 1, -1, -1):
+def subtree_ends(lam, last):
+    """last[k] = the largest velocity index among k and its descendants (lam: :func:`dof_parents`; a descendant's
+    index is above its ancestors'). Row k of ∂τ/∂x is zero past it: τ_k couples only to velocities on one path
+    with k (its ancestors, below k, and its subtree)."""
+    for k in range(lam.shape[0]):
+        last[k] = k
+    for k in range(lam.shape[0] - 1, -1, -1):
+        p = int(lam[k])
+        if p >= 0 and last[k] > last[p]:
+            last[p] = last[k]
+
+
+@inline
+def tree_factor(M, lam):
+    """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L lower triangular with M's tree sparsity, no
+    fill-in), in place in M's lower triangle; only entries on one path of the tree are written (the callers read no
+    others). Returns False if M is not positive definite."""
+    for k in range(M.shape[0] - 1, -1, -1):
         if not M[k, k] > 0.0:
             return False
         d = np.sqrt(M[k, k])
         M[k, k] = d
+        r = 1.0 / d
         i = int(lam[k])
         while i >= 0:
-            M[k, i] /= d
+            M[k, i] *= r
             i = int(lam[i])
         i = int(lam[k])
         while i >= 0:
@@ -277,101 +288,134 @@ def tree_inverse_factor(M, lam, N):
                 M[i, j] -= M[k, i] * M[k, j]
                 j = int(lam[j])
             i = int(lam[i])
-    for i in range(nv):
-        N[i, i] = 1.0 / M[i, i]
-        j = int(lam[i])
-        while j >= 0:
-            N[i, j] = 0.0
-            j = int(lam[j])
-        k = int(lam[i])
-        while k >= 0:  # N_ij += L_ik N_kj for every j on the path from k to the root
-            Lik = M[i, k]
-            j = k
-            while j >= 0:
-                N[i, j] += Lik * N[k, j]
-                j = int(lam[j])
-            k = int(lam[k])
-        j = int(lam[i])
-        while j >= 0:
-            N[i, j] *= -N[i, i]
-            j = int(lam[j])
     return True
+
+
+@inline
+def tree_solve(L, lam, last, X, sign):
+    """X ← sign · M⁻¹ X for M = Lᵀ L (:func:`tree_factor`), sign ±1, in place, by the two sparse triangular solves of
+    RBDA Table 6.4 applied to X's rows: Lᵀ Z = X from the leaves (z_i = x_i / L_ii, then x_j −= L_ij z_i for the
+    ancestors j of i), then L Y = Z from the root (y_i = (z_i − Σ L_ij y_j) / L_ii). Each step is a row times a
+    number added to another row of the same array (vector instructions along the row). X has the sparsity of ∂τ/∂x
+    (row i zero past last[i], :func:`subtree_ends`), which the first solve keeps: it works on columns 0 … last[i].
+    The sign enters the first solve (z_i = sign x_i / L_ii, x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X
+    costs no extra pass."""
+    nv = X.shape[1]
+    for i in range(nv - 1, -1, -1):
+        end = int(last[i]) + 1
+        d = sign / L[i, i]
+        for c in range(end):
+            X[i, c] *= d
+        j = int(lam[i])
+        while j >= 0:
+            lij = sign * L[i, j]
+            for c in range(end):
+                X[j, c] -= lij * X[i, c]
+            j = int(lam[j])
+    for i in range(nv):
+        j = int(lam[i])
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(nv):
+                X[i, c] -= lij * X[j, c]
+            j = int(lam[j])
+        d = 1.0 / L[i, i]
+        for c in range(nv):
+            X[i, c] *= d
+
+
+@inline
+def tree_inverse(L, lam, last, Minv):
+    """Minv = M⁻¹ for M = Lᵀ L: the solves of :func:`tree_solve` on the identity, upper triangle only, then the
+    lower by symmetry. Lᵀ Z = 1 leaves row i of Z nonzero in the columns of i's subtree only (i … last[i]); in
+    L Y = Z each column is solved on its own, and row i's columns c ≥ i need only its ancestors' (rows j < i) columns
+    c ≥ i, in their upper triangles too."""
+    nv = Minv.shape[0]
+    for r in range(nv):
+        Minv[r, r] = 1.0
+        for c in range(r + 1, nv):
+            Minv[r, c] = 0.0
+    for i in range(nv - 1, -1, -1):
+        end = int(last[i]) + 1
+        d = 1.0 / L[i, i]
+        for c in range(i, end):
+            Minv[i, c] *= d
+        j = int(lam[i])
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, end):
+                Minv[j, c] -= lij * Minv[i, c]
+            j = int(lam[j])
+    for i in range(nv):
+        j = int(lam[i])
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, nv):
+                Minv[i, c] -= lij * Minv[j, c]
+            j = int(lam[j])
+        d = 1.0 / L[i, i]
+        for c in range(i, nv):
+            Minv[i, c] *= d
+        for c in range(i):
+            Minv[i, c] = Minv[c, i]
 
 
 @njit_without_refcounts(cache=True, fastmath={"contract"})
 def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd):
     """∂q̈/∂q (tangent space), ∂q̈/∂v and M⁻¹ of q̈ = ABA(q, v, τ) (forward dynamics with f_ext), and q̈ itself:
-    ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV), with M⁻¹ = N Nᵀ from the
-    sparse factor N = L⁻¹ (:func:`tree_inverse_factor`): M⁻¹ X = N (Nᵀ X), each product a sum of rows along the
-    tree paths (vectorized along the rows). Returns OK, NONFINITE (an entry is not finite) or NOT_POSITIVE_DEFINITE (M
-    is not)."""
+    ∂q̈/∂x = −M⁻¹ ∂τ/∂x evaluated at a = q̈ (Carpentier & Mansard, RSS 2018, Section IV), ∂τ/∂x written into the
+    outputs and solved there in place with the sparse factor M = Lᵀ L (:func:`tree_solve`), M⁻¹ from the identity
+    (:func:`tree_inverse`). Returns OK, NONFINITE (an entry is not finite) or NOT_POSITIVE_DEFINITE (M is not)."""
     nv = qdd.shape[0]
     ok = aba(topology, params, gravity, q, v, tau, f_ext, qdd)
-    Xq = work((nv, nv))  # ∂τ/∂q
-    Xv = work((nv, nv))
     M = work((nv, nv))   # M, then its factor L
-    N = work((nv, nv))
-    Zq = work((nv, nv))
-    Zv = work((nv, nv))
     t = work((nv,))
     lam = work((nv,))
-    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, Xq, Xv, M, t)
+    last = work((nv,))
+    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, ddq_dq, ddq_dv, M, t)
     dof_parents(topology, lam)
+    subtree_ends(lam, last)
     status = NOT_POSITIVE_DEFINITE
-    if tree_inverse_factor(M, lam, N):
+    if tree_factor(M, lam):
         status = OK if ok else NONFINITE
-        for r in range(nv):
-            for c in range(nv):
-                Zq[r, c] = 0.0
-                Zv[r, c] = 0.0
-                Minv[r, c] = 0.0
-        for k in range(nv):  # Z = Nᵀ X: row k of X to every row a on its path to the root ;  Nᵀ itself into Minv
-            a_ = k
-            while a_ >= 0:
-                nka = N[k, a_]
-                Minv[a_, k] = nka
-                for c in range(nv):
-                    Zq[a_, c] += nka * Xq[k, c]
-                    Zv[a_, c] += nka * Xv[k, c]
-                a_ = int(lam[a_])
-        for i in range(nv - 1, -1, -1):  # Z ← N Z, from the leaves (row i reads its ancestors' rows, above it)
-            nii = N[i, i]
-            for c in range(nv):
-                Zq[i, c] *= nii
-                Zv[i, c] *= nii
-                Minv[i, c] *= nii
-            j = int(lam[i])
-            while j >= 0:
-                nij = N[i, j]
-                for c in range(nv):
-                    Zq[i, c] += nij * Zq[j, c]
-                    Zv[i, c] += nij * Zv[j, c]
-                    Minv[i, c] += nij * Minv[j, c]
-                j = int(lam[j])
-        for r in range(nv):
-            for c in range(nv):
-                ddq_dq[r, c] = -Zq[r, c]
-                ddq_dv[r, c] = -Zv[r, c]
-    release((Xq, Xv, M, N, Zq, Zv, t, lam))
+        tree_solve(M, lam, last, ddq_dq, -1.0)
+        tree_solve(M, lam, last, ddq_dv, -1.0)
+        tree_inverse(M, lam, last, Minv)
+    release((M, t, lam, last))
     return status
 
 
-@njit(cache=True, parallel=True)
-def rnea_derivatives_batch(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau):
-    ok = np.empty(q.shape[0], dtype=np.bool_)
-    for b in prange(q.shape[0]):
-        ok[b] = rnea_derivatives(topology, params, gravity, q[b], v[b], a[b], f_ext[b], dtau_dq[b], dtau_dv[b], M[b],
-                                 tau[b])
-    return ok.all()
+@njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
+def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau, finite, first, last):
+    """:func:`rnea_derivatives` of the states first … last − 1 of a batch (q (B, nq), v and a (B, nv); f_ext
+    (B, n, 6) one per state, or (1, ·, 6) shared), into the batch's outputs; finite[b]: its return. Releases the GIL
+    (one thread's share of :func:`batched`)."""
+    for b in range(first, last):
+        finite[b] = rnea_derivatives(topology, params, gravity, q[b], v[b], a[b], f_ext[min(b, f_ext.shape[0] - 1)],
+                                     dtau_dq[b], dtau_dv[b], M[b], tau[b])
 
 
-@njit(cache=True, parallel=True)
-def aba_derivatives_batch(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd):
-    status = np.empty(q.shape[0], dtype=np.int64)
-    for b in prange(q.shape[0]):
-        status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[b], ddq_dq[b], ddq_dv[b],
-                                    Minv[b], qdd[b])
-    return status.max()
+@njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
+def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, first,
+                          last):
+    """:func:`aba_derivatives` of the states first … last − 1 of a batch (as :func:`rnea_derivatives_share`);
+    status[b]: its return."""
+    for b in range(first, last):
+        status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[min(b, f_ext.shape[0] - 1)],
+                                    ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
+
+
+def batched(share, count, *args):
+    """share(*args, result, first, last) over the states 0 … count − 1 in chunks, each chunk a task for the first of
+    numba's thread count (``numba.set_num_threads``) of Python threads to be free (:func:`._batch.in_threads`, as the
+    lockstep runs: a thread slowed by another process on its core takes fewer chunks). About four chunks per thread
+    (at least 8 states each: a task costs some µs of Python). Returns the (count,) int64 results."""
+    result = np.empty(count, dtype=np.int64)
+    threads = max(1, min(numba.get_num_threads(), count // 8))
+    size = max(1, count) if threads == 1 else max(8, -(-count // (4 * threads)))
+    chunks = -(-count // size)
+    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), chunks, threads)
+    return result
 
 
 # Single-state entry points (see _core._single_state): the three matrices in one (3, nv, nv) array, no forces.

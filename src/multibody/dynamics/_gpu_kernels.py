@@ -28,7 +28,6 @@ from numba import cuda, float64  # noqa: E402
 from numba.core import config  # noqa: E402
 
 from ._algorithm_family import algorithm_family  # noqa: E402
-from ._configuration import configuration_family  # noqa: E402
 from ._layout import NSYM  # noqa: E402
 from ._spatial_family import spatial_family  # noqa: E402
 from ._stepper_family import on_the_manifold, stepper_family  # noqa: E402
@@ -44,7 +43,7 @@ device = cuda.jit(device=True, **INLINE)
 kernel = cuda.jit(**KERNEL)
 GPU = spatial_family(device)
 GPU_PASSES = algorithm_family(device, GPU)
-GPU_CONFIGURATION = configuration_family(device, GPU)
+GPU_CONFIGURATION = GPU.joints
 THREADS = 64  # threads per block (benchmarks/bench_gpu.py compares 32 to 256)
 
 

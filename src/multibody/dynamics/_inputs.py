@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..model.joints import quaternion_norms
+
 _NO_FORCES = np.zeros((0, 6))
 
 
@@ -76,26 +78,10 @@ def raise_nonfinite(model, what, **inputs):
     raise FloatingPointError(f"{what}: produced a non-finite result from finite inputs (singular mass matrix or overflow)")
 
 
-def quaternion_norms(model, q):
-    """{joint: norms (q.shape[:-1])} of the quaternions in q (Spherical and Free joints), computed without
-    overflow or underflow (scaled by the largest component first)."""
-    from ..model.joints import FREE, SPHERICAL
-    norms = {}
-    for joint in model.joints:
-        if joint.code in (SPHERICAL, FREE):
-            s = model.q_slice(joint.name)
-            quat = np.abs(q[..., s.stop - 4:s.stop])
-            largest = quat.max(axis=-1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                scaled = np.sqrt(np.sum((quat / np.asarray(largest)[..., None]) ** 2, axis=-1))
-            norms[joint] = np.where(largest == 0, 0.0, largest * scaled)
-    return norms
-
-
 def check_quaternions(model, q, what):
     """ValueError naming the joint of a zero quaternion in q, or of one whose squared norm under- or overflows
     (the kernels normalize quaternions: such q have no rotation)."""
-    for joint, norm in quaternion_norms(model, np.asarray(q, dtype=np.float64)).items():
+    for joint, norm in quaternion_norms(model.joints, np.asarray(q, dtype=np.float64)).items():
         bad = ~((norm > 1e-150) & (norm < 1e150))
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0]) if norm.ndim else ()

@@ -1,11 +1,11 @@
 """Compiled quantities of a state beyond the recursive algorithms of :mod:`._core`: world kinematics, kinetic and
 potential energy, momentum, and the Jacobian of a body point (numba, ``cache=True``; the model layout is
-:mod:`._spatial_kernels`'s)."""
+:mod:`._layout`'s)."""
 import numpy as np
 from numba import njit, prange
 
-from ._spatial_kernels import (F_ARMATURE, F_COM, F_MASS, F_S, IV, NVJ, PARENT, all_finite, body_velocities,
-                               force_to_parent, inertia_times, local_poses, row6, world_poses)
+from ._spatial_kernels import (IV, NVJ, PARENT, all_finite, armature, body_velocities, force_to_parent, inertia_times,
+                               local_poses, mass, mass_center, row6, subspace_column_in_world_axes, world_poses)
 
 
 @njit(cache=True)
@@ -23,9 +23,9 @@ def world_kinematics(topology, params, q, v):
     body_velocities(topology, params, R, p, v, V)
     c0 = np.empty((n, 3))
     for i in range(n):
+        c = mass_center(params, i)
         for r in range(3):
-            c0[i, r] = (p0[i, r] + R0[i, r, 0] * params[i, F_COM] + R0[i, r, 1] * params[i, F_COM + 1]
-                        + R0[i, r, 2] * params[i, F_COM + 2])
+            c0[i, r] = p0[i, r] + R0[i, r, 0] * c[0] + R0[i, r, 1] * c[1] + R0[i, r, 2] * c[2]
     return R0, p0, V, c0
 
 
@@ -41,9 +41,9 @@ def energy(topology, params, gravity, q, v, out):
         for r in range(6):
             kinetic += 0.5 * V[i, r] * h[r]
         for k in range(topology[i, NVJ]):
-            kinetic += 0.5 * params[i, F_ARMATURE + k] * v[topology[i, IV] + k] ** 2
+            kinetic += 0.5 * armature(params, i, k) * v[topology[i, IV] + k] ** 2
         for r in range(3):
-            potential -= params[i, F_MASS] * gravity[r] * c0[i, r]
+            potential -= mass(params, i) * gravity[r] * c0[i, r]
     out[0] = kinetic
     out[1] = potential
 
@@ -55,17 +55,17 @@ def momentum(topology, params, q, v, out):
     R0, p0, V, c0 = world_kinematics(topology, params, q, v)
     total = np.zeros((1, 6))
     out[:] = 0.0
-    mass = 0.0
+    total_mass = 0.0
     for i in range(topology.shape[0]):
         # h_i = I_i v_i (body axes, about the body origin), moved to the world origin: X0_iᵀ h_i
         force_to_parent(R0, p0, i, inertia_times(params, i, row6(V, i)), total, 0)
-        mass += params[i, F_MASS]
+        total_mass += mass(params, i)
         for r in range(3):
-            out[6 + r] += params[i, F_MASS] * c0[i, r]
+            out[6 + r] += mass(params, i) * c0[i, r]
     for r in range(6):
         out[r] = total[0, r]
     for r in range(3):
-        out[6 + r] /= mass
+        out[6 + r] /= total_mass
 
 
 @njit(cache=True)
@@ -94,11 +94,9 @@ def jacobian_at_poses(topology, params, R0, p0, body, point, J):
         iv = topology[j, IV]
         d0, d1, d2 = P[0] - p0[j, 0], P[1] - p0[j, 1], P[2] - p0[j, 2]
         for k in range(topology[j, NVJ]):
-            for r in range(3):
-                J[r, iv + k] = (R0[j, r, 0] * params[j, F_S + k] + R0[j, r, 1] * params[j, F_S + 6 + k]
-                                + R0[j, r, 2] * params[j, F_S + 12 + k])
-                J[3 + r, iv + k] = (R0[j, r, 0] * params[j, F_S + 18 + k] + R0[j, r, 1] * params[j, F_S + 24 + k]
-                                    + R0[j, r, 2] * params[j, F_S + 30 + k])
+            s = subspace_column_in_world_axes(params, j, k, R0)  # [R0_j S_ω; R0_j S_v]
+            for r in range(6):
+                J[r, iv + k] = s[r]
             w0, w1, w2 = J[0, iv + k], J[1, iv + k], J[2, iv + k]
             J[3, iv + k] += w1 * d2 - w2 * d1
             J[4, iv + k] += w2 * d0 - w0 * d2

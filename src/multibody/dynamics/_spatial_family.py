@@ -7,7 +7,7 @@ of :mod:`._batch` and the lockstep rollouts call them too) and ``cuda.jit(device
 member calls its siblings through the family it belongs to (the closure), never through a module global: one body
 per function, every target.
 
-What lives here is the pure per-body math: joint poses for every joint type code (RBDA Table 4.1), motion
+What lives here is the pure per-body math: joint poses (those of :mod:`._joint_family`, RBDA Table 4.1), motion
 subspace products, spatial cross products, motion and force transforms, rigid and articulated inertias (21-entry
 symmetric storage), the ABA's per-body articulation step, and a small SPD inverse. The loops around it (over bodies
 for one state, over lanes, over GPU threads) and their memory (stack arrays, lanes, thread-local arrays) belong to
@@ -22,9 +22,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ._layout import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, F_ZCENTRAL, F_ZCOM,
-                      F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ, JTYPE, PARENT, SYM_A, SYM_B, SYM_C)
+from ..model.joints import REVOLUTE
+from ._joint_family import joint_family
+from ._layout import IQ, JTYPE, PARENT, accessors
 
 # sin and cos in a vectorized loop (math.sin and math.cos are library calls: ~12 ns a pair, 14 % of the lanes' ABA of
 # the 7-link chain; in the single-state kernels each call also spills the floating-point registers), here by
@@ -46,7 +46,18 @@ class SpatialFamily(SimpleNamespace):
 
 def spatial_family(compile):
     """The spatial and joint functions compiled with ``compile`` (a decorator: ``njit(inline="always")`` for the
-    CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`."""
+    CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`, with the readers of the
+    model's parameters (:func:`~._layout.accessors`) and the joint types' members (:func:`~._joint_family.joint_family`,
+    all of them also as ``joints``) compiled likewise among its members."""
+    layout = accessors(compile)
+    (tree_rotation, tree_translation, joint_axis, mass, mass_center, armature, motion_subspace, spatial_inertia,
+     axis_tree_rotation, axis_tree_translation, axis_central_inertia, axis_mass_center, axis_inertia) = (
+        layout.tree_rotation, layout.tree_translation, layout.joint_axis, layout.mass, layout.mass_center,
+        layout.armature, layout.motion_subspace, layout.spatial_inertia, layout.axis_tree_rotation,
+        layout.axis_tree_translation, layout.axis_central_inertia, layout.axis_mass_center, layout.axis_inertia)
+    joints = joint_family(compile, layout)
+    quaternion_rotation, rodrigues, joint_pose = joints.quaternion_rotation, joints.rodrigues, joints.joint_pose
+
     @compile
     def sin_cos(x):
         """(sin x, cos x) for |x| < SINCOS_RANGE, branch-free (see SIN_POLY)."""
@@ -73,28 +84,6 @@ def spatial_family(compile):
         else:
             for k in range(x.shape[0]):
                 SC[0, k], SC[1, k] = math.sin(x[k]), math.cos(x[k])
-
-    @compile
-    def quaternion_rotation(q, o):
-        """The rotation matrix of the quaternion q[o:o+4] = (w, x, y, z) as a row-major 9-tuple, normalized here so
-        round-off in q does not scale it. A zero quaternion, or one whose squared norm overflows, gives NaN (which
-        the callers' guard reports, naming the joint) rather than a division by zero or a wrong rotation."""
-        w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
-        square = w * w + x * x + y * y + z * z
-        s = 1.0 / math.sqrt(square) if 0.0 < square < np.inf else np.nan
-        w, x, y, z = w * s, x * s, y * s, z * s
-        return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-    @compile
-    def rodrigues(ax, ay, az, s, c):
-        """R = I + sin θ [a]× + (1 − cos θ) [a]×² for a unit axis a, from s = sin θ and c = cos θ, as a row-major
-        9-tuple."""
-        t = 1.0 - c
-        return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
-                t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
-                t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
 
     @compile
     def motion_to_child(R, p, i, m, j, out, k):
@@ -158,13 +147,13 @@ def spatial_family(compile):
         """S_i x[iv:iv+nvj] as a 6-tuple: joint velocity (or acceleration) as a spatial vector in body axes."""
         s0 = s1 = s2 = s3 = s4 = s5 = 0.0
         for c in range(nvj):
-            xc = x[iv + c]
-            s0 += params[i, F_S + c] * xc
-            s1 += params[i, F_S + 6 + c] * xc
-            s2 += params[i, F_S + 12 + c] * xc
-            s3 += params[i, F_S + 18 + c] * xc
-            s4 += params[i, F_S + 24 + c] * xc
-            s5 += params[i, F_S + 30 + c] * xc
+            xc, S = x[iv + c], motion_subspace(params, i, c)
+            s0 += S[0] * xc
+            s1 += S[1] * xc
+            s2 += S[2] * xc
+            s3 += S[3] * xc
+            s4 += S[4] * xc
+            s5 += S[5] * xc
         return s0, s1, s2, s3, s4, s5
 
     @compile
@@ -182,10 +171,9 @@ def spatial_family(compile):
     @compile
     def inertia_times(params, i, m):
         """I_i m for body i's spatial inertia (about its origin, body axes) and a motion vector m (6-tuple)."""
-        mass = params[i, F_MASS]
-        return rigid_inertia_times(mass, mass * params[i, F_COM], mass * params[i, F_COM + 1], mass * params[i, F_COM + 2],
-                                   params[i, F_INERTIA], params[i, F_INERTIA + 7], params[i, F_INERTIA + 14],
-                                   params[i, F_INERTIA + 1], params[i, F_INERTIA + 2], params[i, F_INERTIA + 8],
+        M, c = mass(params, i), mass_center(params, i)
+        I0, I1, I2 = spatial_inertia(params, i, 0), spatial_inertia(params, i, 1), spatial_inertia(params, i, 2)
+        return rigid_inertia_times(M, M * c[0], M * c[1], M * c[2], I0[0], I1[1], I2[2], I1[0], I2[0], I2[1],
                                    m[0], m[1], m[2], m[3], m[4], m[5])
 
     @compile
@@ -216,108 +204,131 @@ def spatial_family(compile):
     @compile
     def subspace_column_in_world_axes(params, i, k, R0):
         """Column k of body i's motion subspace in world axes about the body origin, [R0 S_ω; R0 S_v], as a 6-tuple."""
-        w = rotated_to_world(R0, i, params[i, F_S + k], params[i, F_S + 6 + k], params[i, F_S + 12 + k])
-        v = rotated_to_world(R0, i, params[i, F_S + 18 + k], params[i, F_S + 24 + k], params[i, F_S + 30 + k])
+        S = motion_subspace(params, i, k)
+        w, v = rotated_to_world(R0, i, S[0], S[1], S[2]), rotated_to_world(R0, i, S[3], S[4], S[5])
         return w[0], w[1], w[2], v[0], v[1], v[2]
 
     @compile
-    def symmetric_times(S, i, m):
-        """S[i] m = [A ω + B v; Bᵀ ω + C v] for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion vector
-        m = [ω; v] (6-tuple), as a 6-tuple."""
+    def symmetric_row(S, i):
+        """S[i], a symmetric 6×6 matrix [[A, B], [Bᵀ, C]] in 21-entry storage (A and C as xx, yy, zz, xy, xz, yz, B
+        row major between them), as a 21-tuple (values in registers)."""
+        return (S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5], S[i, 6], S[i, 7], S[i, 8], S[i, 9], S[i, 10],
+                S[i, 11], S[i, 12], S[i, 13], S[i, 14], S[i, 15], S[i, 16], S[i, 17], S[i, 18], S[i, 19], S[i, 20])
+
+    @compile
+    def set_symmetric_row(out, k, T):
+        """out[k] = T for a 21-tuple T (:func:`symmetric_row`)."""
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4], out[k, 5] = T[0], T[1], T[2], T[3], T[4], T[5]
+        out[k, 6], out[k, 7], out[k, 8], out[k, 9], out[k, 10], out[k, 11] = T[6], T[7], T[8], T[9], T[10], T[11]
+        out[k, 12] = T[12]
+        out[k, 13], out[k, 14], out[k, 15], out[k, 16] = T[13], T[14], T[15], T[16]
+        out[k, 17], out[k, 18], out[k, 19], out[k, 20] = T[17], T[18], T[19], T[20]
+
+    @compile
+    def add_symmetric_row(out, k, T):
+        """out[k] += T for a 21-tuple T (:func:`symmetric_row`)."""
+        set_symmetric_row(out, k, (out[k, 0] + T[0], out[k, 1] + T[1], out[k, 2] + T[2], out[k, 3] + T[3],
+                                   out[k, 4] + T[4], out[k, 5] + T[5], out[k, 6] + T[6], out[k, 7] + T[7],
+                                   out[k, 8] + T[8], out[k, 9] + T[9], out[k, 10] + T[10], out[k, 11] + T[11],
+                                   out[k, 12] + T[12], out[k, 13] + T[13], out[k, 14] + T[14], out[k, 15] + T[15],
+                                   out[k, 16] + T[16], out[k, 17] + T[17], out[k, 18] + T[18], out[k, 19] + T[19],
+                                   out[k, 20] + T[20]))
+
+    @compile
+    def symmetric_product(S, m):
+        """S m = [A ω + B v; Bᵀ ω + C v] for a symmetric 6×6 matrix S as a 21-tuple (:func:`symmetric_row`) and a
+        motion vector m = [ω; v] (6-tuple), as a 6-tuple."""
         w0, w1, w2, v0, v1, v2 = m
-        return (S[i, 0] * w0 + S[i, 3] * w1 + S[i, 4] * w2 + S[i, 6] * v0 + S[i, 7] * v1 + S[i, 8] * v2,
-                S[i, 3] * w0 + S[i, 1] * w1 + S[i, 5] * w2 + S[i, 9] * v0 + S[i, 10] * v1 + S[i, 11] * v2,
-                S[i, 4] * w0 + S[i, 5] * w1 + S[i, 2] * w2 + S[i, 12] * v0 + S[i, 13] * v1 + S[i, 14] * v2,
-                S[i, 6] * w0 + S[i, 9] * w1 + S[i, 12] * w2 + S[i, 15] * v0 + S[i, 18] * v1 + S[i, 19] * v2,
-                S[i, 7] * w0 + S[i, 10] * w1 + S[i, 13] * w2 + S[i, 18] * v0 + S[i, 16] * v1 + S[i, 20] * v2,
-                S[i, 8] * w0 + S[i, 11] * w1 + S[i, 14] * w2 + S[i, 19] * v0 + S[i, 20] * v1 + S[i, 17] * v2)
+        return (S[0] * w0 + S[3] * w1 + S[4] * w2 + S[6] * v0 + S[7] * v1 + S[8] * v2,
+                S[3] * w0 + S[1] * w1 + S[5] * w2 + S[9] * v0 + S[10] * v1 + S[11] * v2,
+                S[4] * w0 + S[5] * w1 + S[2] * w2 + S[12] * v0 + S[13] * v1 + S[14] * v2,
+                S[6] * w0 + S[9] * w1 + S[12] * w2 + S[15] * v0 + S[18] * v1 + S[19] * v2,
+                S[7] * w0 + S[10] * w1 + S[13] * w2 + S[18] * v0 + S[16] * v1 + S[20] * v2,
+                S[8] * w0 + S[11] * w1 + S[14] * w2 + S[19] * v0 + S[20] * v1 + S[17] * v2)
 
     @compile
-    def symmetric_subtract(S, i, x, y):
-        """S[i] −= x yᵀ in 21-entry storage, for 6-tuples x, y whose product (or the sum of such products over
-        several calls) is symmetric: only the stored entries are computed."""
-        subtract_diagonal_block(S, i, 0, x, y, 0)
-        for r in range(3):
-            for c in range(3):
-                S[i, 6 + 3 * r + c] -= x[r] * y[3 + c]
-        subtract_diagonal_block(S, i, 15, x, y, 3)
+    def symmetric_product_angular(S, w0, w1, w2):
+        """S [ω; 0] = [A ω; Bᵀ ω] for a symmetric 6×6 matrix S (21-tuple, :func:`symmetric_product`) and a motion
+        with no linear part, as a 6-tuple."""
+        return (S[0] * w0 + S[3] * w1 + S[4] * w2, S[3] * w0 + S[1] * w1 + S[5] * w2,
+                S[4] * w0 + S[5] * w1 + S[2] * w2, S[6] * w0 + S[9] * w1 + S[12] * w2,
+                S[7] * w0 + S[10] * w1 + S[13] * w2, S[8] * w0 + S[11] * w1 + S[14] * w2)
 
     @compile
-    def subtract_diagonal_block(S, i, first, x, y, o):
-        """S[i, first:first + 6] −= the stored entries (xx, yy, zz, xy, xz, yz) of the diagonal 3×3 block
-        x[o:o + 3] y[o:o + 3]ᵀ (:func:`symmetric_subtract`)."""
-        S[i, first] -= x[o] * y[o]
-        S[i, first + 1] -= x[o + 1] * y[o + 1]
-        S[i, first + 2] -= x[o + 2] * y[o + 2]
-        S[i, first + 3] -= x[o] * y[o + 1]
-        S[i, first + 4] -= x[o] * y[o + 2]
-        S[i, first + 5] -= x[o + 1] * y[o + 2]
+    def symmetric_minus_outer(S, x, y):
+        """S − x yᵀ as a 21-tuple, for x yᵀ symmetric (6-tuples x, y; only the stored entries are computed)."""
+        return (S[0] - x[0] * y[0], S[1] - x[1] * y[1], S[2] - x[2] * y[2], S[3] - x[0] * y[1], S[4] - x[0] * y[2],
+                S[5] - x[1] * y[2], S[6] - x[0] * y[3], S[7] - x[0] * y[4], S[8] - x[0] * y[5], S[9] - x[1] * y[3],
+                S[10] - x[1] * y[4], S[11] - x[1] * y[5], S[12] - x[2] * y[3], S[13] - x[2] * y[4],
+                S[14] - x[2] * y[5], S[15] - x[3] * y[3], S[16] - x[4] * y[4], S[17] - x[5] * y[5],
+                S[18] - x[3] * y[4], S[19] - x[3] * y[5], S[20] - x[4] * y[5])
 
     @compile
-    def symmetric_add_shifted(S, i, dx, dy, dz, out, k):
-        """out[k] += X_dᵀ S[i] X_d for a symmetric 6×6 matrix in 21-entry storage and X_d the translation of the
-        reference point by d = (dx, dy, dz), axes unchanged (a force or inertia about the point d moved to the origin):
-        with S = [[A, B], [Bᵀ, C]], C'' = C,  B'' = B + [d]× C,  A'' = A + [d]× Bᵀ − B'' [d]×  (RBDA eq. 2.66, R = 1)."""
-        A00, A11, A22, A01, A02, A12 = S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5]
-        B00, B01, B02, B10, B11, B12, B20, B21, B22 = (S[i, 6], S[i, 7], S[i, 8], S[i, 9], S[i, 10], S[i, 11], S[i, 12],
-                                                       S[i, 13], S[i, 14])
-        C00, C11, C22, C01, C02, C12 = S[i, 15], S[i, 16], S[i, 17], S[i, 18], S[i, 19], S[i, 20]
+    def symmetric_shifted(S, dx, dy, dz):
+        """X_dᵀ S X_d as a 21-tuple, for a symmetric 6×6 matrix S (21-tuple) and X_d the translation of the reference
+        point by d = (dx, dy, dz), axes unchanged (an inertia about the point d moved to the origin): with
+        S = [[A, B], [Bᵀ, C]], C'' = C,  B'' = B + [d]× C,  A'' = A + [d]× Bᵀ − B'' [d]×  (RBDA eq. 2.66, R = 1)."""
+        A00, A11, A22, A01, A02, A12 = S[0], S[1], S[2], S[3], S[4], S[5]
+        B00, B01, B02, B10, B11, B12, B20, B21, B22 = S[6], S[7], S[8], S[9], S[10], S[11], S[12], S[13], S[14]
+        C00, C11, C22, C01, C02, C12 = S[15], S[16], S[17], S[18], S[19], S[20]
         # B'' = B + [d]× C  (column c of [d]× C is d × C[:, c])
         E00, E01, E02 = B00 + dy * C02 - dz * C01, B01 + dy * C12 - dz * C11, B02 + dy * C22 - dz * C12
         E10, E11, E12 = B10 + dz * C00 - dx * C02, B11 + dz * C01 - dx * C12, B12 + dz * C02 - dx * C22
         E20, E21, E22 = B20 + dx * C01 - dy * C00, B21 + dx * C11 - dy * C01, B22 + dx * C12 - dy * C02
         # A'' = A + [d]× Bᵀ − B'' [d]×  (entry (r, c): (d × B[c, :])_r − (B''[r, :] × d)_c; the upper triangle)
-        out[k, 0] += A00 + (dy * B02 - dz * B01) - (E01 * dz - E02 * dy)
-        out[k, 1] += A11 + (dz * B10 - dx * B12) - (E12 * dx - E10 * dz)
-        out[k, 2] += A22 + (dx * B21 - dy * B20) - (E20 * dy - E21 * dx)
-        out[k, 3] += A01 + (dy * B12 - dz * B11) - (E02 * dx - E00 * dz)
-        out[k, 4] += A02 + (dy * B22 - dz * B21) - (E00 * dy - E01 * dx)
-        out[k, 5] += A12 + (dz * B20 - dx * B22) - (E10 * dy - E11 * dx)
-        out[k, 6], out[k, 7], out[k, 8] = out[k, 6] + E00, out[k, 7] + E01, out[k, 8] + E02
-        out[k, 9], out[k, 10], out[k, 11] = out[k, 9] + E10, out[k, 10] + E11, out[k, 11] + E12
-        out[k, 12], out[k, 13], out[k, 14] = out[k, 12] + E20, out[k, 13] + E21, out[k, 14] + E22
-        for r in range(6):
-            out[k, 15 + r] += S[i, 15 + r]
+        return (A00 + (dy * B02 - dz * B01) - (E01 * dz - E02 * dy),
+                A11 + (dz * B10 - dx * B12) - (E12 * dx - E10 * dz),
+                A22 + (dx * B21 - dy * B20) - (E20 * dy - E21 * dx),
+                A01 + (dy * B12 - dz * B11) - (E02 * dx - E00 * dz),
+                A02 + (dy * B22 - dz * B21) - (E00 * dy - E01 * dx),
+                A12 + (dz * B20 - dx * B22) - (E10 * dy - E11 * dx),
+                E00, E01, E02, E10, E11, E12, E20, E21, E22, C00, C11, C22, C01, C02, C12)
 
     @compile
-    def joint_pose(jtype, params, i, q, iq):
-        """Pose of the child body in the joint frame (RBDA Table 4.1): R_J (child axes → joint axes) as a row-major
-        9-tuple and the origin p_J as a 3-tuple."""
-        ax, ay, az = params[i, F_AXIS], params[i, F_AXIS + 1], params[i, F_AXIS + 2]
-        identity, origin = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
-        if jtype == REVOLUTE:
-            return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), origin
-        if jtype == PRISMATIC:
-            return identity, (ax * q[iq], ay * q[iq], az * q[iq])
-        if jtype == CYLINDRICAL:
-            return rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq])), (ax * q[iq + 1], ay * q[iq + 1], az * q[iq + 1])
-        if jtype == SPHERICAL:
-            return quaternion_rotation(q, iq), origin
-        if jtype == FREE:
-            return quaternion_rotation(q, iq + 3), (q[iq], q[iq + 1], q[iq + 2])
-        if jtype == PLANAR:
-            return rodrigues(0.0, 0.0, 1.0, math.sin(q[iq + 2]), math.cos(q[iq + 2])), (q[iq], q[iq + 1], 0.0)
-        return identity, origin
+    def force_shifted(f, dx, dy, dz):
+        """X_dᵀ f = [n + d × f; f]: the force f = [n; f] (6-tuple) about the point d, about the origin."""
+        return (f[0] + dy * f[5] - dz * f[4], f[1] + dz * f[3] - dx * f[5], f[2] + dx * f[4] - dy * f[3], f[3], f[4],
+                f[5])
+
+    @compile
+    def symmetric_of(Y):
+        """The compact rigid inertia Y = (m, h, I) (:func:`rigid_inertia_times`'s first ten arguments) as a 21-tuple
+        (:func:`symmetric_row`): [[I, [h]×], [[h]×ᵀ, m 1]]."""
+        m, hx, hy, hz, I00, I11, I22, I01, I02, I12 = Y
+        return (I00, I11, I22, I01, I02, I12, 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
+
+    @compile
+    def symmetric_times(S, i, m):
+        """S[i] m for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion vector m (6-tuple), as a 6-tuple
+        (:func:`symmetric_product`)."""
+        return symmetric_product(symmetric_row(S, i), m)
+
+    @compile
+    def symmetric_subtract(S, i, x, y):
+        """S[i] −= x yᵀ in 21-entry storage, for 6-tuples x, y whose product (or the sum of such products over
+        several calls) is symmetric (:func:`symmetric_minus_outer`)."""
+        set_symmetric_row(S, i, symmetric_minus_outer(symmetric_row(S, i), x, y))
+
+    @compile
+    def symmetric_add_shifted(S, i, dx, dy, dz, out, k):
+        """out[k] += X_dᵀ S[i] X_d for a symmetric 6×6 matrix in 21-entry storage (:func:`symmetric_shifted`)."""
+        add_symmetric_row(out, k, symmetric_shifted(symmetric_row(S, i), dx, dy, dz))
 
     @compile
     def placed(params, i, RJ, pJ):
         """The joint pose (R_J row-major 9-tuple, p_J 3-tuple) composed with body i's joint placement: the pose of body i
         in its parent, (R_tree R_J, p_tree + R_tree p_J)."""
-        T = (params[i, F_RTREE], params[i, F_RTREE + 1], params[i, F_RTREE + 2], params[i, F_RTREE + 3],
-             params[i, F_RTREE + 4], params[i, F_RTREE + 5], params[i, F_RTREE + 6], params[i, F_RTREE + 7],
-             params[i, F_RTREE + 8])
-        return rotation_product(T, RJ), (params[i, F_PTREE] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
-                                         params[i, F_PTREE + 1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
-                                         params[i, F_PTREE + 2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
+        T, t = tree_rotation(params, i), tree_translation(params, i)
+        return rotation_product(T, RJ), (t[0] + T[0] * pJ[0] + T[1] * pJ[1] + T[2] * pJ[2],
+                                         t[1] + T[3] * pJ[0] + T[4] * pJ[1] + T[5] * pJ[2],
+                                         t[2] + T[6] * pJ[0] + T[7] * pJ[1] + T[8] * pJ[2])
 
     @compile
     def axis_inertia_times(params, i, m):
         """I_i m for body i's spatial inertia (about its origin, axis-frame axes) and a motion vector m (6-tuple)."""
-        mass = params[i, F_MASS]
-        return rigid_inertia_times(mass, mass * params[i, F_ZCOM], mass * params[i, F_ZCOM + 1],
-                                   mass * params[i, F_ZCOM + 2], params[i, F_ZINERTIA], params[i, F_ZINERTIA + 1],
-                                   params[i, F_ZINERTIA + 2], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
-                                   params[i, F_ZINERTIA + 5], m[0], m[1], m[2], m[3], m[4], m[5])
+        M, c, I = mass(params, i), axis_mass_center(params, i), axis_inertia(params, i)
+        return rigid_inertia_times(M, M * c[0], M * c[1], M * c[2], I[0], I[4], I[8], I[1], I[2], I[5],
+                                   m[0], m[1], m[2], m[3], m[4], m[5])
 
     @compile
     def cross(a, b):
@@ -331,15 +342,12 @@ def spatial_family(compile):
 
     @compile
     def axis_frame_placement(topology, params, i, q, SC):
-        """Pose of body i's axis frame (:func:`~._spatial_kernels.axis_frames`) in its parent's: R_i = T R_J,
+        """Pose of body i's axis frame (:func:`~._layout.axis_frames`) in its parent's: R_i = T R_J,
         p_i = t + T p_J, with (T, t) the placement between the two axis frames and (R_J, p_J) the joint pose
         (:func:`joint_pose`), for a revolute joint R_z(θ) and 0, with sin θ and cos θ from SC (sines and cosines of the
         entries of q, :func:`~._spatial_kernels.sines_cosines`). Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
-        T = (params[i, F_ZRTREE], params[i, F_ZRTREE + 1], params[i, F_ZRTREE + 2], params[i, F_ZRTREE + 3],
-             params[i, F_ZRTREE + 4], params[i, F_ZRTREE + 5], params[i, F_ZRTREE + 6], params[i, F_ZRTREE + 7],
-             params[i, F_ZRTREE + 8])
-        t = (params[i, F_ZPTREE], params[i, F_ZPTREE + 1], params[i, F_ZPTREE + 2])
+        T, t = axis_tree_rotation(params, i), axis_tree_translation(params, i)
         if jtype == REVOLUTE:  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
             sn, cs = SC[0, iq], SC[1, iq]
             return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
@@ -372,13 +380,11 @@ def spatial_family(compile):
         """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
         first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
         (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which
-        Ī (the central inertia) and the mass center are stored (:func:`~._spatial_kernels.axis_frames`)."""
-        m = params[i, F_MASS]
-        I = rotated((params[i, F_ZCENTRAL], params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 4],
-                     params[i, F_ZCENTRAL + 3], params[i, F_ZCENTRAL + 1], params[i, F_ZCENTRAL + 5],
-                     params[i, F_ZCENTRAL + 4], params[i, F_ZCENTRAL + 5], params[i, F_ZCENTRAL + 2]), R)
+        Ī (the central inertia) and the mass center are stored (:func:`~._layout.axis_frames`)."""
+        m = mass(params, i)
+        I = rotated(axis_central_inertia(params, i), R)
         # c = p + R c_b
-        cb0, cb1, cb2 = params[i, F_ZCOM], params[i, F_ZCOM + 1], params[i, F_ZCOM + 2]
+        cb0, cb1, cb2 = axis_mass_center(params, i)
         c0 = p[0] + R[0] * cb0 + R[1] * cb1 + R[2] * cb2
         c1 = p[1] + R[3] * cb0 + R[4] * cb1 + R[5] * cb2
         c2 = p[2] + R[6] * cb0 + R[7] * cb1 + R[8] * cb2
@@ -400,11 +406,9 @@ def spatial_family(compile):
 
     @compile
     def symmetric_times_angular(S, i, w0, w1, w2):
-        """S[i] [ω; 0] = [A ω; Bᵀ ω] for a symmetric 6×6 matrix S[i] = [[A, B], [Bᵀ, C]] in 21-entry storage
-        (:func:`symmetric_times`) and a motion with no linear part, as a 6-tuple."""
-        return (S[i, 0] * w0 + S[i, 3] * w1 + S[i, 4] * w2, S[i, 3] * w0 + S[i, 1] * w1 + S[i, 5] * w2,
-                S[i, 4] * w0 + S[i, 5] * w1 + S[i, 2] * w2, S[i, 6] * w0 + S[i, 9] * w1 + S[i, 12] * w2,
-                S[i, 7] * w0 + S[i, 10] * w1 + S[i, 13] * w2, S[i, 8] * w0 + S[i, 11] * w1 + S[i, 14] * w2)
+        """S[i] [ω; 0] for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion with no linear part, as a
+        6-tuple (:func:`symmetric_product_angular`)."""
+        return symmetric_product_angular(symmetric_row(S, i), w0, w1, w2)
 
     @compile
     def articulate_single_dof(params, i, iv, revolute, tau, s, IA, PA, C):
@@ -422,7 +426,7 @@ def spatial_family(compile):
             Ui = symmetric_times(IA, i, si)
             sU, sp = dot6(si, Ui), dot6(si, row6(PA, i))
         Ic = symmetric_times(IA, i, ci)
-        dinv = 1.0 / (sU + params[i, F_ARMATURE])
+        dinv = 1.0 / (sU + armature(params, i, 0))
         w = (tau[iv] - sp - dot6(Ui, ci)) * dinv
         for r in range(6):
             PA[i, r] += Ic[r] + Ui[r] * w
@@ -431,26 +435,24 @@ def spatial_family(compile):
         return Ui, dinv, w
 
     @compile
-    def rigid_inertia_in_world_axes(params, i, R, IA, k):
-        """IA[k] = body i's spatial inertia about its origin in world axes, in 21-entry storage (:func:`symmetric_times`):
-        [[R I_O Rᵀ, [h]×], [[h]×ᵀ, m 1]] with R the world rotation of its axis frame (row-major 9-tuple), I_O the
-        rotational inertia about the body origin and c the mass center in axis-frame axes
-        (:func:`~._spatial_kernels.axis_frames`), h = m R c the first moment (RBDA eqs. 2.63, 2.66 with p = 0).
-        Returns the same inertia compactly, (m, h, I) as :func:`rigid_inertia_times` takes it."""
-        m = params[i, F_MASS]
-        I = rotated((params[i, F_ZINERTIA], params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 4],
-                     params[i, F_ZINERTIA + 3], params[i, F_ZINERTIA + 1], params[i, F_ZINERTIA + 5],
-                     params[i, F_ZINERTIA + 4], params[i, F_ZINERTIA + 5], params[i, F_ZINERTIA + 2]), R)
-        hx, hy, hz = rotation_times(R, m * params[i, F_ZCOM], m * params[i, F_ZCOM + 1], m * params[i, F_ZCOM + 2])
-        IA[k, SYM_A], IA[k, SYM_A + 1], IA[k, SYM_A + 2] = I[0], I[4], I[8]
-        IA[k, SYM_A + 3], IA[k, SYM_A + 4], IA[k, SYM_A + 5] = I[1], I[2], I[5]
-        IA[k, SYM_B], IA[k, SYM_B + 1], IA[k, SYM_B + 2] = 0.0, -hz, hy
-        IA[k, SYM_B + 3], IA[k, SYM_B + 4], IA[k, SYM_B + 5] = hz, 0.0, -hx
-        IA[k, SYM_B + 6], IA[k, SYM_B + 7], IA[k, SYM_B + 8] = -hy, hx, 0.0
-        IA[k, SYM_C], IA[k, SYM_C + 1], IA[k, SYM_C + 2] = m, m, m
-        IA[k, SYM_C + 3], IA[k, SYM_C + 4], IA[k, SYM_C + 5] = 0.0, 0.0, 0.0
-        return m, hx, hy, hz, I[0], I[4], I[8], I[1], I[2], I[5]
+    def compact_inertia_in_world_axes(m, c, I, R):
+        """A rigid body's inertia — mass m, mass center c (3-tuple) and rotational inertia I about its origin
+        (row-major 9-tuple), both in the axes R (row-major 9-tuple) turns to world axes — about the same origin in
+        world axes, compactly: (m, h, I') with h = m R c the first moment and I' = R I Rᵀ as (xx, yy, zz, xy, xz, yz)
+        (RBDA eqs. 2.63, 2.66 with p = 0), the ten values :func:`rigid_inertia_times` takes first."""
+        Iw = rotated(I, R)
+        hx, hy, hz = rotation_times(R, m * c[0], m * c[1], m * c[2])
+        return m, hx, hy, hz, Iw[0], Iw[4], Iw[8], Iw[1], Iw[2], Iw[5]
 
+    @compile
+    def rigid_inertia_in_world_axes(params, i, R, IA, k):
+        """IA[k] = body i's spatial inertia about its origin in world axes, in 21-entry storage (:func:`symmetric_of`),
+        R the world rotation of its axis frame (row-major 9-tuple) (:func:`compact_inertia_in_world_axes` of its
+        mass, mass center and rotational inertia in axis-frame axes, :func:`~._layout.axis_frames`). Returns the
+        same inertia compactly, (m, h, I) as :func:`rigid_inertia_times` takes it."""
+        Y = compact_inertia_in_world_axes(mass(params, i), axis_mass_center(params, i), axis_inertia(params, i), R)
+        set_symmetric_row(IA, k, symmetric_of(Y))
+        return Y
 
     return SpatialFamily(sin_cos=sin_cos, sines_cosines=sines_cosines, quaternion_rotation=quaternion_rotation,
                          rodrigues=rodrigues, motion_to_child=motion_to_child, force_to_parent=force_to_parent,
@@ -458,13 +460,16 @@ def spatial_family(compile):
                          subspace_times=subspace_times, rigid_inertia_times=rigid_inertia_times,
                          inertia_times=inertia_times, rotation_product=rotation_product, rotated=rotated,
                          rotated_to_world=rotated_to_world,
-                         subspace_column_in_world_axes=subspace_column_in_world_axes,
-                         symmetric_times=symmetric_times, symmetric_subtract=symmetric_subtract,
-                         subtract_diagonal_block=subtract_diagonal_block,
-                         symmetric_add_shifted=symmetric_add_shifted, joint_pose=joint_pose, placed=placed,
-                         axis_inertia_times=axis_inertia_times, cross=cross, rotation_times=rotation_times,
-                         axis_frame_placement=axis_frame_placement, axis_frame_pose=axis_frame_pose,
-                         world_frame_row=world_frame_row, inertia_about_world_origin=inertia_about_world_origin,
-                         dot6=dot6, translated=translated, symmetric_times_angular=symmetric_times_angular,
-                         articulate_single_dof=articulate_single_dof,
-                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes)
+                         subspace_column_in_world_axes=subspace_column_in_world_axes, symmetric_row=symmetric_row,
+                         set_symmetric_row=set_symmetric_row, add_symmetric_row=add_symmetric_row,
+                         symmetric_product=symmetric_product, symmetric_product_angular=symmetric_product_angular,
+                         symmetric_minus_outer=symmetric_minus_outer, symmetric_shifted=symmetric_shifted,
+                         force_shifted=force_shifted, symmetric_of=symmetric_of, symmetric_times=symmetric_times,
+                         symmetric_subtract=symmetric_subtract, symmetric_add_shifted=symmetric_add_shifted,
+                         joint_pose=joint_pose, placed=placed, axis_inertia_times=axis_inertia_times, cross=cross,
+                         rotation_times=rotation_times, axis_frame_placement=axis_frame_placement,
+                         axis_frame_pose=axis_frame_pose, world_frame_row=world_frame_row,
+                         inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
+                         symmetric_times_angular=symmetric_times_angular, articulate_single_dof=articulate_single_dof,
+                         compact_inertia_in_world_axes=compact_inertia_in_world_axes,
+                         rigid_inertia_in_world_axes=rigid_inertia_in_world_axes, joints=joints, **vars(layout))

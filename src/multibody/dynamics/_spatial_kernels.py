@@ -1,23 +1,7 @@
 """Compiled building blocks of the recursive algorithms: spatial transforms, cross products, joint poses.
 
-Layout of the compiled model (one row per body, parent before child):
-
-``topology`` (int64, n × 6): parent index (−1 = world), joint type code, first index in q, first index
-in v, joint nq, joint nv.
-
-``params`` (float64, n × 133): joint placement rotation ``R_parent_joint`` (9, row major), placement
-translation (3), joint axis in joint axes (3), spatial inertia about the body origin in body axes (36, row
-major), motion subspace S in body axes (6 × 6 row major, first nv columns used), mass (1), mass center (3),
-joint armature (6, first nv used: rotor inertia reflected to each joint velocity, added to the diagonal of M);
-then the same body in axis frames (:func:`axis_frames`): placement rotation (9) and translation (3), central
-inertia (6), mass center (3), rotational inertia about the body origin (6), and the axis frame's axes in body
-axes (9).
-
-``gravity`` (float64, 3): gravitational acceleration in world axes.
-
-``packed`` (float64): the three in one buffer, [n, gravity, topology (its int64 bits), params], of which they
-are views (:func:`unpacked`): the single-state entry points take the model as this one array, since each array
-argument of a compiled call costs ~0.1 µs to pass from Python.
+The layout of the compiled model (``topology``, ``params``, ``gravity`` and the ``packed`` buffer of the three) is
+:mod:`._layout`'s; its readers of ``params`` are members of the spatial family.
 
 Naming: ``R[i]``, ``p[i]`` are the rotation (body-i axes → parent axes) and the body-i origin in parent
 axes. Spatial vectors are ``[angular; linear]`` in body axes about the body origin. Per-body arrays of
@@ -40,15 +24,11 @@ from numba.np.arrayobj import make_array, populate_array
 if TYPE_CHECKING:
     from numba.core.dispatcher import Dispatcher
 
-from ..model.joints import REVOLUTE
-
-from ._layout import (F_ARMATURE, F_AXIS, F_COM, F_INERTIA, F_MASS, F_PTREE, F_RTREE, F_S, F_ZAXES,  # noqa: F401
-                      F_ZCENTRAL, F_ZCOM, F_ZINERTIA, F_ZPTREE, F_ZRTREE, IQ, IV, JTYPE, NPARAMS, NQJ, NSYM, NVJ,
-                      PARENT, SYM_A, SYM_B, SYM_C)
+from ._layout import (IQ, IV, JTYPE, NPARAMS, NQJ, NSYM, NVJ, P_GRAVITY, P_NBODIES,  # noqa: F401
+                      P_TOPOLOGY, PARENT, NTOPOLOGY, unpacked)
 from ._algorithm_family import algorithm_family
 from ._spatial_family import COS_POLY, PIO2, SIN_POLY, SINCOS_RANGE, spatial_family  # noqa: F401
 
-P_NBODIES, P_GRAVITY, P_TOPOLOGY = 0, 1, 4
 inline = njit(cache=True, inline="always")
 _Kernel = TypeVar("_Kernel", bound=Callable[..., object])
 
@@ -69,6 +49,9 @@ CPU = spatial_family(inline)
             CPU.rigid_inertia_times, CPU.inertia_times, CPU.rotation_product, CPU.rotated, CPU.rotated_to_world,
             CPU.subspace_column_in_world_axes, CPU.symmetric_times, CPU.symmetric_subtract,
             CPU.symmetric_add_shifted, CPU.joint_pose, CPU.placed)
+# The readers of the model's parameters (:func:`~._layout.accessors`), members of the family likewise.
+(joint_axis, mass, mass_center, armature, motion_subspace, axis_frame) = (
+    CPU.joint_axis, CPU.mass, CPU.mass_center, CPU.armature, CPU.motion_subspace, CPU.axis_frame)
 # The passes of the recursive algorithms (:mod:`._algorithm_family`), compiled for the CPU likewise.
 CPU_PASSES = algorithm_family(inline, CPU, called=njit_without_refcounts(cache=True))
 poses = CPU_PASSES.poses
@@ -145,51 +128,6 @@ def release(typingctx, arrays):
     return types.none(arrays), codegen
 
 
-def axis_frames(topology, params):
-    """Fill the axis-frame fields of ``params`` from the others (at compile time; NumPy).
-
-    A body's axis frame is its body frame turned so that z lies along its joint's axis a, Q = [x y a], for a
-    revolute joint, and the body frame itself (Q = 1) for the other joints. In axis frames the rotation of a
-    revolute joint is R_z(θ) (a product with it mixes two columns: 12 multiplications instead of Rodrigues' 15
-    and a 3 × 3 product's 27) and its world axis is the third column of the frame's world rotation. Stored per
-    body: the placement in its parent's axis frame, Q_λᵀ R_tree Q and Q_λᵀ p_tree (F_ZRTREE, F_ZPTREE); the
-    central inertia Qᵀ Ī Q as (xx, yy, zz, xy, xz, yz), Ī = I_O − m [c]×ᵀ[c]× from the rotational inertia I_O
-    about the body origin (parallel axes, RBDA eq. 2.63) (F_ZCENTRAL); the mass center Qᵀ c (F_ZCOM); Qᵀ I_O Q
-    (F_ZINERTIA); Q row major (F_ZAXES)."""
-    frames = []
-    for i in range(topology.shape[0]):
-        Q = np.eye(3)
-        if topology[i, JTYPE] == REVOLUTE:
-            a = params[i, F_AXIS:F_AXIS + 3]
-            x = np.cross(np.eye(3)[np.argmin(np.abs(a))], a)
-            x /= np.linalg.norm(x)
-            Q = np.column_stack([x, np.cross(a, x), a])
-        frames.append(Q)
-        Q_parent = frames[topology[i, PARENT]] if topology[i, PARENT] >= 0 else np.eye(3)
-        params[i, F_ZRTREE:F_ZRTREE + 9] = (Q_parent.T @ params[i, F_RTREE:F_RTREE + 9].reshape(3, 3) @ Q).ravel()
-        params[i, F_ZPTREE:F_ZPTREE + 3] = Q_parent.T @ params[i, F_PTREE:F_PTREE + 3]
-        m, c = params[i, F_MASS], params[i, F_COM:F_COM + 3]
-        I_O = params[i, F_INERTIA:F_INERTIA + 36].reshape(6, 6)[:3, :3]
-        upper = [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]
-        params[i, F_ZCENTRAL:F_ZCENTRAL + 6] = (Q.T @ (I_O - m * (c @ c * np.eye(3) - np.outer(c, c))) @ Q)[upper]
-        params[i, F_ZCOM:F_ZCOM + 3] = Q.T @ c
-        params[i, F_ZINERTIA:F_ZINERTIA + 6] = (Q.T @ I_O @ Q)[upper]
-        params[i, F_ZAXES:F_ZAXES + 9] = Q.ravel()
-
-
-def packed_size(n):
-    """Length of the packed model of n bodies."""
-    return P_TOPOLOGY + (6 + NPARAMS) * n
-
-
-def unpacked(packed):
-    """(topology, params, gravity): the views of the packed model."""
-    n = int(packed[P_NBODIES])
-    start = P_TOPOLOGY + 6 * n
-    return (packed[P_TOPOLOGY:start].view(np.int64).reshape(n, 6),
-            packed[start:start + NPARAMS * n].reshape(n, NPARAMS), packed[P_GRAVITY:P_TOPOLOGY])
-
-
 @intrinsic
 def _pointer(typingctx, array, offset, dtype):
     """Pointer to array[offset] of a 1-d array, typed as pointing to ``dtype`` values."""
@@ -221,8 +159,8 @@ def _unpacked_compiled(packed):
     costs a reference-count update and its shape checks: 0.15 µs of the three, measured, against ~0.01)."""
     def compiled(packed):
         n = int(packed[P_NBODIES])
-        return (numba.carray(_pointer(packed, P_TOPOLOGY, np.int64), (n, 6)),
-                numba.carray(_pointer(packed, P_TOPOLOGY + 6 * n, np.float64), (n, NPARAMS)),
+        return (numba.carray(_pointer(packed, P_TOPOLOGY, np.int64), (n, NTOPOLOGY)),
+                numba.carray(_pointer(packed, P_TOPOLOGY + NTOPOLOGY * n, np.float64), (n, NPARAMS)),
                 numba.carray(_pointer(packed, P_GRAVITY, np.float64), (3,)))
     return compiled
 

@@ -21,7 +21,7 @@ from ._core import FLOAT64, OK
 from ._inputs import as_state, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
 from .kinematics import body_pose
-from .algorithms import _batched, _in_batch_shape, _per_state
+from .algorithms import _batched, _in_batch_shape
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -68,8 +68,9 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
-    else:
-        ok = _derivatives.rnea_derivatives_batch(*args, qb, vb, ab, _per_state(fb, count), dq, dv, M, tau)
+    else:  # compiled over the batch, the states dealt out to numba's thread count of Python threads
+        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, *_writable(qb, vb, ab, fb), dq,
+                                  dv, M, tau).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -113,7 +114,8 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
     else:
-        status = _derivatives.aba_derivatives_batch(*args, qb, vb, tb, _per_state(fb, count), dq, dv, Minv, qdd)
+        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, *_writable(qb, vb, tb, fb),
+                                      dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
@@ -121,6 +123,11 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+
+
+def _writable(*arrays):
+    """The arrays, read-only ones copied (broadcast views are: one compiled specialization of the batched kernels)."""
+    return tuple(x if x.flags.writeable else x.copy() for x in arrays)
 
 
 def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,

@@ -39,7 +39,8 @@ from scipy import linalg
 
 from ..constraints._kinematics import cross
 from ..dynamics._inputs import as_state, batch_of, raise_nonfinite
-from ..dynamics._spatial_kernels import F_ARMATURE, F_INERTIA, F_S, IV, NVJ, local_poses
+from ..dynamics._layout import IV, NVJ, field
+from ..dynamics._spatial_kernels import local_poses
 from ..errors import ModelError
 from ..spatial import skew
 from .beam import deformed_kinematics, floating_frame_equations, momentum_and_energy
@@ -100,10 +101,10 @@ class FlexibleTree:
         self.armature = np.zeros(nv)
         for i, row in enumerate(cm.topology):
             S = np.zeros((6, nv))
-            S[:, row[IV]:row[IV] + row[NVJ]] = cm.params[i, F_S:F_S + 36].reshape(6, 6)[:, :row[NVJ]]
+            S[:, row[IV]:row[IV] + row[NVJ]] = field(cm.params, i, "motion_subspace")[:, :row[NVJ]]
             self.S.append(S)
-            self.inertia.append(cm.params[i, F_INERTIA:F_INERTIA + 36].reshape(6, 6))
-            self.armature[row[IV]:row[IV] + row[NVJ]] = cm.params[i, F_ARMATURE:F_ARMATURE + row[NVJ]]
+            self.inertia.append(field(cm.params, i, "spatial_inertia"))
+            self.armature[row[IV]:row[IV] + row[NVJ]] = field(cm.params, i, "armature")[:row[NVJ]]
         self.beams = {}
         iq, iv = cm.nq - model.ne, nv - model.ne
         for i, body in enumerate(model.bodies):

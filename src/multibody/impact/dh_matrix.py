@@ -7,7 +7,9 @@ This is the second, independent implementation of M Δq̇ = B (the first is the 
     ⁱ⁻¹Aᵢ = Rz(θᵢ) Tz(dᵢ) Tx(aᵢ) Rx(αᵢ)                 link transform (eq. 3.3); q adds to θ or d
     ⁰Aᵢ = ⁰A₁ ¹A₂ ⋯ ⁱ⁻¹Aᵢ                                pose of link frame i
     ∂ ⁱ⁻¹Aᵢ / ∂qᵢ = Φᵢ ⁱ⁻¹Aᵢ                             (eqs. 3.8–3.10; Φ acts on the left, in frame i−1,
-                                                          where Rz(θ) and Tz(d) enter)
+                                                          where Rz(θ) and Tz(d) enter: Φ = [[ω]×, v; 0, 0]
+                                                          for the joint's motion subspace S = [ω; v] about
+                                                          or along z)
     Uᵢⱼ = ∂ ⁰Aᵢ / ∂qⱼ = ⁰Aⱼ₋₁ Φⱼ ʲ⁻¹Aᵢ  (j ≤ i), 0 (j > i)   (eq. 3.13)
     Jᵢ = ∫ r̄ r̄ᵀ dm  (4×4 pseudo-inertia, r̄ = (x, y, z, 1) in frame i)                  (eq. 3.18)
     M_ik = Σ_{j ≥ max(i,k)} Tr(U_jk J_j U_jiᵀ)                                          (eq. 3.34)
@@ -24,31 +26,37 @@ import numpy as np
 from ..errors import ModelError
 from ..model.body import Body
 from ..model.dh import _REQUIRED, _row_value, dh_transform
+from ..model.joints import Prismatic, Revolute
 from .impulse import ImpulseResponse, solve_mass
 
-# Φ for a revolute joint (∂Rz(θ)/∂θ = Φ Rz(θ)) and a prismatic joint (∂Tz(d)/∂d = Φ Tz(d)), eqs. 3.8–3.10.
-PHI_REVOLUTE = np.array([[0.0, -1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
-PHI_PRISMATIC = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+DH_JOINTS = {"revolute": Revolute, "prismatic": Prismatic}  # a DH row's ``joint``: about or along z of frame i−1
+
+
+def twist_matrix(S):
+    """Φ (4 × 4) = [[ω]×, v; 0, 0] of a motion S = [ω; v] (6,): ∂A/∂q = Φ A for A moved by q S (eqs. 3.8–3.10)."""
+    w, v = S[:3], S[3:]
+    return np.array([[0.0, -w[2], w[1], v[0]], [w[2], 0.0, -w[0], v[1]], [-w[1], w[0], 0.0, v[2]],
+                     [0.0, 0.0, 0.0, 0.0]])
 
 
 def _parse(rows):
-    """(kinds, constants (n, 4) of θ, d, a, α, bodies) from DH rows; ModelError naming the row otherwise."""
+    """(joints, constants (n, 4) of θ, d, a, α, bodies) from DH rows; ModelError naming the row otherwise."""
     if len(rows) == 0:
         raise ModelError("DH table has no rows")
-    kinds, constants, bodies = [], [], []
+    joints, constants, bodies = [], [], []
     for i, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise ModelError(f"DH row {i}: must be a mapping with {', '.join(_REQUIRED)}, got {row!r}")
         constants.append([_row_value(row, key, i) for key in _REQUIRED])
         kind = str(row.get("joint", "revolute")).lower()
-        if kind not in ("revolute", "prismatic"):
+        if kind not in DH_JOINTS:
             raise ModelError(f"DH row {i}: joint must be 'revolute' or 'prismatic', got {row.get('joint')!r}")
-        kinds.append(kind)
+        joints.append(DH_JOINTS[kind]((0.0, 0.0, 1.0)))
         for key in ("mass", "com", "inertia"):
             if key not in row:
                 raise ModelError(f"DH row {i}: missing field '{key}'")
         bodies.append(Body(f"link{i}", mass=row["mass"], com=row["com"], inertia=row["inertia"]))
-    return kinds, np.array(constants), bodies
+    return joints, np.array(constants), bodies
 
 
 def _joint_vector(x, n, name):
@@ -60,23 +68,22 @@ def _joint_vector(x, n, name):
     return x
 
 
-def link_poses(kinds, constants, q):
-    """⁰Aᵢ for i = 0..n, shape (n + 1, 4, 4) with ⁰A₀ = I (eq. 3.3 chained)."""
+def link_poses(joints, constants, q):
+    """⁰Aᵢ for i = 0..n, shape (n + 1, 4, 4) with ⁰A₀ = I (eq. 3.3 chained); qᵢ adds to θᵢ for a joint turning
+    about z and to dᵢ for one sliding along it (the z components of its motion subspace, 1 or 0)."""
     A0 = [np.eye(4)]
-    for kind, (theta, d, a, alpha), qi in zip(kinds, constants, q):
-        if kind == "revolute":
-            A0.append(A0[-1] @ dh_transform(theta + qi, d, a, alpha))
-        else:
-            A0.append(A0[-1] @ dh_transform(theta, d + qi, a, alpha))
+    for joint, (theta, d, a, alpha), qi in zip(joints, constants, q):
+        S = joint.motion_subspace()[:, 0]
+        A0.append(A0[-1] @ dh_transform(theta + S[2] * qi, d + S[5] * qi, a, alpha))
     return np.array(A0)
 
 
-def pose_derivatives(kinds, A0):
+def pose_derivatives(joints, A0):
     """U (n + 1, n + 1, 4, 4) with U[i, j] = ∂⁰Aᵢ/∂qⱼ = ⁰Aⱼ₋₁ Φⱼ ʲ⁻¹Aᵢ for 1 ≤ j ≤ i (eq. 3.13), else 0."""
-    n = len(kinds)
+    n = len(joints)
     U = np.zeros((n + 1, n + 1, 4, 4))
     for j in range(1, n + 1):
-        Phi = PHI_REVOLUTE if kinds[j - 1] == "revolute" else PHI_PRISMATIC
+        Phi = twist_matrix(joints[j - 1].motion_subspace()[:, 0])
         # ⁰Aⱼ₋₁ Φⱼ (⁰Aⱼ₋₁)⁻¹ ⁰Aᵢ = ⁰Aⱼ₋₁ Φⱼ ʲ⁻¹Aᵢ
         left = A0[j - 1] @ Phi @ np.linalg.inv(A0[j - 1])
         for i in range(j, n + 1):
@@ -97,9 +104,9 @@ def pseudo_inertia(body):
 
 def dh_mass_matrix(rows, q):
     """M (n × n) with M_ik = Σ_{j ≥ max(i,k)} Tr(U_jk J_j U_jiᵀ) (eq. 3.34), from the DH rows."""
-    kinds, constants, bodies = _parse(rows)
-    q = _joint_vector(q, len(kinds), "q")
-    return _mass_matrix(pose_derivatives(kinds, link_poses(kinds, constants, q)), bodies)
+    joints, constants, bodies = _parse(rows)
+    q = _joint_vector(q, len(joints), "q")
+    return _mass_matrix(pose_derivatives(joints, link_poses(joints, constants, q)), bodies)
 
 
 def _mass_matrix(U, bodies):
@@ -138,10 +145,10 @@ def dh_impulse_response(rows, q, qdot, impulses):
     -------
     ImpulseResponse with v = q̇⁺, and the kinetic energy K = ½ q̇ᵀ M q̇ (eq. 3.19) before and after.
     """
-    kinds, constants, bodies = _parse(rows)
-    n = len(kinds)
+    joints, constants, bodies = _parse(rows)
+    n = len(joints)
     q, qdot = _joint_vector(q, n, "q"), _joint_vector(qdot, n, "qdot")
-    U = pose_derivatives(kinds, link_poses(kinds, constants, q))
+    U = pose_derivatives(joints, link_poses(joints, constants, q))
     M = _mass_matrix(U, bodies)
     B = _generalized_impulse(U, impulses, n)
     dq = solve_mass(M, B)

@@ -40,11 +40,11 @@ class CompiledModel:
     """Flat, constant arrays of a numeric model (the 'model' of the model/data split).
 
     topology : (n, 6) int64 — parent, joint type, q index, v index, joint nq, joint nv.
-    params : (n, 118) float64 — placement, axis, spatial inertia, motion subspace, mass, com, armature, and
-        the same in axis frames (see ``_spatial_kernels``).
+    params : (n, NPARAMS) float64 — the bodies' joint placements, axes, inertias, motion subspaces and armature
+        (the fields of ``multibody.dynamics._layout.FIELDS``).
     gravity : (3,) float64 — gravitational acceleration in world axes [m/s²].
     packed : float64 — the three above in one buffer (they are views of it), for the single-state entry points
-        of the core: each array argument of a compiled call costs ~0.1 µs to pass (see ``_spatial_kernels``).
+        of the core: each array argument of a compiled call costs ~0.1 µs to pass.
     """
 
     packed: np.ndarray
@@ -333,22 +333,8 @@ class Model:
         """A random configuration: one-dof joints uniform within their limits (within ±π or ±1 m where a limit is
         missing), other coordinates uniform in [−1, 1], quaternions uniform on the unit sphere, elastic coordinates
         uniform in [−0.1, 0.1]. ``seed`` as for ``numpy.random.default_rng``."""
-        from .joints import FREE, PRISMATIC, SPHERICAL
         rng = np.random.default_rng(seed)
-        parts = []
-        for joint in self.joints:
-            if joint.code in (SPHERICAL, FREE):
-                quaternion = rng.normal(size=4)
-                parts.append(np.concatenate([rng.uniform(-1.0, 1.0, joint.nq - 4), quaternion / np.linalg.norm(quaternion)]))
-            elif joint.nq == 1:
-                bound = 1.0 if joint.code == PRISMATIC else np.pi
-                limits = joint.limits
-                low = max(limits.lower, -bound) if limits else -bound
-                high = min(limits.upper, bound) if limits else bound
-                parts.append(rng.uniform(low, max(low, high), 1))
-            else:
-                parts.append(rng.uniform(-1.0, 1.0, joint.nq))
-        return np.concatenate(parts + [rng.uniform(-0.1, 0.1, self.ne)])
+        return np.concatenate([joint.random(rng) for joint in self.joints] + [rng.uniform(-0.1, 0.1, self.ne)])
 
     def body_index(self, name: str | int | Body) -> int:
         """Index of a body by name (or pass-through for an int index)."""
@@ -379,7 +365,6 @@ class Model:
         """(joint, q index, v index) of the revolute or prismatic joint ``name`` (joint or child-body name), for
         the elements that act on one joint coordinate (joint springs, friction, mimic, limits); ModelError naming
         ``owner``, the joint and the problem otherwise."""
-        from .joints import PRISMATIC, REVOLUTE
         index = self._joint_index.get(name, None) if isinstance(name, str) else None
         if index is None:
             try:
@@ -388,7 +373,7 @@ class Model:
                 raise ModelError(f"{owner}: unknown joint {name!r} (joints: {', '.join(self._joint_index) or 'none'})") \
                     from None
         joint = self.joints[index]
-        if joint.code not in (REVOLUTE, PRISMATIC):
+        if (joint.nq, joint.nv) != (1, 1):
             raise ModelError(f"{owner}: joint '{joint.name}' is {type(joint).__name__} ({joint.nv} velocities); only "
                              "one-dof (revolute or prismatic) joints are allowed")
         return joint, sum(j.nq for j in self.joints[:index]), sum(j.nv for j in self.joints[:index])
@@ -436,32 +421,10 @@ class Model:
         """The flat numeric form used by the compiled core (cached until the model changes)."""
         if self._compiled is not None:
             return self._compiled
-        from ..dynamics import _spatial_kernels as core
+        from ..dynamics._layout import pack
         if self.symbolic:
             raise ModelError(f"model '{self.name}': has symbolic parameters; substitute numbers before numeric use")
-        n = len(self.bodies)
-        packed = np.zeros(core.packed_size(n))
-        packed[core.P_NBODIES] = n
-        topology, params, gravity = core.unpacked(packed)
-        iq = iv = 0
-        for i, (body, joint, parent, placement) in enumerate(zip(self.bodies, self.joints, self.parents, self.placements)):
-            topology[i] = (parent, joint.code, iq, iv, joint.nq, joint.nv)
-            iq += joint.nq
-            iv += joint.nv
-            params[i, core.F_RTREE:core.F_RTREE + 9] = placement.rotation.ravel()
-            params[i, core.F_PTREE:core.F_PTREE + 3] = placement.translation
-            params[i, core.F_AXIS:core.F_AXIS + 3] = joint.axis
-            params[i, core.F_INERTIA:core.F_INERTIA + 36] = body.spatial_inertia().ravel()
-            S = np.zeros((6, 6))
-            S[:, :joint.nv] = joint.motion_subspace()
-            params[i, core.F_S:core.F_S + 36] = S.ravel()
-            params[i, core.F_MASS] = body.mass
-            params[i, core.F_COM:core.F_COM + 3] = body.com
-            params[i, core.F_ARMATURE:core.F_ARMATURE + joint.nv] = joint.armature
-        core.axis_frames(topology, params)
-        gravity[:] = self.gravity
-        # (left writeable: numba's dispatch on read-only arrays costs ~1.5 µs a call)
-        compiled = CompiledModel(packed, topology, params, gravity, iq + self.ne, iv + self.ne)
+        compiled = CompiledModel(*pack(self))  # (the arrays laid out as multibody.dynamics._layout says)
         if self.ne:
             from ..flexible.tree import FlexibleTree
             compiled = dataclasses.replace(compiled, flexible=FlexibleTree(self, compiled))

@@ -16,7 +16,6 @@ from scipy import linalg, optimize
 from ..dynamics import aba, aba_derivatives, body_pose, crba, generalized_gravity, integrate, jacobian, rnea
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError
-from ..model.joints import FREE, SPHERICAL
 from ..spatial import rotation_to_quat
 from .forces import elements_force, elements_force_derivatives
 
@@ -159,7 +158,7 @@ def _warn_rotating_quaternion_joints(model, v):
     """RuntimeWarning if a free or spherical joint rotates at v (see :func:`linearize`)."""
     import warnings
     for joint in model.joints:
-        if joint.code in (FREE, SPHERICAL):
+        if joint.quaternion_at is not None:
             rate = np.linalg.norm(v[model.v_slice(joint.name)][:3])
             if rate > 1e-12:
                 warnings.warn(f"linearize: {type(joint).__name__.lower()} joint '{joint.name}' rotates at "

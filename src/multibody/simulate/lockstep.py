@@ -16,10 +16,9 @@ import numpy as np
 from numba.extending import overload
 
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
-from ..dynamics._spatial_kernels import JTYPE, PARENT, wide_vectors, work
+from ..dynamics._spatial_kernels import PARENT, wide_vectors, work
 from ..dynamics._spatial_kernels import inline, njit_without_refcounts
 from ..dynamics._stepper_family import stepper_family
-from ..model.joints import PRISMATIC, REVOLUTE
 from .forces import add_joint_forces
 
 
@@ -34,7 +33,7 @@ def structure_difference(model, other) -> str:
         return (f"{a.topology.shape[0]} bodies, nq = {a.nq}, nv = {a.nv} against {b.topology.shape[0]} bodies, "
                 f"nq = {b.nq}, nv = {b.nv}")
     for i, (joint, twin) in enumerate(zip(model.joints, other.joints)):
-        if a.topology[i, PARENT] != b.topology[i, PARENT] or a.topology[i, JTYPE] != b.topology[i, JTYPE]:
+        if a.topology[i, PARENT] != b.topology[i, PARENT] or type(joint) is not type(twin):
             return (f"body {i} ({model.bodies[i].name}) hangs by a {type(joint).__name__} joint from body "
                     f"{a.topology[i, PARENT]} against a {type(twin).__name__} joint from body {b.topology[i, PARENT]}")
     if not np.array_equal(a.gravity, b.gravity):
@@ -61,9 +60,8 @@ def check_same_structure(models, what="simulate"):
 
 
 def applies(model) -> bool:
-    """True when every joint of the compiled ``model`` is revolute or prismatic (q̇ = v)."""
-    cm = model._compiled or model.compile()
-    return bool(np.isin(cm.topology[:, JTYPE], (REVOLUTE, PRISMATIC)).all())
+    """True when every joint of ``model`` has one degree of freedom (revolute or prismatic: q̇ = v)."""
+    return all((joint.nq, joint.nv) == (1, 1) for joint in model.joints)
 
 
 @njit_without_refcounts(cache=True)

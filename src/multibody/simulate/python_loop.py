@@ -22,7 +22,7 @@ from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import SimulationError, SimulationInterrupted
-from ..model.joints import FREE, SPHERICAL
+from ..model.joints import normalized_quaternions
 from .actuators import control_function
 from ..event import Event
 from .events import BuiltinEvent
@@ -119,26 +119,10 @@ def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
     return tau
 
 
-def _quaternion_slices(model):
-    slices = []
-    for joint in model.joints:
-        if joint.code in (SPHERICAL, FREE):
-            s = model.q_slice(joint.name)
-            slices.append(slice(s.stop - 4, s.stop))
-    return slices
-
-
 def normalizer(model):
-    slices = _quaternion_slices(model)
-
-    def normalized(q):
-        if not slices:
-            return q
-        q = q.copy()
-        for s in slices:
-            q[..., s] /= np.linalg.norm(q[..., s], axis=-1, keepdims=True)
-        return q
-    return normalized
+    """q ↦ q with the model's quaternions scaled to unit length (:func:`~multibody.model.joints.normalized_quaternions`)."""
+    joints = tuple(model.joints)
+    return lambda q: normalized_quaternions(joints, q)
 
 
 def python_run(model, q0, v0, t_end, t_eval, options, impacts, limits):

@@ -15,7 +15,6 @@ from numpy.typing import ArrayLike
 from ..dynamics import aba
 from ..dynamics._inputs import as_state
 from ..errors import ModelError
-from ..model.joints import CYLINDRICAL, FIXED, PRISMATIC, REVOLUTE
 from .analysis import acceleration_derivatives
 from .forces import elements_force
 
@@ -45,7 +44,7 @@ def integrate_differentials(model: Model, xi: np.ndarray) -> tuple[np.ndarray, n
     nv = model.nv
     Ad, J = np.eye(nv), np.eye(nv)
     for joint in model.joints:
-        if joint.code in (REVOLUTE, PRISMATIC, CYLINDRICAL, FIXED):
+        if joint.rate_is_velocity:
             continue
         s = model.v_slice(cast(str, joint.name))  # (a model's joints are named)
         S = joint.motion_subspace()
@@ -93,7 +92,7 @@ def transition_derivatives(model: Model, q: ArrayLike, v: ArrayLike, torque: Arr
     h, nv = float(dt), model.nv
     if method == "Euler":
         return _euler(model, q, v, tau, h, eps)
-    others = [j.name for j in model.joints if j.code not in (REVOLUTE, PRISMATIC, CYLINDRICAL, FIXED)]
+    others = [j.name for j in model.joints if not j.rate_is_velocity]
     if others:
         raise ModelError(f"transition_derivatives: method 'RK4' steps q with q̇ = v, which joints {others} do not "
                          f"have; use method 'Euler'")

@@ -24,7 +24,6 @@ import sympy as sp
 from sympy.physics.vector import dynamicsymbols
 
 from ..errors import ModelError
-from ..model.joints import CYLINDRICAL, FIXED, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from .eom import TIME, EquationsOfMotion
 from .motion import BodyMotion, cross, inertia_terms
 
@@ -82,7 +81,7 @@ def equations_of_motion(model: Model, method: str = "kane", speeds: str | None =
     if method not in METHODS:
         raise ValueError(f"equations_of_motion: method must be one of {METHODS}, got {method!r}")
     if speeds is None:
-        speeds = "body" if any(j.code in (SPHERICAL, FREE) for j in model.joints) else "qdot"
+        speeds = "body" if any(j.quaternion_at is not None for j in model.joints) else "qdot"
     if speeds not in ("qdot", "body"):
         raise ValueError(f"equations_of_motion: speeds must be 'qdot' or 'body', got {speeds!r}")
     if intermediates is None:
@@ -196,63 +195,16 @@ def _matrix(array):
     return sp.Matrix(array.shape[0], array.size // array.shape[0], [_exact(x) for x in array.ravel()])
 
 
-def _rodrigues(axis, angle):
-    """Rotation by ``angle`` about the unit ``axis``: I + sin θ [a]× + (1 − cos θ)[a]×²."""
-    a = _matrix(axis)
-    K = sp.Matrix([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    return sp.eye(3) + sp.sin(angle) * K + (1 - sp.cos(angle)) * K * K
-
-
-def _quaternion_rotation(w, x, y, z):
-    """Rotation matrix of a unit quaternion (w, x, y, z)."""
-    return sp.Matrix([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def _quaternion_rate(quat, omega):
-    """q̇ = ½ q ⊗ (0, ω) for ω in body axes."""
-    w, v = quat[0], sp.Matrix(quat[1:])
-    return [-(v.T * omega)[0] / 2, *list((w * omega + cross(v, omega)) / 2)]
-
-
 def _joint_kinematics(joint, qj, uj, speeds, body):
-    """(R_J, t_J, S, q̇_j): joint rotation and translation, motion subspace S (6 × nv, child axes,
-    [angular; linear], may depend on q) and the joint's kinematic equations."""
-    Z3 = sp.zeros(3, 1)
-    code = joint.code
-    if code in (SPHERICAL, FREE) and speeds == "qdot":
+    """(R_J, t_J, S, q̇_j) of the joint (:meth:`~multibody.model.joints.Joint.symbolic_kinematics`); ModelError
+    naming the body for speeds u = q̇ on a joint with quaternion coordinates, or a type the symbolic path lacks."""
+    if joint.quaternion_at is not None and speeds == "qdot":
         raise ModelError(f"body '{body}': joint '{joint.name}' ({type(joint).__name__}) has quaternion coordinates, "
                          "so u = q̇ is not a valid choice of speeds; use speeds='body'")
-    if code == REVOLUTE:
-        return _rodrigues(joint.axis, qj[0]), Z3, sp.Matrix.vstack(_matrix(joint.axis), Z3), list(uj)
-    if code == PRISMATIC:
-        a = _matrix(joint.axis)
-        return sp.eye(3), a * qj[0], sp.Matrix.vstack(Z3, a), list(uj)
-    if code == CYLINDRICAL:
-        a = _matrix(joint.axis)
-        S = sp.Matrix.vstack(sp.Matrix.hstack(a, Z3), sp.Matrix.hstack(Z3, a))
-        return _rodrigues(joint.axis, qj[0]), a * qj[1], S, list(uj)
-    if code == PLANAR:
-        x, y, theta = qj
-        R = _rodrigues((0, 0, 1), theta)
-        if speeds == "body":
-            S = sp.zeros(6, 3)
-            S[3, 0] = S[4, 1] = S[2, 2] = 1
-            xy = R[:2, :2] * sp.Matrix(uj[:2])
-            return R, sp.Matrix([x, y, 0]), S, [xy[0], xy[1], uj[2]]
-        S = sp.Matrix.vstack(sp.Matrix([[0, 0, 0], [0, 0, 0], [0, 0, 1]]), R.T * sp.diag(1, 1, 0))
-        return R, sp.Matrix([x, y, 0]), S, list(uj)
-    if code == SPHERICAL:
-        omega = sp.Matrix(uj)
-        return _quaternion_rotation(*qj), Z3, sp.Matrix.vstack(sp.eye(3), sp.zeros(3, 3)), _quaternion_rate(qj, omega)
-    if code == FREE:
-        R = _quaternion_rotation(*qj[3:])
-        omega, v = sp.Matrix(uj[:3]), sp.Matrix(uj[3:])
-        return R, sp.Matrix(qj[:3]), sp.eye(6), [*list(R * v), *_quaternion_rate(qj[3:], omega)]
-    if code == FIXED:
-        return sp.eye(3), Z3, sp.zeros(6, 0), []
-    raise ModelError(f"body '{body}': joint type {type(joint).__name__} is not supported by the symbolic path")
+    try:
+        return joint.symbolic_kinematics(qj, uj, speeds, _matrix(joint.axis))
+    except ModelError as error:
+        raise ModelError(f"body '{body}': {error}") from None
 
 
 def _joint_step(joint, placement, qj, uj, speeds, body):

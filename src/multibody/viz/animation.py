@@ -21,7 +21,6 @@ import numpy as np
 from ..constraints.geometry import Plane
 from ..dynamics import body_poses
 from ..flexible.tree import beam_segments
-from ..model.joints import CYLINDRICAL, PRISMATIC
 from .shapes import attachments, outlines
 
 if TYPE_CHECKING:
@@ -120,7 +119,7 @@ def _slides(model, R0, p0):
     """Segments from sliding joints (prismatic, cylindrical) to the bodies they move: the joint's travel."""
     slides = []
     for i, (joint, parent, placement) in enumerate(zip(model.joints, model.parents, model.placements)):
-        if joint.code in (PRISMATIC, CYLINDRICAL):
+        if joint.drawn_as == "slide":
             R, p = (R0[:, parent], p0[:, parent]) if parent >= 0 else (np.eye(3)[None], np.zeros((1, 3)))
             at = _posed(R, p, placement.translation[None])[:, 0]
             slides.append(_fan(np.broadcast_to(at, p0[:, i].shape), p0[:, i][:, None]))

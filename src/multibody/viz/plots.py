@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ..model.joints import CYLINDRICAL, FIXED, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -28,18 +27,13 @@ UNITS = {"A": {"q": "rad", "v": "rad/s", "a": "rad/s²", "tau": "N·m"},  # angu
          "L": {"q": "m", "v": "m/s", "a": "m/s²", "tau": "N"},  # linear ones
          "1": {"q": "1"},  # quaternion entries
          "M": {"q": "√kg·m", "v": "√kg·m/s", "a": "√kg·m/s²", "tau": "N/√kg"}}  # beams' modal amplitudes
-# Per joint type: A (angular), L (linear) or 1 (quaternion entry) for each entry of q, and of v.
-_Q_KINDS = {REVOLUTE: "A", PRISMATIC: "L", CYLINDRICAL: "AL", SPHERICAL: "1111", PLANAR: "LLA", FREE: "LLL1111",
-            FIXED: ""}
-_V_KINDS = {REVOLUTE: "A", PRISMATIC: "L", CYLINDRICAL: "AL", SPHERICAL: "AAA", PLANAR: "LLA", FREE: "AAALLL",
-            FIXED: ""}
 
 
 def coordinate_units(model: Model, vector: str) -> list[str]:
     """The unit of each entry of ``vector`` ("q", "v", "a" = v̇ or "tau") by joint type, e.g. ["rad", "m"], then
     of the beams' elastic coordinates (m, rad, or √kg·m for modal amplitudes)."""
-    kinds = _Q_KINDS if vector == "q" else _V_KINDS
-    return [UNITS[kind][vector] for joint in model.joints for kind in kinds[cast(int, joint.code)]] + [
+    return [UNITS[kind][vector] for joint in model.joints
+            for kind in (joint.coordinate_kinds if vector == "q" else joint.velocity_kinds)] + [
         UNITS[kind][vector] for body in model.bodies if body.ne
         for kind in cast("FlexibleBeam", body).discretization.coordinate_kinds]
 

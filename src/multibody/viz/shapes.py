@@ -22,7 +22,6 @@ from scipy.spatial import ConvexHull as _Qhull
 
 from ..constraints.geometry import Box, Capsule, ConvexHull, Plane, Sphere
 from ..constraints.types import Connect
-from ..model.joints import FREE, PLANAR
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -147,7 +146,7 @@ def attachments(model: Model) -> list[np.ndarray]:
     the origin itself left out."""
     points: list[list[np.ndarray]] = [[] for _ in range(model.nbodies + 1)]  # index −1: the world
     for child, (parent, joint) in enumerate(zip(model.parents, model.joints)):
-        if joint.code not in (FREE, PLANAR):
+        if joint.drawn_as != "loose":
             points[parent].append(model.placements[child].translation)
     for index, placement in model.frames.values():
         points[index].append(placement.translation)
