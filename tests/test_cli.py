@@ -86,7 +86,7 @@ def test_info_reports_the_mobility_of_a_closed_loop(capsys):
 @pytest.mark.parametrize("when", ["integration", "samples"])  # or while τ and v̇ at the samples are evaluated
 def test_ctrl_c_during_simulate_saves_the_partial_trajectory(tmp_path, capsys, monkeypatch, when):
     # four_bar: a constrained model, integrated by the Python loop that evaluates its forward dynamics
-    module = sys.modules["multibody.simulate.simulate"]
+    module = sys.modules["multibody.simulate.python_loop"]
     original, calls = module.default_dynamics, [0]
 
     def interrupted_dynamics(model, stabilization=None):
@@ -127,7 +127,7 @@ def _reached(model, traj, **options):
 
 def _raising_dynamics(monkeypatch, error):
     """The simulations' dynamics raise ``error`` from their 301st evaluation on (as a signal or a failure would)."""
-    module = sys.modules["multibody.simulate.simulate"]
+    module = sys.modules["multibody.simulate.python_loop"]
     original, calls = module.default_dynamics, [0]
 
     def raising_dynamics(model, stabilization=None):
@@ -159,7 +159,7 @@ def test_interrupted_compiled_run_keeps_the_state_reached(monkeypatch):
     import threading
 
     from multibody.simulate import compiled
-    from multibody.simulate.steppers import STOP
+    from multibody.simulate.tree_rates import STOP
     original = compiled._interruptible
 
     def stopped_soon(call, stats, helper=None):

@@ -88,7 +88,7 @@ def test_overflowing_mass_data_is_refused(make, field):
 
 def test_huge_spans_get_bounded_default_samples_or_a_clear_error():
     model = chain(1)
-    from multibody.simulate.simulate import MAX_DEFAULT_SAMPLES, _output_times
+    from multibody.simulate.planning import MAX_DEFAULT_SAMPLES, output_times as _output_times
     assert len(_output_times(0.0, 1e308, None, None)) == MAX_DEFAULT_SAMPLES
     one_line_error(lambda: mb.simulate(model, np.zeros(1), np.zeros(1), t_end=1e308, method="RK4", dt=1e-3),
                    "samples")

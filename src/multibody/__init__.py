@@ -11,10 +11,11 @@ from .model import Body, Cylindrical, Fixed, Free, Joint, JointLimits, Model, Pl
 from .dynamics import (aba, aba_derivatives, body_pose, body_poses, body_velocity, center_of_mass, configuration_rate,
                        crba, energy, generalized_gravity, integrate, jacobian, kinematics_derivatives, kinetic_energy,
                        momentum, nonlinear_effects, normalize, point_velocity, potential_energy, rnea, rnea_derivatives)
-from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact, simulate_impacts
+from .impact import ImpulseResponse, apply_impulse, impulse_response, resolve_impact
 from .simulate import (Actuator, Event, FixedTendon, JointFriction, JointSpring, JointValue, PointHeight, Spring,
                        TorqueTable, Trajectory, actuator_force, inverse_dynamics, inverse_kinematics, linearize,
-                       natural_frequencies, simulate, static_equilibrium, transition_derivatives)
+                       natural_frequencies, simulate, simulate_impacts, static_equilibrium,
+                       transition_derivatives)
 from .io import load, read_model_file
 from .sweep import sweep
 from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, rotor_wrench

@@ -2,7 +2,7 @@
 
 numba keys a cached kernel on the source of the file that defines it. A multibody kernel also holds, compiled in,
 code and constants of *other* files (``inline="always"`` helpers of ``dynamics/_spatial_kernels.py``, ``aba`` of
-``dynamics/_core.py`` inlined by ``simulate/steppers.py``, the joint codes of ``model/joints.py``, ...), so after an
+``dynamics/_core.py`` inlined by ``simulate/tree_rates.py``, the joint codes of ``model/joints.py``, ...), so after an
 edit of one of those (a ``git pull`` on an editable install) numba would load the old machine code: wrong answers,
 no warning. Here every multibody kernel's stamp is also a SHA-256 of all of :data:`KERNEL_SOURCES`: an edit of any
 of them recompiles every kernel (~1 min cold), an edit of any other file (cli, viz, ...) recompiles nothing.
@@ -30,10 +30,11 @@ KERNEL_SOURCES = (
     "dynamics/_algorithm_family.py", "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py",
     "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_gpu_kernels.py", "dynamics/_joint_family.py",
     "dynamics/_lanes.py", "dynamics/_layout.py", "dynamics/_quantities.py", "dynamics/_spatial_family.py",
-    "dynamics/_spatial_kernels.py", "dynamics/algorithms.py", "dynamics/gpu.py",
+    "dynamics/_spatial_kernels.py", "dynamics/_stepper_family.py", "dynamics/algorithms.py", "dynamics/gpu.py",
     "model/joints.py",
-    "simulate/compiled.py", "simulate/dense_output.py", "simulate/events.py", "simulate/forces.py",
-    "simulate/handoff.py", "simulate/lockstep.py", "simulate/steppers.py",
+    "simulate/adaptive.py", "simulate/compiled.py", "simulate/dense_output.py", "simulate/events.py",
+    "simulate/forces.py", "simulate/handoff.py", "simulate/lockstep.py", "simulate/steppers.py",
+    "simulate/tree_rates.py",
     "symbolic/llvm_kernel.py", "symbolic/numeric.py",
 )
 

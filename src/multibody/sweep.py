@@ -108,7 +108,7 @@ class ModelRun:
         from .errors import SimulationError
         from .simulate import simulate
         from .simulate.lockstep import structure_difference
-        from .simulate.simulate import _in_compiled_loop
+        from .simulate.planning import in_compiled_loop
         try:
             setups = [self.setup(point) for point in points]
         except Exception:  # the points run one by one, each failure recorded with its point
@@ -117,8 +117,8 @@ class ModelRun:
         if any(_settings(s) != settings or structure_difference(first.model, s.model) for s in setups[1:]):
             return None
         models_vary = any(not path.startswith(("initial.", "simulation.")) for point in points for path in point)
-        if models_vary and not _in_compiled_loop(first.model, settings.get("method", "DOP853"), True, False, False,
-                                                 None, None, (), None, settings.get("atol", 1e-10)):
+        if models_vary and not in_compiled_loop(first.model, settings.get("method", "DOP853"), True, False, False,
+                                                None, None, (), None, settings.get("atol", 1e-10)):
             return None
         models = [s.model for s in setups] if models_vary else first.model
         try:

@@ -5,7 +5,7 @@ import pytest
 import multibody as mb
 from mechanisms import four_bar
 from multibody.constraints.assembly import constraint_drift
-from multibody.constraints.integrate import run
+from multibody.simulate.simulate import run
 
 
 def test_assemble_closes_the_loop_and_keeps_the_crank_speed_direction():

@@ -1,5 +1,5 @@
 """Simulation of closed loops with drift control (mb.simulate's fixed-step methods with projection, and the old
-entry point constraints.integrate.run): four-bar (drift, energy, reduced model), slider-crank (closed-form
+entry point multibody.simulate.simulate.run): four-bar (drift, energy, reduced model), slider-crank (closed-form
 kinematics, driving torque by virtual work), rolling disk (steady rolling)."""
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 import multibody as mb
 from mechanisms import (four_bar, four_bar_reduced, four_bar_state, piston_position, slider_crank,
                         slider_crank_torque)
-from multibody.constraints.integrate import run
+from multibody.simulate.simulate import run
 
 
 def _reduced_crank_angle(theta0, rate0, times):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.impact import simulate_impacts
+from multibody import simulate_impacts
 
 from ._helpers import ball_on_arm
 

@@ -370,7 +370,9 @@ def test_the_loop_computes_its_slots_itself_when_no_helper_runs():
     it needs and, at its end, those left: the samples of the run without a ring, and its accelerations; with a
     helper started late (after the run), the helper finds DONE and returns."""
     from multibody.simulate.handoff import ring
-    from multibody.simulate.steppers import DOP853, run_with_events, sample_rates, serve
+    from multibody.simulate.adaptive import serve
+    from multibody.simulate.steppers import DOP853, run_with_events
+    from multibody.simulate.tree_rates import sample_rates
     model, q0, v0 = hanging_chain(5, swing=0.4)
     cm = model.compile()
     arrays, rows = (cm.topology, cm.params, cm.gravity), force_arrays(model)

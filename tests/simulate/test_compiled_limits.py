@@ -47,8 +47,8 @@ def test_a_run_that_reaches_no_stop_is_compiled_throughout():
 
 def test_a_fallback_to_the_python_loop_says_why_once(monkeypatch):
     import importlib
-    module = importlib.import_module("multibody.simulate.simulate")
-    monkeypatch.setattr(module, "_NOTICED", set())
+    module = importlib.import_module("multibody.simulate.planning")
+    monkeypatch.setattr(module, "NOTICED", set())
     model = mb.Model.chain(1)
     with pytest.warns(UserWarning, match="runs in the Python loop.*because the torque is a callable") as caught:
         for _ in range(2):

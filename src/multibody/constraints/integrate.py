@@ -1,6 +1,6 @@
 """Steps of constrained and contact systems: projection onto the constraint manifold, and a time-stepping scheme
 for contact. :func:`multibody.simulate` runs them (``method="RK4"`` or ``"Euler"`` with ``projection``,
-``method="contact"``); :func:`run` is the old entry point, an alias of it.
+``method="contact"``).
 
 *Projection* (after each RK4 or Euler step of :func:`multibody.simulate` on a model with constraints): q onto
 φ(q) = 0 (Newton, :func:`.assembly.assemble_positions`) and v onto J v = b in the kinetic-energy metric
@@ -20,10 +20,9 @@ Contacts are sought within ``margin`` + h · (a bound on the geometries' speed).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..simulate.forces import joint_force_rows
@@ -37,9 +36,6 @@ from .types import stack
 
 if TYPE_CHECKING:
     from ..model import Model
-    from ..simulate.trajectory import Trajectory
-
-SCHEMES = {"rk4": "RK4", "contact": "contact"}  # run's schemes and the methods of multibody.simulate they are
 
 
 def project(model, q, v):
@@ -127,27 +123,3 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
             break
         rows |= late
     return integrate(model, q, v_new, h), v_new
-
-
-def run(model: Model, q0: ArrayLike, v0: ArrayLike, t_end: float, dt: float,
-        tau: ArrayLike | Callable[[float, np.ndarray, np.ndarray], Any] | None = None, scheme: str = "rk4",
-        stabilization: tuple[float, float] | None = None, projection: bool = True, tol: float = 1e-8) -> Trajectory:
-    """Integrate from (q0, v0) at t = 0 to ``t_end`` [s] with fixed step ``dt`` [s], a sample at every step: an
-    alias of ``multibody.simulate(model, q0, v0, n·dt, method=..., dt=dt, t_eval=dt·(0, 1, …, n))`` with
-    n = round(t_end / dt).
-
-    tau : None, an (nv,) array, or a callable tau(t, q, v) -> (nv,) (simulate's ``torque``).
-    scheme : "rk4" (``method="RK4"``; ``stabilization`` = Baumgarte (α, β) [1/s], ``projection`` on/off) or
-        "contact" (``method="contact"``, velocity-level time stepping with contacts).
-    The initial state must satisfy the constraints to ``tol`` (ValueError otherwise; see :func:`assemble`).
-    Returns the :class:`~multibody.Trajectory`, its ``drift`` the constraint residual before each projection.
-    """
-    from ..simulate.simulate import simulate
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {tuple(SCHEMES)}, got {scheme!r}")
-    if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_end) and t_end >= dt / 2):
-        raise ValueError(f"need dt > 0 and t_end ≥ dt/2 (finite), got dt={dt!r}, t_end={t_end!r}")
-    steps = int(round(t_end / dt))
-    return cast("Trajectory", simulate(  # one state: one Trajectory
-        model, q0, v0, steps * dt, method=SCHEMES[scheme], dt=dt, t_eval=dt * np.arange(steps + 1), torque=tau,
-        stabilization=stabilization, projection=projection, constraint_tolerance=tol))

@@ -30,6 +30,7 @@ from numba.core import config  # noqa: E402
 from ._algorithm_family import algorithm_family  # noqa: E402
 from ._layout import NSYM  # noqa: E402
 from ._spatial_family import spatial_family  # noqa: E402
+from ._stepper_family import on_the_manifold, stepper_family  # noqa: E402
 
 # Device functions inlined into the kernels, and kernels whose on-chip memory is all L1 cache, which holds the
 # threads' local arrays (they use no shared memory): each option where this numba-cuda takes it (the simulator
@@ -52,8 +53,7 @@ def kernels(n, nq, nv, mv):
     dict: "aba", "rnea", "crba", "poses" and "rollout" (see each)."""
     aba_passes, rnea_passes, crba_passes = GPU_PASSES.aba_passes, GPU_PASSES.rnea_passes, GPU_PASSES.crba_passes
     poses = GPU_PASSES.poses
-    configuration_rate, integrate = GPU_CONFIGURATION.configuration_rate, GPU_CONFIGURATION.integrate
-    normalize_quaternions = GPU_CONFIGURATION.normalize_quaternions
+    configuration_rate = GPU_CONFIGURATION.configuration_rate
     N1, NX, MV, NV = n + 1, nq + nv, max(mv, 1), max(nv, 1)
 
     @device
@@ -164,16 +164,21 @@ def kernels(n, nq, nv, mv):
         configuration_rate(topology, x[:nq], x[nq:], dx[:nq])
         forward_dynamics(topology, params, gravity, x[:nq], x[nq:], tau, f_ext, dx[nq:])
 
+    @device
+    def step_rates(args, t, x, dx):
+        """:func:`rates` with args = (topology, params, gravity, tau, f_ext) (the stepper family's rates)."""
+        topology, params, gravity, tau, f_ext = args
+        rates(topology, params, gravity, tau, f_ext, x, dx)
+
+    rk4_step, euler_step = stepper_family(device, step_rates, *on_the_manifold(device, GPU_CONFIGURATION))
+
     @kernel
     def rollout(topology, params, gravity, euler, tau, f_ext, Q0, V0, t0, t_eval, dt, X_out, status):
-        """Run b from (Q0[b], V0[b]) (or row 0 of either for all runs) at t0 through t_eval by RK4 (or semi-implicit Euler if ``euler``) with the
-        constant joint forces tau[b] (or tau[0] for all), each interval between output times in equal steps of at
-        most dt, X_out[b, j] the state at t_eval[j]: the steps of the CPU loop
-        (:func:`multibody.simulate.steppers.fixed_step`), all in thread-local memory.
-
-            RK4      k₁ … k₄ at x, x + h/2 k₁, x + h/2 k₂, x + h k₃;   x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄)
-            Euler    v⁺ = v + h v̇(q, v),   q⁺ = q ⊕ h v⁺
-        """
+        """Run b from (Q0[b], V0[b]) (or row 0 of either for all runs) at t0 through t_eval by RK4 (or semi-implicit
+        Euler if ``euler``; the steps of :mod:`._stepper_family`) with the constant joint forces tau[b] (or tau[0]
+        for all), each interval between output times in equal steps of at most dt, X_out[b, j] the state at
+        t_eval[j]: the steps of the CPU loop (:func:`multibody.simulate.steppers.fixed_step`), all in thread-local
+        memory."""
         b = cuda.grid(1)
         if b >= X_out.shape[0]:
             return
@@ -184,6 +189,7 @@ def kernels(n, nq, nv, mv):
         load(Q0, min(b, Q0.shape[0] - 1), x[:nq])
         load(V0, min(b, V0.shape[0] - 1), x[nq:])
         load(tau, min(b, tau.shape[0] - 1), tb)
+        args = (topology, prm, gravity, tb, f_ext)
         t = t0
         finite = True
         for j in range(t_eval.shape[0]):
@@ -191,20 +197,10 @@ def kernels(n, nq, nv, mv):
             steps = int(math.ceil(span / dt * (1.0 - 1e-12))) if span > 0.0 else 0
             h = span / steps if steps > 0 else 0.0
             for _ in range(steps):
-                if euler:  # v⁺ = v + h v̇(q, v) ;  q⁺ = q ⊕ h v⁺
-                    rates(topology, prm, gravity, tb, f_ext, x, K[0])
-                    for i in range(nq, NX):
-                        y[i] = x[i] + h * K[0, i]
-                    integrate(topology, x[:nq], y[nq:], h, y[:nq])
+                if euler:
+                    euler_step(args, t, x, h, nq, K, y)
                 else:
-                    for st in range(4):
-                        c = 0.0 if st == 0 else (h if st == 3 else 0.5 * h)
-                        for i in range(NX):
-                            y[i] = x[i] + c * K[st - 1, i] if st > 0 else x[i]
-                        rates(topology, prm, gravity, tb, f_ext, y, K[st])
-                    for i in range(NX):
-                        y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
-                    normalize_quaternions(topology, y)
+                    rk4_step(args, t, x, h, nq, K, y)
                 for i in range(NX):
                     x[i] = y[i]
             t = t_eval[j]

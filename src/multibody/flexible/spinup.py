@@ -1,5 +1,6 @@
 """A flexible beam clamped to a rigid hub turning about B's z axis: prescribed or free hub rotation, and the
-spin-up manoeuvre of Kane, Ryan & Banerjee (J. Guidance, Control, and Dynamics 10(2):139–151, 1987).
+spin-up manoeuvre of Kane, Ryan & Banerjee (J. Guidance, Control, and Dynamics 10(2):139–151, 1987), which
+:func:`multibody.simulate.spin_up.simulate_spin_up` runs.
 
 The hub is the rigid body B (origin fixed at the hub centre, rotating about z at rate Ω); the beam is clamped
 at radius ``beam.root`` along B's x axis. With ω = (0, 0, Ω) and v = 0, the floating-frame equations
@@ -10,19 +11,19 @@ M u̇ = f + [N; F; 0] of :func:`~multibody.flexible.beam.floating_frame_equation
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError
 from .beam import Beam, floating_frame_equations, momentum_and_energy
+from .body import FlexibleBeam
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..model import Model
+    from ..simulate.trajectory import Trajectory
 
 _Z = 2  # the hub axis, B's z, is row 2 of the [angular; linear; elastic] equations
 
@@ -118,45 +119,35 @@ def prescribed_joint_torque(model: Model, joint: str, motion: Callable[[float], 
     return torque
 
 
-@dataclass(frozen=True)
-class SpinUpResult:
-    """t (T,) [s]; rate (T,) hub rate [rad/s]; e, e_dot (T, n); tip (T, 3) tip displacement Φ e in B [m];
-    diverged_at: time [s] at which |tip| exceeded the divergence limit, or None."""
+def spin_up_model(fb, stiffening=True) -> Model:
+    """The hub and beam of :func:`multibody.simulate.spin_up.simulate_spin_up` as a Model: the hub (body "hub", 1 kg, inertia 1 kg·m²: its
+    motion is prescribed) turning about the world z axis by the revolute joint "hub_joint", and the beam of ``fb``
+    (a clamped :class:`~multibody.flexible.beam.DiscretizedBeam`) clamped to it as the :class:`FlexibleBeam`
+    "blade"; no gravity. q = (hub angle, e), v = (Ω, ė)."""
+    from ..model import Body, Fixed, Model, Revolute
+    b, n = fb.beam, fb.n
+    modes = None if np.array_equal(fb.basis, np.eye(fb.basis.shape[0], n)) else n // len(fb.components)
+    model = Model("spin-up", gravity=(0.0, 0.0, 0.0))
+    model.add(Body("hub", mass=1.0, inertia=np.eye(3)), joint=Revolute((0, 0, 1)))
+    blade = FlexibleBeam("blade", b.length, b.mass_per_length, b.EA, b.EIv, b.EIw, root=b.root,
+                         polar_inertia=b.polar_inertia, elements=fb.elements, modes=modes, components=fb.components,
+                         stiffening=stiffening)
+    if blade.discretization.n != n or not np.allclose(blade.discretization.basis, fb.basis, rtol=0, atol=1e-12):
+        raise ModelError(f"spin_up_model: the beam's discretization ({fb.elements} elements, components "
+                         f"{fb.components!r}, {n} coordinates) is not one that discretize(beam, elements, 'clamped', "
+                         "components, modes) makes")
+    model.add(blade, parent="hub", joint=Fixed())
+    return model
 
-    t: np.ndarray
-    rate: np.ndarray
-    e: np.ndarray
-    e_dot: np.ndarray
-    tip: np.ndarray
-    diverged_at: float | None
 
-
-def simulate_spin_up(fb, final_rate=6.0, duration=15.0, t_end=20.0, stiffening=True, divergence=None,
-                     rtol=1e-7, atol=1e-9, method="Radau", samples=401):
-    """Drive the hub of ``fb`` (a clamped :class:`~multibody.flexible.beam.DiscretizedBeam`) along
-    :func:`spin_up_profile` from rest and integrate the elastic motion with scipy's ``solve_ivp``.
-
-    The run stops early when the tip displacement exceeds ``divergence`` [m] (default: the beam length):
-    the linear theory (``stiffening=False``) diverges once Ω passes the first in-plane frequency.
-    """
-    limit = fb.beam.length if divergence is None else float(divergence)
-    n = fb.n
-
-    def rhs(t, y):
-        _, rate, rate_dot = spin_up_profile(t, final_rate, duration)
-        e_ddot, _ = prescribed_hub_accelerations(fb, rate, rate_dot, y[:n], y[n:], stiffening)
-        return np.r_[y[n:], e_ddot]
-
-    def diverged(t, y):
-        return limit - np.linalg.norm(fb.tip @ y[:n])
-    diverged.terminal = True
-
-    times = np.linspace(0.0, t_end, samples)
-    sol = solve_ivp(rhs, (0.0, t_end), np.zeros(2 * n), method=method, t_eval=times, events=diverged,
-                    rtol=rtol, atol=atol)
-    if sol.status < 0:
-        raise SimulationError(f"simulate_spin_up: {sol.message}", time=float(sol.t[-1]) if sol.t.size else 0.0)
-    e, e_dot = sol.y[:n].T, sol.y[n:].T
-    rates = np.array([spin_up_profile(t, final_rate, duration)[1] for t in sol.t])
-    stopped = float(sol.t_events[0][0]) if sol.t_events[0].size else None
-    return SpinUpResult(sol.t, rates, e, e_dot, e @ fb.tip.T, stopped)
+def tip_displacement(trajectory: Trajectory, body: str = "blade") -> np.ndarray:
+    """(T, 3) displacement Φ e [m] of the free end of the flexible beam ``body`` in its floating frame B, at each
+    sample of ``trajectory`` (a run of a model with that beam, e.g. :func:`multibody.simulate.spin_up.simulate_spin_up`'s)."""
+    model = trajectory.model
+    beam = model.body(body)
+    if not isinstance(beam, FlexibleBeam):
+        raise ModelError(f"tip_displacement: body '{body}' of model '{model.name}' is a {type(beam).__name__}, "
+                         "not a FlexibleBeam")
+    # the elastic coordinates come last in q, beam after beam in body order
+    start = model.nq - model.ne + sum(b.ne for b in model.bodies[:model.body_index(body)])
+    return trajectory.q[:, start:start + beam.ne] @ beam.discretization.tip.T

@@ -25,26 +25,25 @@ e = max(e_A, e_B).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ..constraints.contact import contact_pairs
 from ..constraints.forward import forward_dynamics
-from ..constraints.limits import LimitStops, enforced_limits
+from ..constraints.limit_stops import LimitStops
+from ..constraints.limits import enforced_limits
 from ..constraints.geometry import collide, contact_coefficients
 from ..constraints.types import equality_constraints
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
 from ..errors import ModelError
-from ..simulate.simulate import Event, simulate
+from ..event import Event
 from ..simulate.trajectory import ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
 
 if TYPE_CHECKING:
     from ..model import Model
-    from ..simulate.trajectory import Trajectory
 
 
 class Collisions:
@@ -199,33 +198,3 @@ class Collisions:
 
     # simulate() adds no limit events of its own (the ignore: mypy types no function attributes)
     dynamics.handles_joint_limits = True  # type: ignore[attr-defined]
-
-
-def simulate_impacts(model: Model, q0: ArrayLike | None = None, v0: ArrayLike | None = None, t_end: float = 1.0, *,
-                     law: str = "newton", method: str = "sequential", rest_velocity: float = 1e-3,
-                     contact_tolerance: float = 1e-9, release_distance: float = 1e-6,
-                     stabilization: tuple[float, float] = (20.0, 20.0), rtol: float = 1e-10, atol: float = 1e-12,
-                     **options: Any) -> Trajectory:
-    """Simulate with collisions between the model's contact shapes (event-driven, impulsive impacts): an alias of
-    ``multibody.simulate(model, q0, v0, t_end, collisions={law, method, ...}, rtol=1e-10, atol=1e-12)``.
-
-    Parameters
-    ----------
-    q0, v0, t_end : as for :func:`multibody.simulate`; ``options`` (its integration ``method`` excepted: max_step,
-        t_eval, samples, torque, f_ext, events, progress) are passed on to it.
-    law : "newton" or "poisson" restitution; method : "sequential" (default: pairwise propagation, Newton's
-        cradle) or "simultaneous" (see :func:`~multibody.impact.resolve_impact`).
-    rest_velocity : [m/s] approach speed below which an impact is plastic and a touching pair rests.
-    contact_tolerance : [m] pairs this close at an impact take part in it (simultaneous impacts).
-    release_distance : [m] a resting pair is watched again once its gap exceeds this.
-    stabilization : Baumgarte gains (α, β) [1/s] for resting contacts.
-
-    Returns
-    -------
-    Trajectory, with ``trajectory.impacts`` the list of :class:`ImpactRecord` (saved with the trajectory, tabled
-    by ``trajectory.impacts_dataframe()``) and the impact events in ``trajectory.events``. A failed integration's
-    SimulationError (or Ctrl-C's SimulationInterrupted) carries the partial trajectory with the impacts so far.
-    """
-    collisions = dict(law=law, method=method, rest_velocity=rest_velocity, contact_tolerance=contact_tolerance,
-                      release_distance=release_distance, stabilization=stabilization)
-    return cast("Trajectory", simulate(model, q0, v0, t_end, rtol=rtol, atol=atol, collisions=collisions, **options))

@@ -23,8 +23,10 @@ from .actuators import idle_without_controls
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows, joint_force_rows
 from .handoff import SLOTS, ring
-from .steppers import (DOP853, DOPRI5, EULER, EVENT, INTERRUPTED, METHODS, NFEV, NONFINITE, OK, REJECTED, RK4,
-                       STATUS, STEPS, STOP, T_REACHED, run_with_events, sample_rates, sample_torques, serve)
+from .adaptive import serve
+from .steppers import DOP853, DOPRI5, EULER, METHODS, RK4, run_with_events
+from .tree_rates import (EVENT, INTERRUPTED, NFEV, NONFINITE, OK, REJECTED, STATUS, STEPS, STOP, T_REACHED, sample_rates,
+                         sample_torques)
 from .torques import TorqueTable, per_run_tables
 
 

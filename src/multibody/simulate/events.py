@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from ..dynamics._spatial_kernels import world_poses
 from ..errors import ModelError, checked_number
+from ..event import NamedEvent
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -50,7 +51,7 @@ def event_value(topology, params, row, q, v, R0, p0):
     return g
 
 
-class BuiltinEvent:
+class BuiltinEvent(NamedEvent):
     """What the built-in events share: ``name``, ``direction`` (> 0 rising crossings only, < 0 falling only,
     0 both), ``terminal`` (stop the run), no ``action``; binding to a model and the value g(t, q, v)."""
 

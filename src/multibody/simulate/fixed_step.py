@@ -1,11 +1,11 @@
-"""Fixed-step time integration: the RK4 and semi-implicit Euler steps, and an adapter that gives a fixed-step scheme
-scipy's solver interface.
+"""Fixed-step time integration in the Python loop: the RK4 and semi-implicit Euler steps, and an adapter that gives a
+fixed-step scheme scipy's solver interface.
 
 :func:`multibody.simulate` drives every method through ``scipy.integrate.OdeSolver`` (``step``, ``dense_output``),
 so the fixed-step schemes share its events, output samples, failures, Ctrl-C and progress bar with the adaptive
 ones. The steps land on the output times: each interval between consecutive output times (and from a restart after
 an event to the next output time) is cut into equal steps of at most ``dt`` — the rule of the compiled loop
-(:func:`multibody.simulate.compiled.fixed_step`), so the two agree to round-off. Between two steps the state is
+(:func:`multibody.simulate.steppers.fixed_step`), so the two agree to round-off. Between two steps the state is
 the cubic Hermite interpolant of the end states and their rates (linear for the contact scheme, which has no rates).
 """
 from __future__ import annotations
@@ -15,25 +15,42 @@ from scipy.integrate import DenseOutput, OdeSolver
 
 from ..constraints.integrate import contact_step, project
 from ..dynamics import integrate
+from ..dynamics._stepper_family import stepper_family
+
+
+def _rates(args, t, x, dx):
+    """dx = f(t, x), args = (model, f): the Python loop's rates for the stepper family (x and dx flat, or (1, nx))."""
+    dx.reshape(-1)[:] = args[1](t, x.reshape(-1))
+
+
+def _integrate(args, q, v, h, out):
+    """out = q ⊕ h v (:func:`multibody.integrate` on args[0], the model)."""
+    out[:] = integrate(args[0], q, v, h)
+
+
+def _normalize(args, x):
+    """Nothing: :func:`scheme` normalizes the quaternions after every step."""
+
+
+# RK4 and semi-implicit Euler (:mod:`multibody.dynamics._stepper_family`) as plain Python on NumPy arrays
+_STEPS = stepper_family(lambda function: function, _rates, _integrate, _normalize)
 
 
 def rk4_step(f, t, x, h):
-    """x(t + h) by the classical Runge–Kutta method (Kutta 1901; Hairer, Nørsett, Wanner, *Solving ODEs I*, II.1):
-    x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄), k₁ = f(t, x), k₂ = f(t + h/2, x + h/2 k₁), k₃ = f(t + h/2, x + h/2 k₂),
-    k₄ = f(t + h, x + h k₃). t, h [s]."""
-    k1 = f(t, x)
-    k2 = f(t + 0.5 * h, x + 0.5 * h * k1)
-    k3 = f(t + 0.5 * h, x + 0.5 * h * k2)
-    k4 = f(t + h, x + h * k3)
-    return x + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    """x(t + h) by the classical Runge–Kutta method (:mod:`multibody.dynamics._stepper_family`) with the rates
+    f(t, x). t, h [s]. The state is passed as one entry of shape (1, nx), so that each of the family's lines is
+    one NumPy operation on the whole state."""
+    K, y = np.empty((4, 1, x.shape[0])), np.empty((1, x.shape[0]))
+    _STEPS.rk4_step((None, f), t, x.reshape(1, -1), h, 1, K, y)
+    return y[0]
 
 
 def euler_step(model, f, t, x, h):
-    """x(t + h) by semi-implicit (symplectic) Euler on x = (q, v) with f = (q̇, v̇):
-    v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`, exact on each joint's manifold). t, h [s]."""
-    nq = model.nq
-    v = x[nq:] + h * f(t, x)[nq:]
-    return np.concatenate([integrate(model, x[:nq], v, h), v])
+    """x(t + h) by semi-implicit (symplectic) Euler (:mod:`multibody.dynamics._stepper_family`) on x = (q, v) with
+    f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]."""
+    K, y = np.empty((1, x.shape[0])), np.empty(x.shape[0])
+    _STEPS.euler_step((model, f), t, x, h, model.nq, K, y)
+    return y
 
 
 def scheme(model, method, tau, normalized, projection, limits=None):

@@ -3,15 +3,15 @@ operations they are claimed with.
 
 DOP853's dense output costs 3 more evaluations of the rates on every step that holds an output time (17 % of the
 evaluations of a 10 s run of the 20-link chain with 1001 samples). They depend on the step's stages only, not on
-the next step, so :func:`multibody.simulate.steppers.dop853` can post them — the step's start state x, new state y,
+the next step, so :func:`multibody.simulate.adaptive.dop853` can post them — the step's start state x, new state y,
 stages K and span [t, t + h] — to a slot, and go on with the next step while a helper thread on another core
-(:func:`multibody.simulate.steppers.serve`) computes the dense output, the output samples and the accelerations
+(:func:`multibody.simulate.adaptive.serve`) computes the dense output, the output samples and the accelerations
 and applied forces there (those of the trajectory).
 
 A slot is FREE, POSTED (its step's data written) or CLAIMED (being worked on). The step loop posts to the slots in
 ring order; the helper claims any POSTED slot (compare-and-swap POSTED → CLAIMED) and frees it when its samples are
 written. The loop never waits for the helper alone: a slot it needs that is still POSTED it claims and computes
-itself (:func:`multibody.simulate.steppers.wait_free`), and at its end it sets DONE, then computes every slot still
+itself (:func:`multibody.simulate.adaptive.wait_free`), and at its end it sets DONE, then computes every slot still
 POSTED and waits only for those the helper holds. So a helper that never runs (its core busy elsewhere) costs only
 the copies of each step's data, and the samples are the same, bit for bit, whichever thread computed them. A
 helper that finds no work for ~0.1 ms (SPINS looks) stops: on a machine with more runnable threads than cores the

@@ -4,11 +4,9 @@ evaluation of the articulated-body algorithm across them, vectorized over the ru
 throughout).
 
 For trees of revolute and prismatic joints, where q̇ = v, so that a stage state is q + c k_q, v + c k_v with
-no manifold to stay on. The schemes are those of :func:`multibody.simulate.compiled.fixed_step`, with the same
-steps (each interval between output times in equal steps of at most dt), so the two agree to round-off:
-
-    RK4      k₁ … k₄ at x, x + h/2 k₁, x + h/2 k₂, x + h k₃;   x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄)
-    Euler    v⁺ = v + h v̇(q, v),   q⁺ = q + h v⁺          (semi-implicit, symplectic)
+no manifold to stay on. The schemes, RK4 and semi-implicit Euler, are those of
+:mod:`multibody.dynamics._stepper_family`, which :func:`multibody.simulate.steppers.fixed_step` steps too, with the
+same steps (each interval between output times in equal steps of at most dt), so the two agree to round-off.
 
 τ = τ_const + the joint springs and friction of :func:`multibody.simulate.compiled.joint_force_array`.
 """
@@ -19,11 +17,9 @@ from numba.extending import overload
 
 from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
 from ..dynamics._spatial_kernels import PARENT, wide_vectors, work
-from ..dynamics._spatial_kernels import njit_without_refcounts
+from ..dynamics._spatial_kernels import inline, njit_without_refcounts
+from ..dynamics._stepper_family import stepper_family
 from .forces import add_joint_forces
-
-STAGE_OFFSET = (0.0, 0.5, 0.5, 1.0)  # RK4 stage k_s is taken at x + c_s h k_{s−1}
-STAGE_WEIGHT = (1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0)
 
 
 def structure_difference(model, other) -> str:
@@ -105,19 +101,58 @@ def _chunk_params(params, b0, nb, lanes):
     return per_run
 
 
+@inline
+def lane_rates(args, t, x, dx):
+    """dx = ẋ = (q̇, v̇) of the lanes' state x = (q, v) (the runs' q (n, LANES) then v (n, LANES), flat): q̇ = v,
+    v̇ = ABA(q, v, τ + Q(q, v)) across the lanes (:func:`joint_torques`, :func:`multibody.dynamics._batch.aba_lanes`).
+    args = (topology, params, gravity, tau, joint_forces, b0, nb, taus, no_forces, the ABA's work arrays)."""
+    topology, params, gravity, tau, joint_forces, b0, nb, taus, no_forces, aba_work = args
+    R0, d, S, V, C, IA, PA, U, D, Dinv, A = aba_work
+    n, lanes = taus.shape[0], taus.shape[1]
+    m = n * lanes
+    q, v = x[:m].reshape((n, lanes)), x[m:].reshape((n, lanes))
+    for i in range(m):
+        dx[i] = x[m + i]
+    joint_torques(tau, joint_forces, q, v, b0, nb, taus)
+    aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, dx[m:].reshape((n, lanes)),
+              R0, d, S, V, C, IA, PA, U, D, Dinv, A)
+
+
+@inline
+def lane_integrate(args, q, v, h, out):
+    """out = q + h v (revolute and prismatic joints: q̇ = v)."""
+    for i in range(q.shape[0]):
+        out[i] = q[i] + h * v[i]
+
+
+@inline
+def lane_normalize(args, x):
+    """Nothing to normalize: the lanes hold no quaternions."""
+    return
+
+
+# RK4 and semi-implicit Euler on the lanes' flat state, inlined into advance_chunk
+rk4_step, euler_step = stepper_family(inline, lane_rates, lane_integrate, lane_normalize)
+
+
 @njit_without_refcounts(cache=True)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
-                  q, v, qs, vs, taus, qdd, dq, dv, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
+                  x, y, K, taus, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
-    q, v (n, LANES): the runs' state, lanes last as :func:`multibody.dynamics._batch.aba_lanes` takes it; qs, vs:
-    a stage state; dq, dv: the weighted sum of the stages' rates. ``params``: shared (n, NPARAMS) or the lanes'
-    (n, NPARAMS, LANES). Returns the number of output samples written (fewer when ``stop[0]`` is set by another
-    thread)."""
+    x, y (2 n LANES): the runs' state before and after a step, flat (q (n, LANES) then v (n, LANES), lanes last as
+    :func:`multibody.dynamics._batch.aba_lanes` takes it); K (4, 2 n LANES): the stages' rates; taus (n, LANES).
+    ``params``: shared (n, NPARAMS) or the lanes' (n, NPARAMS, LANES). Returns the number of output samples
+    written (fewer when ``stop[0]`` is set by another thread)."""
     wide_vectors()
-    n = q.shape[0]
+    n, lanes = taus.shape[0], taus.shape[1]
+    m = n * lanes
+    args = (topology, params, gravity, tau, joint_forces, b0, nb, taus, no_forces, (R0, d, S, V, C, IA, PA, U, D,
+                                                                                     Dinv, A))
+    for k in range(2 * m):
+        x[k] = 0.0  # (the lanes past nb: finite, unused)
     for i in range(n):
         for b in range(nb):
-            q[i, b], v[i, b] = X[b0 + b, i], X[b0 + b, n + i]
+            x[i * lanes + b], x[m + i * lanes + b] = X[b0 + b, i], X[b0 + b, n + i]
     for j in range(t_eval.shape[0]):
         if stop[0] != 0.0:
             return j
@@ -126,55 +161,31 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
         for _ in range(count):
             step = span / count
             if euler:
-                joint_torques(tau, joint_forces, q, v, b0, nb, taus)
-                aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, qdd,
-                          R0, d, S, V, C, IA, PA, U, D, Dinv, A)
-                for i in range(n):
-                    for b in range(nb):
-                        v[i, b] += step * qdd[i, b]
-                        q[i, b] += step * v[i, b]
-                continue
-            for s in range(4):
-                c = STAGE_OFFSET[s] * step
-                for i in range(n):  # stage state x + c k_{s−1}: its q̇ is its v (k_q), its v̇ the previous qdd
-                    for b in range(nb):
-                        if s == 0:
-                            qs[i, b], vs[i, b] = q[i, b], v[i, b]
-                        else:
-                            qs[i, b], vs[i, b] = q[i, b] + c * vs[i, b], v[i, b] + c * qdd[i, b]
-                joint_torques(tau, joint_forces, qs, vs, b0, nb, taus)
-                aba_lanes(topology, params, gravity, qs, vs, taus, no_forces, 0, nb, qdd,
-                          R0, d, S, V, C, IA, PA, U, D, Dinv, A)
-                w = STAGE_WEIGHT[s] * step
-                for i in range(n):
-                    for b in range(nb):
-                        dq[i, b] = (0.0 if s == 0 else dq[i, b]) + w * vs[i, b]
-                        dv[i, b] = (0.0 if s == 0 else dv[i, b]) + w * qdd[i, b]
-            for i in range(n):
-                for b in range(nb):
-                    q[i, b] += dq[i, b]
-                    v[i, b] += dv[i, b]
+                euler_step(args, t, x, step, m, K, y)
+            else:
+                rk4_step(args, t, x, step, m, K, y)
+            for k in range(2 * m):
+                x[k] = y[k]
+            t += step
         t = t_eval[j]
         for i in range(n):
             for b in range(nb):
-                X_out[b0 + b, j, i], X_out[b0 + b, j, n + i] = q[i, b], v[i, b]
+                X_out[b0 + b, j, i], X_out[b0 + b, j, n + i] = x[i * lanes + b], x[m + i * lanes + b]
     return t_eval.shape[0]
 
 
 @njit_without_refcounts(cache=True, nogil=True)
 def lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts,
-                   first, stride, state, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
-    """The runs of chunks first, first + stride, … of LANES runs (a task's share, in its thread's own arrays: ``state``
-    (8, n, LANES) for q, v, qs, vs, taus, qdd, dq, dv of :func:`advance_chunk`, ``lanes`` for the per-run params
-    of a chunk (:func:`chunk_params`) and the ABA's work arrays). counts[b]: the samples written for run b.
-    Releases the GIL."""
+                   first, stride, x, y, K, taus, lanes, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
+    """The runs of chunks first, first + stride, … of LANES runs (a task's share, in its thread's own arrays: x, y, K
+    and taus of :func:`advance_chunk`, ``lanes`` for the per-run params of a chunk (:func:`chunk_params`) and the
+    ABA's work arrays). counts[b]: the samples written for run b. Releases the GIL."""
     B, L = X.shape[0], LANES
     no_forces = work((1, 0, 6))  # (no body forces)
     for b0 in range(first * L, B, stride * L):
         nb = min(L, B - b0)
         written = advance_chunk(topology, chunk_params(params, b0, nb, lanes), gravity, euler, tau, joint_forces, X,
-                                b0, nb, t, t_eval, dt, X_out, stop, state[0], state[1], state[2], state[3],
-                                state[4], state[5], state[6], state[7], no_forces,
+                                b0, nb, t, t_eval, dt, X_out, stop, x, y, K, taus, no_forces,
                                 R0, d, S, V, C, IA, PA, U, D, Dinv, A)
         for b in range(nb):
             counts[b0 + b] = written
@@ -192,9 +203,10 @@ def lockstep(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, 
 
     def chunk(k):
         work = thread_workspaces(1, topology.shape[0], n, n)[0]
-        state = np.empty((8, n, LANES))
+        x, y, K, taus = np.empty(2 * n * LANES), np.empty(2 * n * LANES), np.empty((4, 2 * n * LANES)), np.empty(
+            (n, LANES))
         lanes = np.empty((params.shape[1:] if params.ndim == 3 else (0, 0)) + (LANES,))
         lockstep_share(topology, params, gravity, euler, tau, joint_forces, X, t, t_eval, dt, X_out, stop, counts, k,
-                       chunks, state, lanes, *work[4:])
+                       chunks, x, y, K, taus, lanes, *work[4:])
 
     in_threads(chunk, chunks, max(1, min(threads, chunks)))

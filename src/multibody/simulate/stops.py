@@ -1,6 +1,6 @@
 """Joint limits in the compiled loop: each finite bound watched as a built-in terminal event.
 
-The Python loop enforces the joint limits (:class:`~multibody.constraints.limits.LimitStops`) with one falling
+The Python loop enforces the joint limits (:class:`~multibody.constraints.limit_stops.LimitStops`) with one falling
 event per bound, g = ±(q − bound) + tolerance/2, whose action is the impact, after which the bound rests, held by
 the contact LCP of the forward dynamics. Until the first impact that run is the plain tree's motion, which the
 compiled loop integrates: :func:`run_to_limits` watches every bound there as the same zero crossing
@@ -15,7 +15,8 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from ..constraints.limits import LimitStops
+from ..constraints.limit_stops import LimitStops
+from ..event import Event
 from .events import JointValue
 from .trajectory import Trajectory
 
@@ -27,7 +28,6 @@ def limit_events(stops):
     """One terminal built-in event per bound of ``stops``, at the zero of its impact event before any impact:
     g = q − (lower − tolerance/2) falling, or q − (upper + tolerance/2) rising; named as the Python loop names
     them ("limit <joint> lower")."""
-    from .simulate import Event
     events = []
     for limit, side, _, sign, bound in stops.keys:
         value = bound - sign * 0.5 * stops.tolerance

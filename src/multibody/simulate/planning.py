@@ -1,0 +1,181 @@
+"""The planning of :func:`multibody.simulate`: the checks of its options, the output times, and which backend runs a
+simulation — the compiled loop (:mod:`.compiled`), the compiled loop up to the first joint stop (:mod:`.stops`), or
+the Python loop (:mod:`.python_loop`) — with the notices and warnings that go with the choice.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..constraints.limits import enforced_limits, joint_limits, limit_sides, stored_limits
+from ..model.joints import quaternion_norms
+from .python_loop import FIXED_STEP, METHODS
+
+COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
+
+
+def check_method(model, method, dt, dynamics, collisions, stacklevel=4):
+    """ValueError for an unknown method, a missing or refused step dt, or options the method cannot take (the
+    warnings ``stacklevel`` frames up from the warning function)."""
+    if method not in METHODS and method not in FIXED_STEP:
+        raise ValueError(f"simulate: unknown method {method!r}; choose one of {', '.join([*METHODS, *FIXED_STEP])}")
+    if method in FIXED_STEP and not (dt is not None and np.isfinite(dt) and dt > 0):
+        raise ValueError(f"simulate: method {method!r} takes fixed steps: give the step dt > 0 [s], got {dt!r}")
+    if method not in FIXED_STEP and dt is not None:
+        raise ValueError(f"simulate: dt is the step of the fixed-step methods ({', '.join(FIXED_STEP)}); {method!r} "
+                         "chooses its own steps (bound them with max_step)")
+    if dynamics is not None and collisions:
+        raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
+    if method == "contact":
+        given = {"dynamics": dynamics is not None, "collisions": collisions}
+        refused = [name for name, value in given.items() if value]
+        if refused:
+            raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
+                             f"takes no {' or '.join(refused)}; use another method")
+    if method != "contact" and not collisions and dynamics is None:
+        warn_ignored_shapes(model, stacklevel)
+
+_PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
+
+
+def warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
+    """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
+    the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
+    (``joint_limits=False``, and no :class:`multibody.JointLimit` on the joint)."""
+    if stored:
+        return trajectory
+    enforced = {c.joint for c in joint_limits(model)}
+    past = []
+    for joint in model.joints:
+        limits = joint.limits
+        if limits is None or joint.name in enforced:
+            continue
+        k = model.q_slice(joint.name).start
+        low = min(float(run.q[:, k].min(initial=np.inf)) for run in (trajectory, *more))
+        high = max(float(run.q[:, k].max(initial=-np.inf)) for run in (trajectory, *more))
+        below = low < limits.lower - _PAST * max(1.0, abs(limits.lower))
+        above = high > limits.upper + _PAST * max(1.0, abs(limits.upper))
+        if below or above:
+            past.append(f"'{joint.name}' reached {low if below else high:.4g} "
+                        f"(limits [{limits.lower:.4g}, {limits.upper:.4g}])")
+    if past:
+        warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
+                      f"which this run does not enforce: {', '.join(past[:5])}{' …' if len(past) > 5 else ''}; "
+                      "simulate(..., joint_limits=True), the default, makes them stops",
+                      stacklevel=stacklevel)
+    return trajectory
+
+
+def warn_ignored_shapes(model, stacklevel=4):
+    """Warn that a run without contact ignores the model's contact shapes, when two of them could touch
+    (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
+    collisions) fall through."""
+    from ..constraints.contact import pairs_and_unsupported
+    if model.geometries and pairs_and_unsupported(model)[0]:
+        warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
+                      "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
+                      "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
+                      "contact --dt 0.001) to simulate contact",
+                      stacklevel=stacklevel)
+
+
+def collisions_of(model, settings, stored_limits=True):
+    """The :class:`multibody.impact.Collisions` of ``settings`` (True: the defaults, or a dict of them), with the
+    joints' stored limits enforced or not."""
+    from ..impact.events import Collisions
+    settings = {} if settings is True else dict(settings)
+    try:
+        return Collisions(model, **settings, limits=enforced_limits(model, stored_limits))
+    except TypeError as exc:
+        raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
+                         f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
+
+
+def in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
+                     joint_limits=True, stacklevel=4):
+    """Whether the compiled loop takes this simulation from start to end: asked for (``compiled``, no progress
+    bar), a method it has, no collisions, no stored joint limits to enforce, and nothing it refuses
+    (:func:`multibody.simulate.compiled.unsupported`). A run it refuses says why, once per reason
+    (:func:`python_loop_notice`, ``stacklevel`` frames up)."""
+    if not (compiled and method in COMPILED and progress is not True and not collisions):
+        return False  # (collisions: event-driven impacts, asked for, only in the Python loop)
+    from . import compiled as loop
+    reason = loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else atol)
+    if reason:
+        python_loop_notice(model, reason, stacklevel)
+        return False
+    # stored limits: not all the runs at once; each run is compiled up to its first stop (simulate, .stops)
+    return not (joint_limits and stored_limits(model))
+
+NOTICED: set[str] = set()  # the reasons already told (once per process)
+
+
+def python_loop_notice(model, reason, stacklevel=4):
+    """Warn, once per ``reason``, that a simulation the compiled loop could run otherwise takes the Python loop
+    (some 10× slower) and why; ``compiled=False`` asks for the Python loop and is not told."""
+    if reason in NOTICED:
+        return
+    NOTICED.add(reason)
+    warnings.warn(f"simulate: model '{model.name}' runs in the Python loop, not the compiled one (slower), because "
+                  f"{reason}; compiled=False chooses the Python loop without this notice", stacklevel=stacklevel)
+
+
+def warn_unit_quaternions(model, q0):
+    """Warn (once per joint) when q0 holds a quaternion whose norm is not 1 to 1e-3: it is normalized (the
+    rotation it describes kept), which for a value such as (2, 0, 0, 0) is rarely what was meant."""
+    for joint, norm in quaternion_norms(model.joints, np.asarray(q0, dtype=np.float64)).items():
+        off = np.abs(np.asarray(norm) - 1.0)
+        if np.any(off > 1e-3) and np.all(np.asarray(norm) > 0):
+            warnings.warn(f"simulate: q0's quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "
+                          "not 1: it is normalized (the rotation it describes is kept)", stacklevel=3)
+
+MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 10,000 s, or every step dt)
+
+
+def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
+    if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
+        steps = np.ceil((t_end - t_start) / dt * (1.0 - 1e-12))
+        if not steps <= MAX_DEFAULT_SAMPLES:
+            raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
+                             f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
+        return np.append(t_start + dt * np.arange(int(steps)), t_end)
+    if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES
+        count = samples or int(np.clip(np.rint(100.0 * (t_end - t_start)) + 1, 101, MAX_DEFAULT_SAMPLES))
+        return np.linspace(t_start, t_end, int(count))
+    t_eval = np.asarray(t_eval, dtype=float)
+    if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
+            or t_eval[0] < t_start or t_eval[-1] > t_end):
+        raise ValueError(f"simulate: t_eval must be finite increasing times within [{t_start}, {t_end}], got "
+                         f"{np.array2string(t_eval, threshold=8)}")
+    return t_eval
+
+
+def compiled_times(t_eval, t_end, events):
+    """The times the compiled loop runs through: the output times, and with events on to t_end past the last one,
+    as the Python loop steps (a crossing after the last output time is found there too)."""
+    return np.append(t_eval, float(t_end)) if events and t_eval[-1] < t_end else t_eval
+
+
+def refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
+    """ValueError when ``q0`` puts a joint past a bound that the run enforces as a stop: the smooth methods' limit
+    events need a start inside the bounds (``method="contact"`` pushes such a joint back in)."""
+    for side in limit_sides(model, q0, np.zeros(model.nv), limits):
+        if side.gap < -tolerance:
+            limit = side.limit
+            value = q0[model.q_slice(limit.joint).start]
+            raise ValueError(f"simulate: q0 puts joint {limit.joint!r} of model '{model.name}' at {value:.6g}, past "
+                             f"its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start inside its "
+                             "limits, pass joint_limits=False to run without the joints' stored limits, or use "
+                             "method=\"contact\", which pushes it back")
+
+
+def gathered(runs, failures, kind):
+    """``runs``, or, if some failed ({run: (reason, time [s])}), a ``kind`` error carrying them all."""
+    if not failures:
+        return runs
+    first, (reason, time) = next(iter(failures.items()))
+    error = kind(f"simulate: {len(failures)} of {len(runs)} runs failed (run {first}: {reason} at t = {time:.6g} s)",
+                 time=time, trajectory=runs[first])
+    error.trajectories, error.failures = runs, {b: reason for b, (reason, _) in failures.items()}
+    raise error
