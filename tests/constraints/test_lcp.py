@@ -1,11 +1,12 @@
-"""Lemke's method against brute-force enumeration and a bound-constrained QP (scipy), and its failure mode."""
+"""Lemke's method against brute-force enumeration and a bound-constrained QP (scipy), and its failure mode; the
+projected Gauss–Seidel sweep on mixed bilateral and contact blocks against Lemke's method."""
 import itertools
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from multibody.constraints.lcp import LCPError, lemke
+from multibody.constraints.lcp import GaussSeidelBlock, LCPError, gauss_seidel_sweep, lemke
 
 
 def _enumerate(M, q):
@@ -56,3 +57,29 @@ def test_lemke_trivial_and_infeasible():
         lemke(np.array([[-1.0]]), np.array([-1.0]))  # w = −z − 1 ≥ 0 has no z ≥ 0
     with pytest.raises(ValueError, match="shape"):
         lemke(np.eye(2), np.ones(3))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gauss_seidel_with_bilateral_blocks_matches_lemke(seed):
+    """A bilateral block (3 rows held at their targets) beside two frictionless contact blocks: the converged sweep
+    equals the LCP of the contact normals after the bilateral rows are eliminated (Schur complement), solved by
+    Lemke's method, and the bilateral rows meet their targets."""
+    rng = np.random.default_rng(seed)
+    J = rng.normal(size=(9, 12))
+    W, u0, target = J @ J.T, rng.normal(size=9), np.zeros(9)
+    target[:3] = rng.normal(size=3)
+    blocks = [GaussSeidelBlock(slice(0, 3), None, np.linalg.inv(W[:3, :3])),
+              GaussSeidelBlock(slice(3, 6), 0.0, np.zeros((2, 2))), GaussSeidelBlock(slice(6, 9), 0.0, np.zeros((2, 2)))]
+    lam = np.zeros(9)
+    for _ in range(20000):
+        if gauss_seidel_sweep(W, u0, target, lam, blocks) <= 1e-14:
+            break
+    bilateral, normals = np.arange(3), np.array([3, 6])
+    S = np.linalg.inv(W[np.ix_(bilateral, bilateral)])
+    M = W[np.ix_(normals, normals)] - W[np.ix_(normals, bilateral)] @ S @ W[np.ix_(bilateral, normals)]
+    q = u0[normals] + W[np.ix_(normals, bilateral)] @ S @ (target[:3] - u0[:3])
+    z = lemke(M, q)
+    np.testing.assert_allclose(lam[normals], z, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lam[[4, 5, 7, 8]], 0.0, rtol=0, atol=0)
+    np.testing.assert_allclose((u0 + W @ lam)[:3], target[:3], rtol=0, atol=1e-9)
+    assert np.all((u0 + W @ lam)[normals] >= -1e-9)

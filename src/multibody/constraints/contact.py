@@ -54,8 +54,11 @@ ACCEPTED_ERROR = 1e-6  # a Lemke solution must satisfy the LCP to this, relative
 FALLBACK_CFM = 1e-6  # constraint force mixing of the Gauss–Seidel fallback, relative to the mean diagonal
 
 
-class Contact(NamedTuple):
-    """A contact between geometries ``a`` and ``b`` (model.geometries entries) with body indices (−1 = world)."""
+class ContactPair(NamedTuple):
+    """A touching pair found by :func:`detect`: geometries ``a`` and ``b`` (model.geometries entries) with body
+    indices (−1 = world), the :class:`~multibody.constraints.geometry.ContactPoint` and the pair's friction and
+    restitution. (The contact a user states for an impact, by body names and points, is
+    :class:`multibody.impact.Contact`.)"""
 
     a: object
     b: object
@@ -274,16 +277,16 @@ def coefficient_arrays(model, first, second):
 
 
 def detect(model, snapshot, margin=0.0):
-    """All contacts (list of :class:`Contact`) between the geometries of :func:`contact_pairs` with gap ≤
+    """All contacts (list of :class:`ContactPair`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) are farther
     apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a shape whose
     bounding sphere is farther than ``margin`` above it (:func:`found_contacts`)."""
     found = found_contacts(model, snapshot, margin)
     index, geometries = geometry_arrays(model)[0], model.geometries
     mu, e = coefficient_arrays(model, found.first, found.second)
-    return [Contact(geometries[i], geometries[j], int(index[i]), int(index[j]),
-                    ContactPoint(found.point[k], found.normal[k], float(found.gap[k]), found.anchor_a[k],
-                                 found.anchor_b[k]), float(mu[k]), float(e[k]))
+    return [ContactPair(geometries[i], geometries[j], int(index[i]), int(index[j]),
+                        ContactPoint(found.point[k], found.normal[k], float(found.gap[k]), found.anchor_a[k],
+                                     found.anchor_b[k]), float(mu[k]), float(e[k]))
             for k, (i, j) in enumerate(zip(found.first.tolist(), found.second.tolist()))]
 
 

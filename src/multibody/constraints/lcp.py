@@ -12,9 +12,12 @@ edges, four box corners on one face: 36 rows of rank 12 for four feet), and a sl
 can leave the problem without any solution (Painlevé's paradox). :func:`projected_gauss_seidel` is the fallback of
 :func:`multibody.constraints.contact.solve_contacts` then: the relaxation that ODE's QuickStep, Bullet and PhysX
 use (Erleben 2007, *Velocity-based shock propagation for multibody dynamics animation*, ACM TOG 26(2)), which always
-returns a force.
+returns a force. Its sweep, :func:`gauss_seidel_sweep`, also takes bilateral blocks: it is the solver of
+:func:`multibody.impact.resolve_impact` too.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -210,13 +213,57 @@ def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularizati
     return True
 
 
+class GaussSeidelBlock(NamedTuple):
+    """One block of rows of :func:`gauss_seidel_sweep`: ``rows`` (slice) of the problem; ``friction`` μ of a
+    contact block (rows λ_n, λ_t1, λ_t2), or None for a bilateral block (rows held at their targets); ``step`` the
+    matrix that turns a residual into a force change (a bilateral block's (pseudo-)inverse diagonal block, a contact's
+    tangential step); ``weight`` scales the block's force change in the returned measure of change."""
+
+    rows: slice
+    friction: float | None
+    step: np.ndarray
+    weight: float = 1.0
+
+
+def gauss_seidel_sweep(A, b, target, f, blocks):
+    """One projected Gauss–Seidel sweep (Erleben 2007; ODE's QuickStep, Bullet) over ``blocks`` (sequence of
+    :class:`GaussSeidelBlock`) on the residual r = (b + A f) − target, f updated in place; returns the largest
+    weighted force change of a block.
+
+    Each block is solved with the other forces fixed. A bilateral block: f ← f − step · r (r = 0 on its rows).
+    A contact block: the normal row f_n ← max(f_n − r_n / A_nn, 0) (Signorini: r_n ≥ 0 ⟂ f_n ≥ 0); with μ > 0,
+    then the tangential rows f_t ← f_t − step · r_t, projected onto the Coulomb disc |f_t| ≤ μ f_n (with μ = 0
+    they keep their force, zero from the start). ``target`` None stands for zero."""
+    change = 0.0
+    for block in blocks:
+        s = block.rows
+        old = f[s].copy()
+        r = b[s] + A[s] @ f
+        if target is not None:
+            r = r - target[s]
+        if block.friction is None:
+            f[s] -= block.step @ r
+        else:
+            n, t = s.start, slice(s.start + 1, s.start + 3)
+            f[n] = max(f[n] - r[0] / A[n, n], 0.0)
+            if block.friction > 0:
+                residual_t = b[t] + A[t] @ f
+                if target is not None:
+                    residual_t = residual_t - target[t]
+                tangential = f[t] - block.step @ residual_t
+                limit, norm = block.friction * f[n], np.linalg.norm(tangential)
+                f[t] = tangential if norm <= limit else tangential * (limit / norm)
+        change = max(change, np.abs(f[s] - old).max() * block.weight)
+    return change
+
+
 def projected_gauss_seidel(A, b, mu, cfm=1e-6, sweeps=300, tol=1e-10):
     """Forces f (3k,) of k contacts in blocks (λ_n, λ_t1, λ_t2) with relative acceleration (or velocity) A f + b:
     the normal part ≥ 0 ⟂ λ_n ≥ 0, the tangential part as small as the Coulomb disc |λ_t| ≤ μ λ_n lets it be.
 
-    Projected Gauss–Seidel (Erleben 2007; ODE's QuickStep, Bullet): per contact, its normal row solved with the
-    other forces fixed and clamped to λ_n ≥ 0, then its two tangential rows solved together and projected onto the
-    disc of radius μ λ_n, sweep after sweep until no force changes by more than ``tol`` relative to the largest.
+    Sweeps of :func:`gauss_seidel_sweep` (per contact, its normal row solved with the other forces fixed and
+    clamped to λ_n ≥ 0, then its two tangential rows solved together, step A_tt⁻¹, and projected onto the disc of
+    radius μ λ_n) until no force changes by more than ``tol`` relative to the largest.
     ``cfm`` adds cfm · mean(diag A) to the diagonal (constraint force mixing, as ODE's CFM and MuJoCo's
     regularization): a compliance that makes redundant rows well posed at the price of a relative force error of
     that order; physically, the contact gives way by cfm · mean(diag A) [m/s² or m/s] per newton. A contact whose
@@ -226,24 +273,12 @@ def projected_gauss_seidel(A, b, mu, cfm=1e-6, sweeps=300, tol=1e-10):
     """
     k = len(mu)
     diagonal = np.abs(np.diag(A))
-    movable = [i for i in range(k) if diagonal[3 * i] > 1e-12 * diagonal.max(initial=0.0)]
     A = A + cfm * max(np.mean(diagonal), 1e-300) * np.eye(3 * k)
+    blocks = [GaussSeidelBlock(slice(3 * i, 3 * i + 3), float(mu[i]),
+                               np.linalg.inv(A[3 * i + 1:3 * i + 3, 3 * i + 1:3 * i + 3]) if mu[i] > 0 else np.zeros((2, 2)))
+              for i in range(k) if diagonal[3 * i] > 1e-12 * diagonal.max(initial=0.0)]
     f = np.zeros(3 * k)
-    tangential = {i: np.linalg.inv(A[3 * i + 1:3 * i + 3, 3 * i + 1:3 * i + 3]) for i in movable if mu[i] > 0}
     for _ in range(sweeps):
-        change = 0.0
-        for i in movable:
-            n, t = 3 * i, slice(3 * i + 1, 3 * i + 3)
-            old = f[n:n + 3].copy()
-            # Signorini: λ_n ← max(0, λ_n − (A f + b)_n / A_nn)
-            f[n] = max(f[n] - (A[n] @ f + b[n]) / A[n, n], 0.0)
-            if i in tangential:
-                # Coulomb: λ_t ← λ_t − A_tt⁻¹ (A f + b)_t, then onto the disc |λ_t| ≤ μ λ_n
-                f[t] -= tangential[i] @ (A[t] @ f + b[t])
-                norm = np.linalg.norm(f[t])
-                if norm > mu[i] * f[n]:
-                    f[t] *= mu[i] * f[n] / norm
-            change = max(change, np.abs(f[n:n + 3] - old).max())
-        if change <= tol * max(np.abs(f).max(), 1e-300):
+        if gauss_seidel_sweep(A, b, None, f, blocks) <= tol * max(np.abs(f).max(), 1e-300):
             break
     return f

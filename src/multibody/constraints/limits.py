@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import Contact, ContactRows
+from .contact import ContactPair, ContactRows
 
 
 class LimitSide(NamedTuple):
@@ -116,7 +116,7 @@ def limit_rows(nv, sides):
     for s in sides:
         N = np.zeros(nv)
         N[s.index] = s.sign
-        contacts.append(Contact(s.limit, s.side, -1, -1, None, 0.0, s.limit.restitution))
+        contacts.append(ContactPair(s.limit, s.side, -1, -1, None, 0.0, s.limit.restitution))
         rows.append(ContactRows(N, np.zeros((2, nv)), np.zeros((2, 3)), s.rate, np.zeros(2), 0.0, np.zeros(2)))
     return contacts, rows
 

@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike
 from ..dynamics._inputs import as_state
 from ..dynamics.algorithms import crba
 from ..dynamics.kinematics import jacobian
+from ..constraints.lcp import GaussSeidelBlock, gauss_seidel_sweep
 from ..constraints.types import _perpendicular_pair
 from ..errors import ModelError, SimulationError, checked_number
 from .impulse import as_impulse_list, generalized_impulse, impulse_response_matrix
@@ -179,29 +180,20 @@ class _Problem:
 
 
 def _gauss_seidel(problem, u0, targets, active, tol, max_iter):
-    """Projected Gauss–Seidel on u = u0 + W λ with ξ = u − target: bilateral blocks ξ = 0, contact normals
-    λ_n ≥ 0 ⟂ ξ_n ≥ 0, tangents Coulomb's disk ‖λ_t‖ ≤ μ λ_n against ξ_t. Returns (λ, iterations)."""
+    """Projected Gauss–Seidel (:func:`~multibody.constraints.lcp.gauss_seidel_sweep`) on u = u0 + W λ with
+    ξ = u − target: bilateral blocks ξ = 0, contact normals λ_n ≥ 0 ⟂ ξ_n ≥ 0, tangents Coulomb's disk
+    ‖λ_t‖ ≤ μ λ_n against ξ_t (a contact whose normal cannot move takes none). Returns (λ, iterations)."""
     W, lam = problem.W, np.zeros(len(u0))
     scale = max(1.0, np.abs(u0).max(initial=0.0), np.abs(targets).max(initial=0.0))
+    largest = np.abs(W).max(initial=0.0)
+    blocks = []
+    for b in active:
+        s, kind, _, mu = problem.blocks[b]
+        if kind == "contact" and not W[s.start, s.start] > 1e-14 * largest:
+            continue  # a contact that cannot move takes no impulse
+        blocks.append(GaussSeidelBlock(s, None if kind == "bilateral" else mu, problem.step[b], np.abs(W[s, s]).max()))
     for it in range(1, max_iter + 1):
-        change = 0.0
-        for b in active:
-            s, kind, _, mu = problem.blocks[b]
-            u = u0[s] + W[s] @ lam
-            old = lam[s].copy()
-            if kind == "bilateral":
-                lam[s] += problem.step[b] @ (targets[s] - u)
-            else:
-                i = s.start
-                # normal: λ_n ← max(0, λ_n + (target − u_n) / W_nn)  (a contact that cannot move takes none)
-                if W[i, i] > 1e-14 * np.abs(W).max():
-                    lam[i] = max(0.0, lam[i] + (targets[i] - u[0]) / W[i, i])
-                # tangent: a step towards ξ_t = 0 (sticking), projected onto the friction disk ‖λ_t‖ ≤ μ λ_n
-                xi_t = u0[i + 1:i + 3] + W[i + 1:i + 3] @ lam - targets[i + 1:i + 3]
-                lt = lam[i + 1:i + 3] - problem.step[b] @ xi_t
-                limit, norm = mu * lam[i], np.linalg.norm(lt)
-                lam[i + 1:i + 3] = lt if norm <= limit else lt * (limit / norm)
-            change = max(change, np.abs(lam[s] - old).max() * np.abs(W[s, s]).max())
+        change = gauss_seidel_sweep(W, u0, targets, lam, blocks)
         if change <= tol * scale:
             return lam, it
     raise SimulationError(f"impact solver: projected Gauss–Seidel did not converge in {max_iter} iterations "
