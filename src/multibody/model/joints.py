@@ -182,7 +182,7 @@ class Revolute(Joint):
     def motion_subspace(self) -> np.ndarray:
         return np.concatenate([self.axis, np.zeros(3)])[:, None]
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = exp([a]× θ), t_J = 0, S = [a; 0], θ̇ = u."""
         sp = _sympy()
         return _symbolic_rodrigues(axis, q[0]), sp.zeros(3, 1), sp.Matrix.vstack(axis, sp.zeros(3, 1)), list(u)
@@ -206,7 +206,7 @@ class Prismatic(Joint):
     def motion_subspace(self) -> np.ndarray:
         return np.concatenate([np.zeros(3), self.axis])[:, None]
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = 1, t_J = a d, S = [0; a], ḋ = u."""
         sp = _sympy()
         return sp.eye(3), axis * q[0], sp.Matrix.vstack(sp.zeros(3, 1), axis), list(u)
@@ -228,7 +228,7 @@ class Cylindrical(Joint):
         S[3:, 1] = self.axis
         return S
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = exp([a]× θ), t_J = a d, S = [[a, 0]; [0, a]], (θ̇, ḋ) = u."""
         sp = _sympy()
         Z3 = sp.zeros(3, 1)
@@ -252,7 +252,7 @@ class Spherical(Joint):
     def motion_subspace(self) -> np.ndarray:
         return np.vstack([np.eye(3), np.zeros((3, 3))])
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = R(q), t_J = 0, S = [1; 0], q̇ = ½ q ⊗ (0, ω) (speeds "body": u = ω)."""
         sp = _sympy()
         return (_symbolic_quaternion_rotation(*q), sp.zeros(3, 1), sp.Matrix.vstack(sp.eye(3), sp.zeros(3, 3)),
@@ -270,7 +270,7 @@ class Planar(Joint):
         S[3, 0] = S[4, 1] = S[2, 2] = 1.0
         return S
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = R_z(θ), t_J = (x, y, 0); speeds "body": S = (e_x, e_y, e_z) as above and (ẋ, ẏ) = R_z(θ)(vx, vy);
         speeds "qdot": S = [[0, 0, e_z]; R_z(θ)ᵀ diag(1, 1, 0)] and q̇ = u."""
         sp = _sympy()
@@ -302,7 +302,7 @@ class Free(Joint):
     def motion_subspace(self) -> np.ndarray:
         return np.eye(6)
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         """R_J = R(q_rot), t_J = position, S = 1, position rate R v_origin, q̇_rot = ½ q_rot ⊗ (0, ω)."""
         sp = _sympy()
         R = _symbolic_quaternion_rotation(*q[3:])
@@ -315,7 +315,7 @@ class Fixed(Joint):
 
     code, nq, nv = FIXED, 0, 0
 
-    def symbolic_kinematics(self, q, u, speeds, axis):
+    def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         sp = _sympy()
         return sp.eye(3), sp.zeros(3, 1), sp.zeros(6, 0), []
 
