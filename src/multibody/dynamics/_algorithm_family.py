@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..model.joints import REVOLUTE
 from ._layout import IQ, IV, JTYPE, NVJ, PARENT
 
 
@@ -25,6 +24,7 @@ def algorithm_family(compile, spatial, called=None):
     the rarely run members (the inverse of a multi-dof joint's D), default ``compile``: the CPU makes them ordinary
     calls, which keeps the inlined passes small."""
     called = called or compile
+    rotates_about_its_axis = spatial.joints.rotates_about_its_axis
     (sines_cosines, rodrigues, motion_to_child, force_to_parent, row6, cross_motion, cross_force,
      subspace_times, rigid_inertia_times, subspace_column_in_world_axes, symmetric_times, symmetric_subtract,
      symmetric_add_shifted, joint_pose, placed, axis_inertia_times, cross, rotation_times, axis_frame_placement,
@@ -48,7 +48,7 @@ def algorithm_family(compile, spatial, called=None):
         reference-count updates of the arrays it is handed (measured 1.5× slower for a chain of revolute joints)."""
         for i in range(topology.shape[0]):
             jtype, iq = topology[i, JTYPE], topology[i, IQ]
-            if jtype == REVOLUTE:
+            if rotates_about_its_axis(jtype):
                 ax, ay, az = joint_axis(params, i)
                 RJ = rodrigues(ax, ay, az, math.sin(q[iq]), math.cos(q[iq]))
                 pJ = (0.0, 0.0, 0.0)
@@ -153,7 +153,7 @@ def algorithm_family(compile, spatial, called=None):
                 for c in range(3):
                     R[i, r, c] = Ri[3 * r + c]
             # S q̇ and S q̈
-            if topology[i, JTYPE] == REVOLUTE:
+            if rotates_about_its_axis(topology[i, JTYPE]):
                 vJ, aJ = (0.0, 0.0, v[iv], 0.0, 0.0, 0.0), (0.0, 0.0, a[iv], 0.0, 0.0, 0.0)
             else:
                 vJ, aJ = subspace_times(params, i, nvj, v, iv), subspace_times(params, i, nvj, a, iv)
@@ -181,7 +181,7 @@ def algorithm_family(compile, spatial, called=None):
             # τ_i = S_iᵀ f_i + armature_i q̈_i ;  f_λ += X_iᵀ f_i
             nvj, iv = topology[i, NVJ], topology[i, IV]
             for c in range(nvj):
-                if topology[i, JTYPE] == REVOLUTE:  # S = e_z
+                if rotates_about_its_axis(topology[i, JTYPE]):  # S = e_z
                     acc = F[i, 2] + armature(params, i, 0) * a[iv]
                 else:
                     S, acc = motion_subspace(params, i, c), armature(params, i, c) * a[iv + c]
@@ -215,7 +215,7 @@ def algorithm_family(compile, spatial, called=None):
             inertia_about_world_origin(params, i, R, p, Y, i)
             # s = [ω; p0 × ω + v], with [ω; v] = R0 S (for a revolute joint, ω = R0 e_z and v = 0)
             iv = topology[i, IV]
-            if topology[i, JTYPE] == REVOLUTE:
+            if rotates_about_its_axis(topology[i, JTYPE]):
                 axis = (R[2], R[5], R[8])
                 s[iv, 0], s[iv, 1], s[iv, 2] = axis
                 s[iv, 3], s[iv, 4], s[iv, 5] = cross(p, axis)
@@ -284,7 +284,7 @@ def algorithm_family(compile, spatial, called=None):
                 for c in range(3):
                     R0[i, r, c] = R[3 * r + c]
             # v_i = X_i v_λ + s_i q̇_i  (X_i: the translation by d_i = p0_i − p0_λ; a revolute joint's s = [R e_z; 0])
-            if topology[i, JTYPE] == REVOLUTE:
+            if rotates_about_its_axis(topology[i, JTYPE]):
                 qd = v[iv]
                 vJ = (R[2] * qd, R[5] * qd, R[8] * qd, 0.0, 0.0, 0.0)
                 s[iv, 0], s[iv, 1], s[iv, 2], s[iv, 3], s[iv, 4], s[iv, 5] = R[2], R[5], R[8], 0.0, 0.0, 0.0
@@ -321,7 +321,7 @@ def algorithm_family(compile, spatial, called=None):
             nvj, iv, lam = topology[i, NVJ], topology[i, IV], topology[i, PARENT]
             dx, dy, dz = p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2]
             if nvj == 1:
-                revolute = topology[i, JTYPE] == REVOLUTE
+                revolute = rotates_about_its_axis(topology[i, JTYPE])
                 Ui, dinv, w = articulate_single_dof(params, i, iv, revolute, tau, s, IA, PA, C)
                 # for pass 3: G = d⁻¹ X_iᵀ U (U as a force moved to the parent's origin), w = d⁻¹ (u − Uᵀ c)
                 G[i, 0] = dinv * (Ui[0] + dy * Ui[5] - dz * Ui[4])

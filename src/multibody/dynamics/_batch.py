@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit
 
 from ._core import _invert_spd, axis_frame_placement, dot6, translated
-from ..model.joints import PRISMATIC, REVOLUTE
 from ._lanes import (LANES, MIN_BATCH, in_threads, inline, lane, lane_params, lane_rotation,  # noqa: F401
                      lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
@@ -31,10 +30,11 @@ from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, 
 # the spatial family's members used here besides those of _spatial_kernels (the lanes' values in tuples)
 (axis_tree_rotation, axis_tree_translation, axis_mass_center, axis_inertia, rotation_times, symmetric_of,
  symmetric_product, symmetric_product_angular, symmetric_minus_outer, symmetric_shifted, force_shifted,
- compact_inertia_in_world_axes) = (
+ compact_inertia_in_world_axes, rotates_about_its_axis, slides_along_its_axis) = (
     CPU.axis_tree_rotation, CPU.axis_tree_translation, CPU.axis_mass_center, CPU.axis_inertia, CPU.rotation_times,
     CPU.symmetric_of, CPU.symmetric_product, CPU.symmetric_product_angular, CPU.symmetric_minus_outer,
-    CPU.symmetric_shifted, CPU.force_shifted, CPU.compact_inertia_in_world_axes)
+    CPU.symmetric_shifted, CPU.force_shifted, CPU.compact_inertia_in_world_axes, CPU.joints.rotates_about_its_axis,
+    CPU.joints.slides_along_its_axis)
 
 
 @step
@@ -113,7 +113,7 @@ def world_pose(topology, params, i, q, nb, R0, d):
     wide_vectors()
     pose = work((12, LANES))
     iq, lam = topology[i, IQ], topology[i, PARENT]
-    if topology[i, JTYPE] == PRISMATIC:
+    if slides_along_its_axis(topology[i, JTYPE]):
         axis = joint_axis(params, i)
         T, t = axis_placement(params, i)
         for b in range(nb):
@@ -459,7 +459,7 @@ def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S,
     # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
     for i in range(n):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        if topology[i, JTYPE] == REVOLUTE:
+        if rotates_about_its_axis(topology[i, JTYPE]):
             revolute_body(params, i, lam, topology[i, IQ], iv, q, qd, R0, d, S, V, C, IA, PA, nb)
         else:
             world_pose(topology, params, i, q, nb, R0, d)
@@ -473,7 +473,8 @@ def aba_lanes(topology, params, gravity, q, qd, u, f_ext, b0, nb, out, R0, d, S,
     for i in range(n - 1, -1, -1):
         lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
         if nvj == 1:
-            articulate_single_dof(params, i, lam, iv, topology[i, JTYPE] == REVOLUTE, d, S, IA, PA, C, U, u, Dinv, nb)
+            revolute = rotates_about_its_axis(topology[i, JTYPE])
+            articulate_single_dof(params, i, lam, iv, revolute, d, S, IA, PA, C, U, u, Dinv, nb)
         else:
             articulate_any(params, i, lam, nvj, iv, d, S, IA, PA, C, U, u, D, Dinv, nb)
     # pass 3: accelerations, root to leaves

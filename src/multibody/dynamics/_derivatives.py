@@ -27,16 +27,16 @@ Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references 
 import numba
 import numpy as np
 
-from ..model.joints import REVOLUTE
 from ._batch import in_threads
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
                     dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
-from ._spatial_kernels import (IV, JTYPE, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion, inline,
+from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion, inline,
                                motion_subspace, njit_without_refcounts, release, rigid_inertia_times, row6,
                                sines_cosines, unpacked, work)
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
+rotates_about_its_axis = CPU.joints.rotates_about_its_axis
 
 
 @inline
@@ -115,7 +115,7 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
         vl, al = row6(V, lam), row6(A, lam)
         vJ = aJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         for k in range(nvj):  # ψ = [ω; p0 × ω + v] with [ω; v] = R0 S (a revolute joint's ω = R0 e_z, v = 0)
-            if topology[i, JTYPE] == REVOLUTE:
+            if rotates_about_its_axis(topology[i, JTYPE]):
                 w, lin = (R[2], R[5], R[8]), (0.0, 0.0, 0.0)
             else:
                 Sk = motion_subspace(params, i, k)

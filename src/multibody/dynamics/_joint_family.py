@@ -2,7 +2,9 @@
 target: :func:`joint_family` takes a decorator and returns the members compiled with it (as
 :mod:`._spatial_family`, which builds them into its family). One section per joint type — its pose in the joint
 frame (RBDA Table 4.1), q̇ from v, q ⊕ v dt on its configuration manifold — then the one dispatch on the type code:
-:func:`joint_pose`, :func:`configuration_rate`, :func:`integrate`, :func:`normalize_quaternions`. Each type's members
+:func:`joint_pose`, :func:`configuration_rate`, :func:`integrate`, :func:`normalize_quaternions`, and the questions
+the algorithms' fast paths ask of a type code instead of testing it themselves: :func:`rotates_about_its_axis`,
+:func:`slides_along_its_axis` (compiled inline, they fold to the one comparison). Each type's members
 take the state arrays and the joint's first entries iq of q and iv of v; poses are a rotation R_J (child axes →
 joint axes) as a row-major 9-tuple and an origin p_J as a 3-tuple. Layout of the arrays: :mod:`._layout`.
 """
@@ -205,6 +207,17 @@ def joint_family(compile, layout):
     # --- The dispatch on the type code (fixed joints: nothing to do) ----------------------------------------------
 
     @compile
+    def rotates_about_its_axis(jtype):
+        """Whether the joint's one motion is a rotation θ about its axis (revolute): its axis frame's z is the
+        axis, its pose there R_z(θ) and its motion subspace e_z, which the speed paths use without the dispatch."""
+        return jtype == REVOLUTE
+
+    @compile
+    def slides_along_its_axis(jtype):
+        """Whether the joint's one motion is a translation d along its axis (prismatic): its pose p_J = d a."""
+        return jtype == PRISMATIC
+
+    @compile
     def joint_pose(jtype, params, i, q, iq):
         """Pose of the child body in the joint frame (each type's ``*_pose``)."""
         if jtype == REVOLUTE:
@@ -268,5 +281,6 @@ def joint_family(compile, layout):
                        vector_integrate=vector_integrate, spherical_pose=spherical_pose, free_pose=free_pose,
                        free_rate=free_rate, free_integrate=free_integrate, planar_pose=planar_pose,
                        planar_rate=planar_rate, planar_integrate=planar_integrate, joint_pose=joint_pose,
+                       rotates_about_its_axis=rotates_about_its_axis, slides_along_its_axis=slides_along_its_axis,
                        configuration_rate=configuration_rate, integrate=integrate,
                        normalize_quaternions=normalize_quaternions)

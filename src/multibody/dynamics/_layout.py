@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..model.joints import REVOLUTE
+from ..model.joints import JOINT_TYPES
 
 # topology's columns: parent index (−1 = world), joint type code, first index in q, first index in v, joint nq, nv
 TOPOLOGY = ("PARENT", "JTYPE", "IQ", "IV", "NQJ", "NVJ")
@@ -170,7 +170,7 @@ def axis_frames(topology: np.ndarray, params: np.ndarray) -> None:
     frames = []
     for i in range(topology.shape[0]):
         Q = np.eye(3)
-        if topology[i, JTYPE] == REVOLUTE:
+        if JOINT_TYPES[topology[i, JTYPE]].rotates_about_its_axis:
             a = field(params, i, "joint_axis")
             x = np.cross(np.eye(3)[np.argmin(np.abs(a))], a)
             x /= np.linalg.norm(x)

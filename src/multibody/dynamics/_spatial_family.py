@@ -22,7 +22,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..model.joints import REVOLUTE
 from ._joint_family import joint_family
 from ._layout import IQ, JTYPE, PARENT, accessors
 
@@ -57,6 +56,7 @@ def spatial_family(compile):
         layout.axis_tree_translation, layout.axis_central_inertia, layout.axis_mass_center, layout.axis_inertia)
     joints = joint_family(compile, layout)
     quaternion_rotation, rodrigues, joint_pose = joints.quaternion_rotation, joints.rodrigues, joints.joint_pose
+    rotates_about_its_axis = joints.rotates_about_its_axis
 
     @compile
     def sin_cos(x):
@@ -348,7 +348,7 @@ def spatial_family(compile):
         entries of q, :func:`~._spatial_kernels.sines_cosines`). Returns R_i (row-major 9-tuple) and p_i (3-tuple)."""
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         T, t = axis_tree_rotation(params, i), axis_tree_translation(params, i)
-        if jtype == REVOLUTE:  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
+        if rotates_about_its_axis(jtype):  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
             sn, cs = SC[0, iq], SC[1, iq]
             return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
                     cs * T[6] + sn * T[7], cs * T[7] - sn * T[6], T[8]), t

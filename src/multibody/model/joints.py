@@ -20,11 +20,12 @@ Fixed           0    0   —
 
 Everything about a type sits with it. Here, on its class: nq, nv, the type ``code`` the compiled model carries,
 :meth:`~Joint.neutral` and :meth:`~Joint.random` configurations, the motion subspace, where its unit quaternion
-lies in q (``quaternion_at``), whether q̇ = v (``rate_is_velocity``), the kind of each coordinate (``coordinate_kinds``,
-``velocity_kinds``: angle, length or quaternion entry), how it is drawn (``drawn_as``) and its symbolic kinematics
-(:meth:`~Joint.symbolic_kinematics`). Its compiled half — the pose (RBDA Table 4.1), q̇ from v and q ⊕ v dt on its
-manifold, the quaternion's normalization — is in :mod:`multibody.dynamics._joint_family`, one section per type, with
-the one dispatch on ``code``. Callers ask the joint; they do not branch on its type.
+lies in q (``quaternion_at``), whether q̇ = v (``rate_is_velocity``), whether its one motion is a rotation about
+its axis (``rotates_about_its_axis``; :data:`JOINT_TYPES` finds the class of a code), the kind of each coordinate
+(``coordinate_kinds``, ``velocity_kinds``: angle, length or quaternion entry), how it is drawn (``drawn_as``) and its
+symbolic kinematics (:meth:`~Joint.symbolic_kinematics`). Its compiled half — the pose (RBDA Table 4.1), q̇ from v
+and q ⊕ v dt on its manifold, the quaternion's normalization — is in :mod:`multibody.dynamics._joint_family`, one
+section per type, with the one dispatch on ``code``. Callers ask the joint; they do not branch on its type.
 """
 from __future__ import annotations
 
@@ -91,6 +92,8 @@ class Joint(ModelPart):
     nv = 0
     quaternion_at: int | None = None  # where the joint's unit quaternion (w, x, y, z) starts in its q, if it has one
     axial = False  # moves about or along its ``axis``
+    rotates_about_its_axis = False  # its one motion is a rotation about its axis (its axis frame's z; see the
+    # compiled model's axis frames, multibody.dynamics._layout.axis_frames)
     rate_is_velocity = True  # q̇ = v (the configuration is a vector space moved along by v)
     coordinate_kinds = ""  # per entry of q: A (an angle), L (a length) or 1 (a quaternion entry)
     velocity_kinds = ""  # per entry of v: A (an angular rate) or L (a linear one)
@@ -168,6 +171,7 @@ class Revolute(Joint):
     """Rotation about ``axis`` (joint frame, normalized)."""
 
     code, nq, nv = REVOLUTE, 1, 1
+    rotates_about_its_axis = True
     axial, coordinate_kinds, velocity_kinds = True, "A", "A"
 
     def __init__(self, axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None, limits: JointLimits | None = None,
@@ -318,6 +322,11 @@ class Fixed(Joint):
     def symbolic_kinematics(self, q: list, u: list, speeds: str, axis: Any) -> tuple[Any, Any, Any, list]:
         sp = _sympy()
         return sp.eye(3), sp.zeros(3, 1), sp.zeros(6, 0), []
+
+
+# The joint types by code: the compiled model carries the code, and the Python code that reads it asks the class.
+JOINT_TYPES: dict[int, type[Joint]] = {t.code: t for t in (Revolute, Prismatic, Cylindrical, Spherical, Planar, Free,
+                                                             Fixed)}
 
 
 def quaternion_slices(joints: Sequence[Joint]) -> list[slice]:

@@ -22,7 +22,7 @@ from ..spatial import Transform, _as_vector3, is_symbolic
 from .body import Body
 from .dh import model_from_dh
 from .geometry import FRICTION_RULES, Geometry, Shape
-from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, Joint, Revolute
+from .joints import Joint, Revolute
 from .part import PartList, part_list
 
 _Element = TypeVar("_Element")
