@@ -32,10 +32,10 @@ def batch_of(*arrays_and_names):
         desc = ", ".join(f"{name} {a.shape}" for a, name in arrays_and_names)
         raise ValueError(f"batch shapes do not broadcast: {desc}") from None
     count = int(np.prod(batch)) if batch else 1
-    # (no broadcast_to when the shape already fits: its views are read-only, a separate numba specialization)
     flat = [np.ascontiguousarray((a if a.shape[:-1] == batch else np.broadcast_to(a, batch + a.shape[-1:]))
                                  .reshape(count, a.shape[-1])) for a, _ in arrays_and_names]
-    return batch, flat
+    # writeable arrays only: a read-only one (a broadcast view, or the caller's) is a separate numba specialization
+    return batch, [f if f.flags.writeable else f.copy() for f in flat]
 
 
 def external_forces(model, f_ext):
