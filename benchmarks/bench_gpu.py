@@ -342,7 +342,7 @@ def main():
         return
     argv = [sys.executable, __file__, *sys.argv[1:]]
     parts = (["check"] if args.check else []) + ["mjx", "gpu"]
-    warm = [subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", part]) for part in ("core", "batch")]
+    warm = [subprocess.Popen([sys.executable, "-m", "multibody._warmup", part]) for part in ("core", "batch")]
     running = [subprocess.Popen(argv + ["--part", part]) for part in parts]
     for process in warm + running:
         process.wait()

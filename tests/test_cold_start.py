@@ -57,7 +57,7 @@ def test_nothing_compiles_after_the_warmup(tmp_path):
     """After the warm-up that `multibody compile` runs (here in the test suite's own cache, which CI warms the same
     way before the suite), the README's calls, `multibody simulate` of a URDF, `multibody demo`, `mb.integrate` and
     `mb.configuration_rate` compile nothing: numba's compile event never fires."""
-    warm = subprocess.run([sys.executable, "-m", "multibody.dynamics._warmup"], capture_output=True, text=True,
+    warm = subprocess.run([sys.executable, "-m", "multibody._warmup"], capture_output=True, text=True,
                           timeout=1800)
     assert warm.returncode == 0, warm.stderr
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -118,7 +118,7 @@ def test_compile_command_gives_one_notice():
 
 def test_compile_workers_cover_every_part_once():
     """`multibody compile` runs each part of the warm-up in exactly one of its processes, `calls` after them."""
-    from multibody.dynamics._warmup import PARTS, WORKERS
+    from multibody._warmup import PARTS, WORKERS
     parts = [part for worker in WORKERS for part in worker]
     assert sorted(parts) == sorted(set(PARTS) - {"calls"}) and len(parts) == len(set(parts))
 

@@ -237,6 +237,12 @@ def cmd_demo(args):
     return 0
 
 
+# the parts of the warm-up (``python -m multibody._warmup``) that ``multibody compile`` runs in two processes of about
+# the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch kernels), then what does
+# (the loop and the derivatives call the ABA, the batched one-state kernels rnea and aba); its part "calls" runs after
+WORKERS = (("kernels", "loop"), ("batch", "derivatives", "quantities", "contact", "symbolic"))
+
+
 def cmd_compile(args):
     """Compile every numba kernel into numba's cache: the warm-up's parts in two processes at once (the one-state
     kernels and the compiled loop; the batch kernels, the derivatives, contact and to_numeric's solves), then the
@@ -245,7 +251,6 @@ def cmd_compile(args):
     import os
     import subprocess
 
-    from .dynamics._warmup import WORKERS
     start = time.monotonic()
     print("multibody: compiling the dynamics kernels into numba's cache (about two minutes on two cores when "
           "cold)…", flush=True)
@@ -253,7 +258,7 @@ def cmd_compile(args):
     groups = WORKERS if (os.cpu_count() or 1) > 1 else (tuple(part for parts in WORKERS for part in parts),)
     status = 0
     for stage in (groups, (("calls",),)):
-        workers = {subprocess.Popen([sys.executable, "-m", "multibody.dynamics._warmup", *parts], env=env): parts
+        workers = {subprocess.Popen([sys.executable, "-m", "multibody._warmup", *parts], env=env): parts
                    for parts in stage}
         while workers:
             done = next((worker for worker in workers if worker.poll() is not None), None)

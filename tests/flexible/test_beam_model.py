@@ -187,9 +187,9 @@ def test_spin_up_as_a_model_matches_the_published_curve_of_simo_and_vu_quoc():
     −0.572 m at t = 6.75 s of the published curve within 2 % and 0.25 s, the whole curve within 0.03 m, and the
     hub-and-beam toolkit (simulate_spin_up) to 1e-6 m. Measured: −0.5750 m at 6.75 s, largest gap 0.0145 m,
     toolkit 2e-9 m."""
-    from multibody.flexible import (SIMO_VU_QUOC_1988_TIP, discretize, kane_ryan_banerjee_beam,
-                                    prescribed_joint_torque, spin_up_profile, tip_displacement)
-    from multibody.simulate.spin_up import simulate_spin_up
+    from multibody.flexible import (SIMO_VU_QUOC_1988_TIP, discretize, kane_ryan_banerjee_beam, spin_up_profile,
+                                    tip_displacement)
+    from multibody.simulate.spin_up import prescribed_joint_torque, simulate_spin_up
     beam = kane_ryan_banerjee_beam()
     model = hub_and_beam(beam, 0.1, elements=4, modes=2)
     torque = prescribed_joint_torque(model, "hub_joint", lambda t: spin_up_profile(t, 6.0, 15.0))
@@ -410,7 +410,7 @@ def test_a_beam_entry_takes_no_rigid_mass(tmp_path):
 
 def test_the_deformed_axis_runs_from_the_root_to_the_carried_tip_and_beam_models_plot():
     from multibody.flexible import deformed_axis
-    from multibody.flexible.tree import beam_segments
+    from multibody.dynamics.flexible_tree import beam_segments
     from multibody.viz.plots import coordinate_units, plot_trajectory
     model = mb.Model("bent", gravity=(0.0, 0.0, -9.81))
     model.add(mb.FlexibleBeam("beam", 1.0, 1.0, 1e3, 1.0, root=0.2, elements=3, components="uvw"),

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
-from ..simulate.forces import joint_force_rows
+from ..model.joint_forces import joint_force_rows
 from ._kinematics import Snapshot
 from ._narrow import speed_bound
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
@@ -55,7 +55,7 @@ def _speed_bound(model, s):
 
 def _joint_damping(model):
     """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere: the
-    damping column of :func:`~multibody.simulate.forces.joint_force_rows`, summed per joint. Found once per compiled
+    damping column of :func:`~multibody.model.joint_forces.joint_force_rows`, summed per joint. Found once per compiled
     model (kept in ``CompiledModel.derived``, which any edit of the model or its force elements drops)."""
     derived = (model._compiled or model.compile()).derived
     if "joint_damping" not in derived:

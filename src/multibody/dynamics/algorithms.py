@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def _beams():
-    """multibody.flexible.tree: the Python path of the algorithms for models with flexible beams."""
-    from ..flexible import tree
+    """multibody.dynamics.flexible_tree: the Python path of the algorithms for models with flexible beams."""
+    from . import flexible_tree as tree
     return tree
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ModelError
-from ..flexible.tree import FlexibleTree
+from .flexible_tree import FlexibleTree
 from ..model import CompiledModel
 from ._layout import pack
 from .algorithms import crba

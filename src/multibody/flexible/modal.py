@@ -18,7 +18,7 @@ from scipy.linalg import eig, eigh
 from scipy.optimize import brentq
 
 from ..errors import ModelError
-from .beam import _skew_rows, _vector3
+from ..dynamics.beam_equations import _skew_rows, _vector3
 
 
 def natural_frequencies(fb, count=None):

@@ -4,26 +4,24 @@ spin-up manoeuvre of Kane, Ryan & Banerjee (J. Guidance, Control, and Dynamics 1
 
 The hub is the rigid body B (origin fixed at the hub centre, rotating about z at rate Ω); the beam is clamped
 at radius ``beam.root`` along B's x axis. With ω = (0, 0, Ω) and v = 0, the floating-frame equations
-M u̇ = f + [N; F; 0] of :func:`~multibody.flexible.beam.floating_frame_equations` reduce to
+M u̇ = f + [N; F; 0] of :func:`~multibody.flexible.floating_frame_equations` reduce to
 
     prescribed Ω(t):  M_ee ë = f_e − M_eΩ Ω̇,             hub torque τ = M_Ωe ë + M_ΩΩ Ω̇ − f_Ω,
     free hub:         [I_h + M_ΩΩ  M_Ωe; M_eΩ  M_ee] [Ω̇; ë] = [τ + f_Ω; f_e].
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..dynamics.beam_equations import floating_frame_equations, momentum_and_energy
 from ..errors import ModelError
-from .beam import Beam, floating_frame_equations, momentum_and_energy
+from .beam import Beam
 from .body import FlexibleBeam
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..model import Model
-    from ..simulate.trajectory import Trajectory
 
 _Z = 2  # the hub axis, B's z, is row 2 of the [angular; linear; elastic] equations
 
@@ -94,31 +92,6 @@ def hub_momentum_and_energy(fb, hub_inertia, rate, e, e_dot, stiffening=True):
     return hub_inertia * rate + angular[_Z], 0.5 * hub_inertia * rate**2 + kinetic + elastic
 
 
-def prescribed_joint_torque(model: Model, joint: str, motion: Callable[[float], tuple[float, float, float]]
-                            ) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
-    """τ(t, q, v) (nv,) for ``mb.simulate(..., torque=...)`` that gives the one-dof ``joint`` the acceleration
-    of ``motion(t)`` → (angle [rad or m], rate, acceleration) and leaves every other coordinate free: the
-    computed torque of M v̇ + c = Q + τ with τ zero but on the joint k,
-
-        v̇_r = M_rr⁻¹ (Q_r − c_r − M_rk α),    τ_k = M_kr v̇_r + M_kk α + c_k − Q_k,
-
-    (r: the other coordinates; Q: the model's force elements), :func:`prescribed_hub_accelerations` for any
-    model. Started on the motion's angle and rate, the joint follows it to the integrator's tolerance."""
-    from ..dynamics import crba, nonlinear_effects
-    from ..simulate.forces import elements_force
-    _, _, k = model.one_dof_joint(joint, "prescribed_joint_torque")
-    rest = np.delete(np.arange(model.nv), k)
-
-    def torque(t, q, v):
-        alpha = motion(t)[2]
-        M, free = crba(model, q), elements_force(model, q, v) - nonlinear_effects(model, q, v)
-        a_rest = np.linalg.solve(M[np.ix_(rest, rest)], free[rest] - M[rest, k] * alpha)
-        tau = np.zeros(model.nv)
-        tau[k] = M[k, rest] @ a_rest + M[k, k] * alpha - free[k]
-        return tau
-    return torque
-
-
 def spin_up_model(fb, stiffening=True) -> Model:
     """The hub and beam of :func:`multibody.simulate.spin_up.simulate_spin_up` as a Model: the hub (body "hub", 1 kg, inertia 1 kg·m²: its
     motion is prescribed) turning about the world z axis by the revolute joint "hub_joint", and the beam of ``fb``
@@ -140,7 +113,7 @@ def spin_up_model(fb, stiffening=True) -> Model:
     return model
 
 
-def tip_displacement(trajectory: Trajectory, body: str = "blade") -> np.ndarray:
+def tip_displacement(trajectory: Any, body: str = "blade") -> np.ndarray:
     """(T, 3) displacement Φ e [m] of the free end of the flexible beam ``body`` in its floating frame B, at each
     sample of ``trajectory`` (a run of a model with that beam, e.g. :func:`multibody.simulate.spin_up.simulate_spin_up`'s)."""
     model = trajectory.model

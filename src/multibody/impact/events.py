@@ -38,8 +38,7 @@ from ..constraints.types import equality_constraints
 from ..dynamics.algorithms import aba
 from ..dynamics.kinematics import body_poses, integrate
 from ..errors import ModelError
-from ..event import Event
-from ..simulate.trajectory import ImpactRecord
+from ..event import Event, ImpactRecord
 from .constraints_impulse import Contact, check_restitution, constraint_rows, contact_basis, resolve_impact
 
 if TYPE_CHECKING:

@@ -52,7 +52,7 @@ class CompiledModel:
     nq: int
     nv: int
     singular: str = ""  # why M(q) is singular (massless bodies moved by joints), or "": forward dynamics raises it
-    flexible: Any = None  # a model with flexible beams: multibody.flexible.tree.FlexibleTree (the Python path)
+    flexible: Any = None  # a model with flexible beams: multibody.dynamics.flexible_tree.FlexibleTree (the Python path)
     derived: dict = field(default_factory=dict, compare=False, repr=False)  # data derived from the model once, on
     # first use (e.g. its contact pairs), dropped with the compiled model whenever the model changes
 

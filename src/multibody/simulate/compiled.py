@@ -18,10 +18,11 @@ import numpy as np
 
 from ..dynamics._batch import aba_batch, in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
+from ..model.joint_forces import joint_force_rows
 from . import lockstep
 from .actuators import idle_without_controls
 from .events import builtin, event_rows
-from .forces import COMPILED, body_force_rows, joint_force_rows
+from .forces import COMPILED, body_force_rows
 from .handoff import SLOTS, ring
 from .adaptive import serve
 from .steppers import DOP853, DOPRI5, EULER, METHODS, RK4, run_with_events
@@ -60,7 +61,7 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
 
 def joint_force_array(model):
     """The model's joint springs and friction as rows (iq, iv, k, q₀, c, F_c, v_s) for :func:`rates`
-    (:func:`~multibody.simulate.forces.joint_force_rows`); ModelError if it has force elements the compiled loop
+    (:func:`~multibody.model.joint_forces.joint_force_rows`); ModelError if it has force elements the compiled loop
     does not take (:func:`unsupported`)."""
     others = not_compiled(model)
     if others:

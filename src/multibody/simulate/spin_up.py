@@ -3,14 +3,21 @@ rate Ω(t), the prescribed hub's equations and the published curve) run by :func
 """
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from ..dynamics import crba, nonlinear_effects
 from ..event import Event
 from ..flexible.spinup import prescribed_hub_accelerations, spin_up_model, spin_up_profile
+from .forces import elements_force
 from .simulate import simulate
 from .trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..model import Model
 
 
 def simulate_spin_up(fb, final_rate=6.0, duration=15.0, t_end=20.0, stiffening=True, divergence=None,
@@ -57,3 +64,26 @@ def simulate_spin_up(fb, final_rate=6.0, duration=15.0, t_end=20.0, stiffening=T
                    t_eval=np.linspace(0.0, t_end, samples), torque=torque, dynamics=dynamics, progress=False,
                    compiled=False, events=[Event(diverged, name="diverged", terminal=True, direction=-1.0)])
     return cast("Trajectory", run)  # one state: one Trajectory
+
+
+def prescribed_joint_torque(model: Model, joint: str, motion: Callable[[float], tuple[float, float, float]]
+                            ) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
+    """τ(t, q, v) (nv,) for ``mb.simulate(..., torque=...)`` that gives the one-dof ``joint`` the acceleration
+    of ``motion(t)`` → (angle [rad or m], rate, acceleration) and leaves every other coordinate free: the
+    computed torque of M v̇ + c = Q + τ with τ zero but on the joint k,
+
+        v̇_r = M_rr⁻¹ (Q_r − c_r − M_rk α),    τ_k = M_kr v̇_r + M_kk α + c_k − Q_k,
+
+    (r: the other coordinates; Q: the model's force elements), :func:`~multibody.flexible.prescribed_hub_accelerations` for any
+    model. Started on the motion's angle and rate, the joint follows it to the integrator's tolerance."""
+    _, _, k = model.one_dof_joint(joint, "prescribed_joint_torque")
+    rest = np.delete(np.arange(model.nv), k)
+
+    def torque(t, q, v):
+        alpha = motion(t)[2]
+        M, free = crba(model, q), elements_force(model, q, v) - nonlinear_effects(model, q, v)
+        a_rest = np.linalg.solve(M[np.ix_(rest, rest)], free[rest] - M[rest, k] * alpha)
+        tau = np.zeros(model.nv)
+        tau[k] = M[k, rest] @ a_rest + M[k, k] * alpha - free[k]
+        return tau
+    return torque

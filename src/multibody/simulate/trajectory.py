@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -12,8 +11,9 @@ from numpy.typing import ArrayLike
 
 from .._lent import lent
 from ..dynamics import energy as _energy
+from ..dynamics.flexible_tree import strain_energy
 from ..errors import ModelError
-from ..flexible.tree import strain_energy
+from ..event import ImpactRecord
 from .forces import elastic_energy
 
 if TYPE_CHECKING:
@@ -25,29 +25,6 @@ if TYPE_CHECKING:
     from ..model import Model
 
 _ENERGY_KINDS = ("total", "kinetic", "potential", "gravity", "elastic")
-
-
-@dataclass(frozen=True)
-class ImpactRecord:
-    """One impact: ``time`` [s]; per contact: ``pairs`` (geometry names A, B), ``bodies`` (body names, None for
-    the world), ``points`` (3,) world contact points [m], ``normals`` (3,) unit from B to A, ``impulses`` (3,)
-    world impulse on A [N·s] (−impulse on B), ``approach`` normal velocity before [m/s] (< 0 approaching);
-    ``kinetic_energy_before`` and ``kinetic_energy_after`` [J]; ``resting``: pairs left in resting contact;
-    ``q`` (nq,) the configuration at the impact, ``v_before`` and ``v_after`` (nv,) the velocities around it."""
-
-    time: float
-    pairs: list
-    bodies: list
-    points: list
-    normals: list
-    impulses: list
-    approach: list
-    kinetic_energy_before: float
-    kinetic_energy_after: float
-    resting: list
-    q: np.ndarray
-    v_before: np.ndarray
-    v_after: np.ndarray
 
 
 class Trajectory:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..constraints.geometry import Plane
 from ..dynamics import body_poses
-from ..flexible.tree import beam_segments
+from ..dynamics.flexible_tree import beam_segments
 from .shapes import attachments, outlines
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Trees with flexible beams: the recursive kinematics and Kane's equations of a :class:`~multibody.Model` whose
-bodies include :class:`~multibody.flexible.body.FlexibleBeam`. ``mb.rnea``, ``crba``, ``aba``, ``energy``,
+bodies include :class:`~multibody.FlexibleBeam`. ``mb.rnea``, ``crba``, ``aba``, ``energy``,
 ``momentum`` and the kinematic queries take this path (NumPy) for such models; rigid trees keep the compiled core.
 
 Forward pass (parent before child). Each body frame i gets its world pose (R_i, p_i), its body Jacobian J_i
@@ -16,7 +16,7 @@ give M v̇ + c = τ + Σ J_iᵀ f_ext,i with
     M = Σ_rigid J_iᵀ I_i J_i + Σ_beams T_bᵀ M_b T_b,                     T_b = [J_b; E_b]  (6 + n_b, nv),
     c = Σ_rigid J_iᵀ (I_i A_i + V_i ×* I_i V_i) + Σ_beams T_bᵀ (M_b [A_b; 0] − f_b),
 
-where M_b(e), f_b are the beam's floating-frame equations (:func:`~multibody.flexible.beam.floating_frame_equations`:
+where M_b(e), f_b are the beam's floating-frame equations (:func:`~multibody.flexible.floating_frame_equations`:
 its mass elements at Gauss points, foreshortening, −K e) at B's velocity V_b, and E_b picks the beam's ė out of v.
 This is the documented equivalent of condensing the elastic coordinates in the ABA: aba solves M v̇ = τ − c by
 Cholesky, O(nv³) for the few tens of coordinates of such models. The strain force K e sits in c like gravity, so
@@ -31,24 +31,39 @@ S_s v = [Rᵀ ω; Rᵀ ṙ] with S̊_s v = [Rᵀ ω̇; Rᵀ (r̈ − ω × ṙ)]
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
-from ..dynamics._inputs import as_state, batch_of, raise_nonfinite
-from ..dynamics._layout import IV, NVJ, field
-from ..dynamics._spatial_kernels import local_poses
 from ..errors import ModelError
 from ..spatial import cross, skew
-from .beam import deformed_kinematics, floating_frame_equations, momentum_and_energy
+from ._inputs import as_state, batch_of, raise_nonfinite
+from ._layout import IV, NVJ, field
+from ._spatial_kernels import local_poses
+from .beam_equations import deformed_kinematics, floating_frame_equations, momentum_and_energy
 
 if TYPE_CHECKING:
     from ..model import CompiledModel, Model
-    from .body import FlexibleBeam
 
 _BZ = np.array([0.0, 0.0, 1.0])
+
+
+class BeamBody(Protocol):
+    """What the tree reads of a flexible beam body (:class:`multibody.FlexibleBeam`): its ``beam`` and
+    ``discretization`` (:class:`~multibody.flexible.Beam`, :class:`~multibody.flexible.DiscretizedBeam`), ``ne``
+    elastic coordinates, ``stiffening``, and the arc length ``station(x)`` [m] that carries a point at x."""
+
+    name: str
+    mass: float
+    com: np.ndarray
+    ne: int
+    stiffening: bool
+    beam: Any
+    discretization: Any
+
+    def station(self, x: float) -> float: ...
 
 
 class Station(NamedTuple):
@@ -76,12 +91,12 @@ class Frame(NamedTuple):
 class Slot(NamedTuple):
     """A beam of the tree: its ``body`` and the slices ``q``, ``v`` of its elastic coordinates and rates."""
 
-    body: FlexibleBeam
+    body: BeamBody
     q: slice
     v: slice
 
 
-def station(body: FlexibleBeam, x: float) -> Station:
+def station(body: BeamBody, x: float) -> Station:
     """The cross-section of ``body`` that carries a point at x [m] along B's x axis (s = x − root, clamped)."""
     s = body.station(x)
     Phi, dPhi, G = body.discretization.rows_at(s)
@@ -108,7 +123,7 @@ class FlexibleTree:
         iq, iv = cm.nq - model.ne, nv - model.ne
         for i, body in enumerate(model.bodies):
             if body.ne:
-                self.beams[i] = Slot(cast("FlexibleBeam", body), slice(iq, iq + body.ne), slice(iv, iv + body.ne))
+                self.beams[i] = Slot(cast("BeamBody", body), slice(iq, iq + body.ne), slice(iv, iv + body.ne))
                 iq, iv = iq + body.ne, iv + body.ne
         self._sections: dict[tuple[int, float], Station] = {}  # (beam index, x) -> Station, filled as asked for
         self.stations = {i: self.station(parent, float(model.placements[i].translation[0]))
@@ -267,10 +282,10 @@ def jacobian(model: Model, q: np.ndarray, name: str, point: ArrayLike = (0.0, 0.
 def deformed_axis(model: Model, q: ArrayLike, name: str, points: int = 21) -> np.ndarray:
     """World coordinates (..., points, 3) [m] of ``points`` evenly spaced stations along the deformed axis of the
     beam ``name``, root to tip (for drawing)."""
-    body = model.body(name)
-    if not body.ne:
-        raise ModelError(f"deformed_axis: body '{body.name}' is not a flexible beam")
-    body = cast("FlexibleBeam", body)
+    found = model.body(name)
+    if not found.ne:
+        raise ModelError(f"deformed_axis: body '{found.name}' is not a flexible beam")
+    body = cast("BeamBody", found)
     cm = model._compiled or model.compile()
     q = _finite(model, as_state(q, cm.nq, "q"), "q", "deformed_axis")
     R, p = body_poses(model, q)

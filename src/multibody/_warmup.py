@@ -1,5 +1,5 @@
 """Compile (or load from numba's cache) every kernel that the commands and the documented calls use:
-``python -m multibody.dynamics._warmup [part ...]`` (all parts, in the order of PARTS, by default).
+``python -m multibody._warmup [part ...]`` (all parts, in the order of PARTS, by default).
 
 Parts: ``kernels`` (the one-state rnea, aba and crba, the articulated-body algorithm first: most other kernels
 call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the structure-of-arrays
@@ -9,7 +9,7 @@ impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, 
 ``calls``: the README's calls, a URDF simulated and reported as ``multibody simulate`` does, and the demo, which
 then load what the parts before compiled and compile only what they left.
 
-``multibody compile`` runs the parts of each entry of WORKERS in one process, the two at once (numba's cache on
+``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once (numba's cache on
 disk is shared: a kernel that one process saved, the other loads), then ``calls``. Each process first compiles
 what needs nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
 """
@@ -22,10 +22,10 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
+from multibody import cli
+from multibody.cli import WORKERS
+
 PARTS = ("kernels", "loop", "batch", "derivatives", "quantities", "contact", "symbolic", "calls")
-# two processes of about the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch
-# kernels), then what does (the loop and the derivatives call the ABA, the batched one-state kernels rnea and aba)
-WORKERS = (("kernels", "loop"), ("batch", "derivatives", "quantities", "contact", "symbolic"))
 
 
 def _model():
@@ -105,7 +105,6 @@ def quantities():
 def calls():
     """The README's calls, ``multibody simulate`` of a URDF and ``multibody demo``, in a scratch folder."""
     import multibody as mb
-    from multibody import cli
     from multibody.io.files import example_path
     with tempfile.TemporaryDirectory() as folder, _quiet():
         model = mb.Model("arm", gravity=(0, 0, -9.81))
