@@ -59,7 +59,8 @@ def external_forces(model, f_ext):
             raise ValueError(f"f_ext: expected shape ({n}, 6) (one [moment; force] row per body), got {forces.shape}")
     if not np.all(np.isfinite(forces)):
         raise ValueError(f"f_ext: must be finite, got non-finite entries at {np.argwhere(~np.isfinite(forces)).tolist()}")
-    return forces
+    # writeable, as batch_of's arrays: a read-only one is a separate numba specialization of the kernels
+    return forces if forces.flags.writeable else forces.copy()
 
 
 def raise_nonfinite(model, what, **inputs):

@@ -50,11 +50,10 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     mass matrix (armature included). Units: N·m (or N) per rad (or m), per rad/s (or m/s), and kg·m² (or kg).
     """
     cm = model._compiled or model.compile()
-    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
-        fast = f_ext is None and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
-    except AttributeError:
-        fast = False
-    if fast:
+    # one state as NumPy float64 vectors, no forces: the fast path, as in multibody.dynamics.algorithms.rnea (the
+    # entry point reads its arguments unchecked: the type test comes first, so a GPU array never gets there)
+    if (f_ext is None and type(q) is type(v) is type(a) is np.ndarray and q.dtype is v.dtype is a.dtype is FLOAT64
+            and q.ndim == v.ndim == a.ndim == 1):
         out = np.empty((3, cm.nv, cm.nv))
         if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, out) == OK:
             return out[0], out[1], out[2]
@@ -69,8 +68,8 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
     else:  # compiled over the batch, the states dealt out to numba's thread count of Python threads
-        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, *_writable(qb, vb, ab, fb), dq,
-                                  dv, M, tau).all()
+        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, qb, vb, ab, fb, dq, dv, M,
+                                  tau).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -90,11 +89,8 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     ∂q̈/∂τ = M⁻¹. Computed as −M⁻¹ ∂τ/∂(q, v) at a = q̈ (Carpentier & Mansard, RSS 2018).
     """
     cm = model._compiled or model.compile()
-    try:  # one state as float64 vectors, no forces: the fast path (see multibody.dynamics.algorithms.rnea)
-        fast = f_ext is None and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1  # type: ignore[union-attr]  # duck typing: see the except
-    except AttributeError:
-        fast = False
-    if fast:
+    if (f_ext is None and type(q) is type(v) is type(tau) is np.ndarray  # the fast path, as in rnea_derivatives
+            and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1):
         out = np.empty((3, cm.nv, cm.nv))
         try:
             if _core.aba_derivatives_one_entry(cm.packed, q, v, tau, out) == OK:
@@ -114,7 +110,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
     else:
-        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, *_writable(qb, vb, tb, fb),
+        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, qb, vb, tb, fb,
                                       dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
@@ -123,11 +119,6 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
-
-
-def _writable(*arrays):
-    """The arrays, read-only ones copied (broadcast views are: one compiled specialization of the batched kernels)."""
-    return tuple(x if x.flags.writeable else x.copy() for x in arrays)
 
 
 def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
