@@ -51,24 +51,19 @@ def compact_times(Y, i, m):
 
 @inline
 def operator_times(B, m):
-    """B m for a 6 × 6 matrix B given as a row-major 36-tuple and a 6-tuple m, as a 6-tuple."""
-    return (B[0] * m[0] + B[1] * m[1] + B[2] * m[2] + B[3] * m[3] + B[4] * m[4] + B[5] * m[5],
-            B[6] * m[0] + B[7] * m[1] + B[8] * m[2] + B[9] * m[3] + B[10] * m[4] + B[11] * m[5],
-            B[12] * m[0] + B[13] * m[1] + B[14] * m[2] + B[15] * m[3] + B[16] * m[4] + B[17] * m[5],
-            B[18] * m[0] + B[19] * m[1] + B[20] * m[2] + B[21] * m[3] + B[22] * m[4] + B[23] * m[5],
-            B[24] * m[0] + B[25] * m[1] + B[26] * m[2] + B[27] * m[3] + B[28] * m[4] + B[29] * m[5],
-            B[30] * m[0] + B[31] * m[1] + B[32] * m[2] + B[33] * m[3] + B[34] * m[4] + B[35] * m[5])
+    """B m for a Coriolis operator B = [B_ω 0] (:func:`coriolis_operator`), B_ω given as a row-major 18-tuple (6 × 3),
+    and a 6-tuple m (its linear half meets B's zero columns), as a 6-tuple."""
+    return (B[0] * m[0] + B[1] * m[1] + B[2] * m[2], B[3] * m[0] + B[4] * m[1] + B[5] * m[2],
+            B[6] * m[0] + B[7] * m[1] + B[8] * m[2], B[9] * m[0] + B[10] * m[1] + B[11] * m[2],
+            B[12] * m[0] + B[13] * m[1] + B[14] * m[2], B[15] * m[0] + B[16] * m[1] + B[17] * m[2])
 
 
 @inline
 def operator_transpose_times(B, m):
-    """Bᵀ m for a 6 × 6 matrix B given as a row-major 36-tuple and a 6-tuple m, as a 6-tuple."""
-    return (B[0] * m[0] + B[6] * m[1] + B[12] * m[2] + B[18] * m[3] + B[24] * m[4] + B[30] * m[5],
-            B[1] * m[0] + B[7] * m[1] + B[13] * m[2] + B[19] * m[3] + B[25] * m[4] + B[31] * m[5],
-            B[2] * m[0] + B[8] * m[1] + B[14] * m[2] + B[20] * m[3] + B[26] * m[4] + B[32] * m[5],
-            B[3] * m[0] + B[9] * m[1] + B[15] * m[2] + B[21] * m[3] + B[27] * m[4] + B[33] * m[5],
-            B[4] * m[0] + B[10] * m[1] + B[16] * m[2] + B[22] * m[3] + B[28] * m[4] + B[34] * m[5],
-            B[5] * m[0] + B[11] * m[1] + B[17] * m[2] + B[23] * m[3] + B[29] * m[4] + B[35] * m[5])
+    """Bᵀ m = [B_ωᵀ m; 0] for a Coriolis operator B = [B_ω 0] as in :func:`operator_times`, as a 6-tuple."""
+    return (B[0] * m[0] + B[3] * m[1] + B[6] * m[2] + B[9] * m[3] + B[12] * m[4] + B[15] * m[5],
+            B[1] * m[0] + B[4] * m[1] + B[7] * m[2] + B[10] * m[3] + B[13] * m[4] + B[16] * m[5],
+            B[2] * m[0] + B[5] * m[1] + B[8] * m[2] + B[11] * m[3] + B[14] * m[4] + B[17] * m[5], 0.0, 0.0, 0.0)
 
 
 @inline
@@ -85,16 +80,27 @@ def set_row(X, k, x):
 
 @inline
 def coriolis_operator(Y, i, vi, B):
-    """B[i] = the 6 × 6 matrix of u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u) (Carpentier & Mansard's B_i,
-    the derivative of the body force v ×* Y v along with the frame's own motion), column by column."""
-    h = compact_times(Y, i, vi)
-    for k in range(6):
-        e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0, 1.0 if k == 3 else 0.0,
-             1.0 if k == 4 else 0.0, 1.0 if k == 5 else 0.0)
-        col = add6(add6(compact_times(Y, i, cross_motion(e, vi)), cross_force(e, h)),
-                   cross_force(vi, compact_times(Y, i, e)))
-        for r in range(6):
-            B[i, r, k] = col[r]
+    """B[i] = B_ω (6 × 3): Carpentier & Mansard's B_i, the derivative of the body force v ×* Y v along with the
+    frame's own motion, u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u), is [B_ω 0]: its linear columns cancel.
+    With v_i = [ω; v], Y_i = (m, h, I) (compact, :func:`compact_times`) and Y_i v_i = [n; f],
+    B_ω = [[ω×] I − I [ω×] + 2 (v·h) 1 − v hᵀ − h vᵀ − [n×];  −2 [f×]]  ([ω×] I − I [ω×] = A + Aᵀ, A = [ω×] I)."""
+    I00, I11, I22, I01, I02, I12 = Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9]
+    h0, h1, h2 = Y[i, 1], Y[i, 2], Y[i, 3]
+    n0, n1, n2, f0, f1, f2 = compact_times(Y, i, vi)
+    w0, w1, w2, x0, x1, x2 = vi
+    A00, A01, A02 = w1 * I02 - w2 * I01, w1 * I12 - w2 * I11, w1 * I22 - w2 * I12
+    A10, A11, A12 = w2 * I00 - w0 * I02, w2 * I01 - w0 * I12, w2 * I02 - w0 * I22
+    A20, A21, A22 = w0 * I01 - w1 * I00, w0 * I11 - w1 * I01, w0 * I12 - w1 * I02
+    d = 2.0 * (x0 * h0 + x1 * h1 + x2 * h2)
+    B[i, 0, 0], B[i, 0, 1], B[i, 0, 2] = (2.0 * (A00 - x0 * h0) + d, A01 + A10 - x0 * h1 - h0 * x1 + n2,
+                                          A02 + A20 - x0 * h2 - h0 * x2 - n1)
+    B[i, 1, 0], B[i, 1, 1], B[i, 1, 2] = (A10 + A01 - x1 * h0 - h1 * x0 - n2, 2.0 * (A11 - x1 * h1) + d,
+                                          A12 + A21 - x1 * h2 - h1 * x2 + n0)
+    B[i, 2, 0], B[i, 2, 1], B[i, 2, 2] = (A20 + A02 - x2 * h0 - h2 * x0 + n1, A21 + A12 - x2 * h1 - h2 * x1 - n0,
+                                          2.0 * (A22 - x2 * h2) + d)
+    B[i, 3, 0], B[i, 3, 1], B[i, 3, 2] = 0.0, 2.0 * f2, -2.0 * f1
+    B[i, 4, 0], B[i, 4, 1], B[i, 4, 2] = -2.0 * f2, 0.0, 2.0 * f0
+    B[i, 5, 0], B[i, 5, 1], B[i, 5, 2] = 2.0 * f1, -2.0 * f0, 0.0
 
 
 @njit_without_refcounts(cache=True, fastmath={"contract"}, forceinline=True)  # (LLVM inlines it: see CPU_PASSES)
@@ -165,7 +171,7 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
 @inline
 def column_terms(Y, B, F, psi, z, u, y):
     """For a motion-subspace column ψ of body j, with its z, u and y (:func:`forward_sweep`) and the composite
-    inertia Y (compact 10-tuple), Coriolis operator B (row-major 36-tuple) and force F of j's subtree: the factors
+    inertia Y (compact 10-tuple), Coriolis operator B (B_ω as a row-major 18-tuple) and force F of j's subtree: the factors
     of the entries of j's rows and of its ancestors' rows (module docstring), as four 6-tuples
     (Y ψ, Bᵀ ψ, ψ ×* F + Y z + B u, Y y + B ψ)."""
     return (inertia_times(Y, psi), operator_transpose_times(B, psi),
@@ -192,12 +198,9 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
         def one(Y, B, F, j, S, Z, U, W, k, G, c):
             terms = column_terms((Y[j, 0], Y[j, 1], Y[j, 2], Y[j, 3], Y[j, 4], Y[j, 5], Y[j, 6], Y[j, 7], Y[j, 8],
                                   Y[j, 9]),
-                                 (B[j, 0, 0], B[j, 0, 1], B[j, 0, 2], B[j, 0, 3], B[j, 0, 4], B[j, 0, 5],
-                                  B[j, 1, 0], B[j, 1, 1], B[j, 1, 2], B[j, 1, 3], B[j, 1, 4], B[j, 1, 5],
-                                  B[j, 2, 0], B[j, 2, 1], B[j, 2, 2], B[j, 2, 3], B[j, 2, 4], B[j, 2, 5],
-                                  B[j, 3, 0], B[j, 3, 1], B[j, 3, 2], B[j, 3, 3], B[j, 3, 4], B[j, 3, 5],
-                                  B[j, 4, 0], B[j, 4, 1], B[j, 4, 2], B[j, 4, 3], B[j, 4, 4], B[j, 4, 5],
-                                  B[j, 5, 0], B[j, 5, 1], B[j, 5, 2], B[j, 5, 3], B[j, 5, 4], B[j, 5, 5]),
+                                 (B[j, 0, 0], B[j, 0, 1], B[j, 0, 2], B[j, 1, 0], B[j, 1, 1], B[j, 1, 2], B[j, 2, 0],
+                                  B[j, 2, 1], B[j, 2, 2], B[j, 3, 0], B[j, 3, 1], B[j, 3, 2], B[j, 4, 0], B[j, 4, 1],
+                                  B[j, 4, 2], B[j, 5, 0], B[j, 5, 1], B[j, 5, 2]),
                                  row6(F, j), row6(S, k), row6(Z, k), row6(U, k), row6(W, k))
             for t in range(4):
                 for r in range(6):
@@ -208,14 +211,10 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
         for b in range(G.shape[3]):
             terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
                                   Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
-                                 (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 0, 3, b], B[j, 0, 4, b],
-                                  B[j, 0, 5, b], B[j, 1, 0, b], B[j, 1, 1, b], B[j, 1, 2, b], B[j, 1, 3, b],
-                                  B[j, 1, 4, b], B[j, 1, 5, b], B[j, 2, 0, b], B[j, 2, 1, b], B[j, 2, 2, b],
-                                  B[j, 2, 3, b], B[j, 2, 4, b], B[j, 2, 5, b], B[j, 3, 0, b], B[j, 3, 1, b],
-                                  B[j, 3, 2, b], B[j, 3, 3, b], B[j, 3, 4, b], B[j, 3, 5, b], B[j, 4, 0, b],
-                                  B[j, 4, 1, b], B[j, 4, 2, b], B[j, 4, 3, b], B[j, 4, 4, b], B[j, 4, 5, b],
-                                  B[j, 5, 0, b], B[j, 5, 1, b], B[j, 5, 2, b], B[j, 5, 3, b], B[j, 5, 4, b],
-                                  B[j, 5, 5, b]),
+                                 (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 1, 0, b], B[j, 1, 1, b],
+                                  B[j, 1, 2, b], B[j, 2, 0, b], B[j, 2, 1, b], B[j, 2, 2, b], B[j, 3, 0, b],
+                                  B[j, 3, 1, b], B[j, 3, 2, b], B[j, 4, 0, b], B[j, 4, 1, b], B[j, 4, 2, b],
+                                  B[j, 5, 0, b], B[j, 5, 1, b], B[j, 5, 2, b]),
                                  lane_vector(F, j, b), lane_vector(S, k, b), lane_vector(Z, k, b),
                                  lane_vector(U, k, b), lane_vector(W, k, b))
             for t in range(4):
@@ -321,7 +320,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
     A = work((n + 1, 6))       # ᵒa_i (gravity as the world's acceleration −g)
     F = work((n + 1, 6))       # subtree forces; row −1 collects the world's (unused)
     Y = work((n + 1, 10))      # composite inertias (m, h, I) about the world origin
-    B = work((n + 1, 6, 6))    # composite Coriolis operators B^c
+    B = work((n + 1, 6, 3))    # composite Coriolis operators B^c (their angular columns B_ω)
     S = work((nv, 6))          # ψ: motion-subspace columns, world axes about the world origin
     U = work((nv, 6))          # u = ᵒv_λ × ψ
     Z = work((nv, 6))          # z = ᵒa_λ × ψ + ᵒv_λ × u
@@ -531,7 +530,7 @@ def motion_terms(topology, params, q, v, a, S, U, Z, W, V, A):
     p0 = work((n + 1, 3))
     F = work((n + 1, 6))
     Y = work((n + 1, 10))
-    B = work((n + 1, 6, 6))
+    B = work((n + 1, 6, 3))
     SC = work((2, q.shape[0]))
     gravity = work((3,))
     gravity[:] = 0.0

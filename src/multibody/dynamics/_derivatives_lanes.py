@@ -78,7 +78,7 @@ def solved(dQ, dV, M, Minv, lam, last):
 def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, Mout, finite, first, last):
     """:func:`~._derivatives.rnea_derivatives_share` in chunks of DERIVATIVE_LANES states held as lanes."""
     n, nv, L = topology.shape[0], Mout.shape[1], DERIVATIVE_LANES
-    F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 6, L))
+    F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     G, nonfinite = work((4, 6, 6, L)), work((L,))
     dQ, dV, M = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
@@ -102,7 +102,7 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     time (:func:`rnea_derivatives_chunk`, :func:`solved`). status[b]: OK, NONFINITE or NOT_POSITIVE_DEFINITE (of
     its chunk)."""
     n, nq, nv, L = topology.shape[0], q.shape[1], qdd.shape[1], DERIVATIVE_LANES
-    F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 6, L))
+    F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     G, nonfinite = work((4, 6, 6, L)), work((L,))
     dQ, dV, M, Mi = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
