@@ -5,9 +5,10 @@
 mb.rnea_derivatives / mb.aba_derivatives against pin.computeRNEADerivatives / pin.computeABADerivatives (Carpentier &
 Mansard, RSS 2018, both), each called from Python at the same state (joints matched by name), best of interleaved
 rounds (bench_dynamics.interleaved_best); ratio = multibody / Pinocchio (below 1: multibody faster). "× aba" is
-each library's derivative time over its own aba's. Batched: µs per state of mb.aba_derivatives over a (B, nq) batch,
-on one thread and on numba's thread count (NUMBA_NUM_THREADS), against a Python loop over pin.computeABADerivatives,
-interleaved in the same way; the one-thread column is the speed-up per core.
+each library's derivative time over its own aba's. Batched: µs per state of mb.aba_derivatives and mb.rnea_derivatives
+over a (B, nq) batch, on one thread and on numba's thread count (NUMBA_NUM_THREADS), against a Python loop over
+pin.computeABADerivatives / pin.computeRNEADerivatives, all interleaved in the same way; the one-thread column is the
+speed-up per core, "× aba" the batched derivatives' time over the batched mb.aba's at the same states and threads.
 """
 from __future__ import annotations
 
@@ -42,8 +43,9 @@ def per_call(model, reference, rng, seconds):
 
 
 def batched(model, reference, count, rng):
-    """µs per state of mb.aba_derivatives over a (count, nq) batch on 1 and on numba's thread count of threads,
-    and of a Python loop over pin.computeABADerivatives."""
+    """µs per state of mb.aba_derivatives, mb.rnea_derivatives and mb.aba over a (count, nq) batch on 1 and on
+    numba's thread count of threads, and of Python loops over pin.computeABADerivatives and
+    pin.computeRNEADerivatives: {(algorithm, threads or "pin"): µs}."""
     import pinocchio as pin
     data = reference.createData()
     Q = np.stack([model.random_configuration(rng) for _ in range(count)])
@@ -51,14 +53,18 @@ def batched(model, reference, count, rng):
     (QP, VP), (_, TP) = in_pinocchio_order(model, reference, Q, V), in_pinocchio_order(model, reference, Q, T)
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
 
-    def ours(count_threads):
+    def ours(function, count_threads):
         def run():
             numba.set_num_threads(count_threads)
-            mb.aba_derivatives(model, Q, V, T)
+            function(model, Q, V, T)
         return run
-    functions = {k: ours(k) for k in threads}
-    functions["pin"] = lambda: [pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k]) for k in range(count)]
-    times = interleaved_best(functions, seconds=0.1)  # (33 interleaved rounds, best of each)
+    functions = {(name, k): ours(function, k) for k in threads for name, function in (
+        ("aba_derivatives", mb.aba_derivatives), ("rnea_derivatives", mb.rnea_derivatives), ("aba", mb.aba))}
+    functions["aba_derivatives", "pin"] = lambda: [pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k])
+                                                   for k in range(count)]
+    functions["rnea_derivatives", "pin"] = lambda: [pin.computeRNEADerivatives(reference, data, QP[k], VP[k], TP[k])
+                                                    for k in range(count)]
+    times = interleaved_best(functions, seconds=0.2)  # (about 25 interleaved rounds, best of each)
     numba.set_num_threads(threads[-1])
     return {key: t / count for key, t in times.items()}
 
@@ -79,17 +85,21 @@ def main():
             ours, theirs = times[(algorithm, "mb")], times[(algorithm, "pin")]
             print(f"| {name} | {model.nv} | {algorithm} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} | "
                   f"{ours / times[('aba', 'mb')]:.1f} | {theirs / times[('aba', 'pin')]:.1f} |")
-    print(f"\nmb.aba_derivatives over {args.batch} random states (q of shape ({args.batch}, nq)) against a Python loop "
-          f"over pin.computeABADerivatives, µs per state; speed-up = loop time / batched time:\n")
+    print(f"\nOver {args.batch} random states (q of shape ({args.batch}, nq)) against a Python loop over Pinocchio's, "
+          f"µs per state; speed-up = loop time / batched time:\n")
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
-    print("| robot | nv | Pinocchio loop [µs] | " + " | ".join(f"batched, {k} thread{'s' * (k > 1)} [µs] | speed-up"
-                                                     for k in threads) + " |")
-    print("|---|---|---|" + "---|---|" * len(threads))
+    print("| robot | nv | algorithm | Pinocchio loop [µs] | " + " | ".join(
+        f"batched, {k} thread{'s' * (k > 1)} [µs] | speed-up | × aba" for k in threads) + " |")
+    print("|---|---|---|---|" + "---|---|---|" * len(threads))
     for name, (file, floating) in ROBOTS.items():
         model, reference = load(directory / file, floating)
         times = batched(model, reference, args.batch, rng)
-        print(f"| {name} | {model.nv} | {times['pin']:.2f} | " + " | ".join(
-            f"{times[k]:.2f} | {times['pin'] / times[k]:.2f}×" for k in threads) + " |")
+        for algorithm in ("rnea_derivatives", "aba_derivatives"):
+            loop = times[algorithm, "pin"]
+            print(f"| {name} | {model.nv} | {algorithm} | {loop:.2f} | " + " | ".join(
+                f"{times[algorithm, k]:.2f} | {loop / times[algorithm, k]:.2f}× | "
+                f"{times[algorithm, k] / times['aba', k]:.1f}" for k in threads) + " |")
+
 
 if __name__ == "__main__":
     main()

@@ -133,6 +133,52 @@ def test_batched_derivatives_equal_the_state_by_state_ones(threads):
                                            atol=1e-12 * (1 + np.abs(theirs).max()))
 
 
+@pytest.mark.parametrize("seed,free_base", [(16, False), (16, True)])
+def test_derivatives_of_states_held_as_lanes_equal_the_state_by_state_ones_and_pinocchios(seed, free_base):
+    # a random tree (several roots) of every joint type; 45 states: a full chunk of the lanes' ABA (32 states) and a
+    # short one, chunks of 16 lanes the last with 13 states; forces on every body, one set per state
+    rng = np.random.default_rng(seed)
+    model = random_model(rng, 12, kinds=ALL_JOINTS, free_base=free_base)
+    assert {type(j).__name__.lower() for j in model.joints} == set(ALL_JOINTS)
+    count = 45
+    q, v, a = (np.array(x) for x in zip(*(random_state(rng, model) for _ in range(count))))
+    f_ext = rng.normal(size=(count, model.nbodies, 6))
+    batched = mb.rnea_derivatives(model, q, v, a, f_ext=f_ext) + mb.aba_derivatives(model, q, v, a, f_ext=f_ext)
+    for b in range(count):
+        one = (mb.rnea_derivatives(model, q[b], v[b], a[b], f_ext=f_ext[b])
+               + mb.aba_derivatives(model, q[b], v[b], a[b], f_ext=f_ext[b]))
+        for ours, theirs in zip(batched, one):
+            np.testing.assert_allclose(ours[b], theirs, rtol=0, atol=1e-12 * (1 + np.abs(theirs).max()))
+    batched = mb.rnea_derivatives(model, q, v, a) + mb.aba_derivatives(model, q, v, a)
+    twin = PinocchioTwin(model)
+    perm = np.ix_(twin.v_perm, twin.v_perm)
+    for b in (0, 31, 32, 44):
+        pin.computeRNEADerivatives(twin.pm, twin.data, twin.q(q[b]), twin.v(v[b]), twin.v(a[b]))
+        for ours, theirs in zip(batched[:2], (twin.data.dtau_dq, twin.data.dtau_dv)):
+            expected = np.empty_like(ours[b])
+            expected[perm] = theirs
+            np.testing.assert_allclose(ours[b], expected, rtol=0, atol=1e-9 * (1 + np.abs(expected).max()))
+        pin.computeABADerivatives(twin.pm, twin.data, twin.q(q[b]), twin.v(v[b]), twin.v(a[b]))
+        for ours, theirs in zip(batched[3:5], (twin.data.ddq_dq, twin.data.ddq_dv)):
+            expected = np.empty_like(ours[b])
+            expected[perm] = theirs
+            np.testing.assert_allclose(ours[b], expected, rtol=0, atol=1e-9 * (1 + np.abs(expected).max()))
+
+
+def test_a_batch_with_a_state_that_is_not_finite_or_a_zero_quaternion_is_refused_naming_it():
+    rng = np.random.default_rng(8)
+    model = random_model(rng, 5, free_base=True)
+    q, v, a = (np.array(x) for x in zip(*(random_state(rng, model) for _ in range(20))))
+    v[7, 0] = np.nan
+    for derivatives in (mb.rnea_derivatives, mb.aba_derivatives):
+        with pytest.raises(ValueError, match=r"v\[0\] .* in batch entry \(7,\) is nan"):
+            derivatives(model, q, v, a)
+    v[7, 0] = 0.0
+    q[3, model.q_slice(model.joints[0].name)][3:] = 0.0
+    with pytest.raises(ValueError, match=f"quaternion of joint '{model.joints[0].name}' in batch entry \\(3,\\)"):
+        mb.aba_derivatives(model, q, v, a)
+
+
 def test_models_the_derivatives_do_not_cover_raise_naming_the_reason():
     model = mb.Model("beam")
     model.add(mb.Body("a", mass=1.0, inertia=np.eye(3)), parent="world", joint=mb.Revolute())

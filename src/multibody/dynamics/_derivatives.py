@@ -26,13 +26,15 @@ Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references 
 """
 import numba
 import numpy as np
+from numba.extending import overload
 
-from ._batch import in_threads
+from ._batch import in_threads, inertia_times
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
                     dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
-from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion, inline,
+from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
                                motion_subspace, njit_without_refcounts, release, rigid_inertia_times, row6,
                                sines_cosines, unpacked, work)
+from ._lanes import add_row, add_to_entry, lane_vector, mirror_entry, pivot, scale_row, set_entry, subtract_row
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
@@ -48,20 +50,20 @@ def compact_times(Y, i, m):
 
 
 @inline
-def matrix_times(B, i, m):
-    """B[i] m for a 6 × 6 matrix B[i] and a 6-tuple m, as a 6-tuple."""
-    return (B[i, 0, 0] * m[0] + B[i, 0, 1] * m[1] + B[i, 0, 2] * m[2] + B[i, 0, 3] * m[3] + B[i, 0, 4] * m[4]
-            + B[i, 0, 5] * m[5],
-            B[i, 1, 0] * m[0] + B[i, 1, 1] * m[1] + B[i, 1, 2] * m[2] + B[i, 1, 3] * m[3] + B[i, 1, 4] * m[4]
-            + B[i, 1, 5] * m[5],
-            B[i, 2, 0] * m[0] + B[i, 2, 1] * m[1] + B[i, 2, 2] * m[2] + B[i, 2, 3] * m[3] + B[i, 2, 4] * m[4]
-            + B[i, 2, 5] * m[5],
-            B[i, 3, 0] * m[0] + B[i, 3, 1] * m[1] + B[i, 3, 2] * m[2] + B[i, 3, 3] * m[3] + B[i, 3, 4] * m[4]
-            + B[i, 3, 5] * m[5],
-            B[i, 4, 0] * m[0] + B[i, 4, 1] * m[1] + B[i, 4, 2] * m[2] + B[i, 4, 3] * m[3] + B[i, 4, 4] * m[4]
-            + B[i, 4, 5] * m[5],
-            B[i, 5, 0] * m[0] + B[i, 5, 1] * m[1] + B[i, 5, 2] * m[2] + B[i, 5, 3] * m[3] + B[i, 5, 4] * m[4]
-            + B[i, 5, 5] * m[5])
+def operator_times(B, m):
+    """B m for a Coriolis operator B = [B_ω 0] (:func:`coriolis_operator`), B_ω given as a row-major 18-tuple (6 × 3),
+    and a 6-tuple m (its linear half meets B's zero columns), as a 6-tuple."""
+    return (B[0] * m[0] + B[1] * m[1] + B[2] * m[2], B[3] * m[0] + B[4] * m[1] + B[5] * m[2],
+            B[6] * m[0] + B[7] * m[1] + B[8] * m[2], B[9] * m[0] + B[10] * m[1] + B[11] * m[2],
+            B[12] * m[0] + B[13] * m[1] + B[14] * m[2], B[15] * m[0] + B[16] * m[1] + B[17] * m[2])
+
+
+@inline
+def operator_transpose_times(B, m):
+    """Bᵀ m = [B_ωᵀ m; 0] for a Coriolis operator B = [B_ω 0] as in :func:`operator_times`, as a 6-tuple."""
+    return (B[0] * m[0] + B[3] * m[1] + B[6] * m[2] + B[9] * m[3] + B[12] * m[4] + B[15] * m[5],
+            B[1] * m[0] + B[4] * m[1] + B[7] * m[2] + B[10] * m[3] + B[13] * m[4] + B[16] * m[5],
+            B[2] * m[0] + B[5] * m[1] + B[8] * m[2] + B[11] * m[3] + B[14] * m[4] + B[17] * m[5], 0.0, 0.0, 0.0)
 
 
 @inline
@@ -78,16 +80,27 @@ def set_row(X, k, x):
 
 @inline
 def coriolis_operator(Y, i, vi, B):
-    """B[i] = the 6 × 6 matrix of u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u) (Carpentier & Mansard's B_i,
-    the derivative of the body force v ×* Y v along with the frame's own motion), column by column."""
-    h = compact_times(Y, i, vi)
-    for k in range(6):
-        e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0, 1.0 if k == 3 else 0.0,
-             1.0 if k == 4 else 0.0, 1.0 if k == 5 else 0.0)
-        col = add6(add6(compact_times(Y, i, cross_motion(e, vi)), cross_force(e, h)),
-                   cross_force(vi, compact_times(Y, i, e)))
-        for r in range(6):
-            B[i, r, k] = col[r]
+    """B[i] = B_ω (6 × 3): Carpentier & Mansard's B_i, the derivative of the body force v ×* Y v along with the
+    frame's own motion, u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u), is [B_ω 0]: its linear columns cancel.
+    With v_i = [ω; v], Y_i = (m, h, I) (compact, :func:`compact_times`) and Y_i v_i = [n; f],
+    B_ω = [[ω×] I − I [ω×] + 2 (v·h) 1 − v hᵀ − h vᵀ − [n×];  −2 [f×]]  ([ω×] I − I [ω×] = A + Aᵀ, A = [ω×] I)."""
+    I00, I11, I22, I01, I02, I12 = Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9]
+    h0, h1, h2 = Y[i, 1], Y[i, 2], Y[i, 3]
+    n0, n1, n2, f0, f1, f2 = compact_times(Y, i, vi)
+    w0, w1, w2, x0, x1, x2 = vi
+    A00, A01, A02 = w1 * I02 - w2 * I01, w1 * I12 - w2 * I11, w1 * I22 - w2 * I12
+    A10, A11, A12 = w2 * I00 - w0 * I02, w2 * I01 - w0 * I12, w2 * I02 - w0 * I22
+    A20, A21, A22 = w0 * I01 - w1 * I00, w0 * I11 - w1 * I01, w0 * I12 - w1 * I02
+    d = 2.0 * (x0 * h0 + x1 * h1 + x2 * h2)
+    B[i, 0, 0], B[i, 0, 1], B[i, 0, 2] = (2.0 * (A00 - x0 * h0) + d, A01 + A10 - x0 * h1 - h0 * x1 + n2,
+                                          A02 + A20 - x0 * h2 - h0 * x2 - n1)
+    B[i, 1, 0], B[i, 1, 1], B[i, 1, 2] = (A10 + A01 - x1 * h0 - h1 * x0 - n2, 2.0 * (A11 - x1 * h1) + d,
+                                          A12 + A21 - x1 * h2 - h1 * x2 + n0)
+    B[i, 2, 0], B[i, 2, 1], B[i, 2, 2] = (A20 + A02 - x2 * h0 - h2 * x0 + n1, A21 + A12 - x2 * h1 - h2 * x1 - n0,
+                                          2.0 * (A22 - x2 * h2) + d)
+    B[i, 3, 0], B[i, 3, 1], B[i, 3, 2] = 0.0, 2.0 * f2, -2.0 * f1
+    B[i, 4, 0], B[i, 4, 1], B[i, 4, 2] = -2.0 * f2, 0.0, 2.0 * f0
+    B[i, 5, 0], B[i, 5, 1], B[i, 5, 2] = 2.0 * f1, -2.0 * f0, 0.0
 
 
 @njit_without_refcounts(cache=True, fastmath={"contract"}, forceinline=True)  # (LLVM inlines it: see CPU_PASSES)
@@ -155,87 +168,169 @@ def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y,
         coriolis_operator(Y, i, vi, B)
 
 
+@inline
+def column_terms(Y, B, F, psi, z, u, y):
+    """For a motion-subspace column ψ of body j, with its z, u and y (:func:`forward_sweep`) and the composite
+    inertia Y (compact 10-tuple), Coriolis operator B (B_ω as a row-major 18-tuple) and force F of j's subtree: the factors
+    of the entries of j's rows and of its ancestors' rows (module docstring), as four 6-tuples
+    (Y ψ, Bᵀ ψ, ψ ×* F + Y z + B u, Y y + B ψ)."""
+    return (inertia_times(Y, psi), operator_transpose_times(B, psi),
+            add6(add6(cross_force(psi, F), inertia_times(Y, z)), operator_times(B, u)),
+            add6(inertia_times(Y, y), operator_times(B, psi)))
+
+
+@inline
+def pair_rates(Ya, Bs, z, u, y, psi):
+    """(∂τ_j/∂q_i, ∂τ_j/∂v_i) for a column of body j (Ya = Y^c_j ψ_j, Bs = B^cᵀ_j ψ_j: :func:`column_terms`) and a
+    column ψ_i of an ancestor i (itself included) with its z, u, y: ψ_jᵀ (Y^c_j z_i + B^c_j u_i) and
+    ψ_jᵀ (Y^c_j y_i + B^c_j ψ_i)."""
+    return dot6(Ya, z) + dot6(Bs, u), dot6(Ya, y) + dot6(Bs, psi)
+
+
+def store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+    """G[0 … 3, c] = :func:`column_terms` of velocity k (a column of body j) from the rows of the arrays (in every
+    lane, for the lanes' arrays: their last axis)."""
+
+
+@overload(store_column_terms, inline="always")
+def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+    if G.ndim == 3:
+        def one(Y, B, F, j, S, Z, U, W, k, G, c):
+            terms = column_terms((Y[j, 0], Y[j, 1], Y[j, 2], Y[j, 3], Y[j, 4], Y[j, 5], Y[j, 6], Y[j, 7], Y[j, 8],
+                                  Y[j, 9]),
+                                 (B[j, 0, 0], B[j, 0, 1], B[j, 0, 2], B[j, 1, 0], B[j, 1, 1], B[j, 1, 2], B[j, 2, 0],
+                                  B[j, 2, 1], B[j, 2, 2], B[j, 3, 0], B[j, 3, 1], B[j, 3, 2], B[j, 4, 0], B[j, 4, 1],
+                                  B[j, 4, 2], B[j, 5, 0], B[j, 5, 1], B[j, 5, 2]),
+                                 row6(F, j), row6(S, k), row6(Z, k), row6(U, k), row6(W, k))
+            for t in range(4):
+                for r in range(6):
+                    G[t, c, r] = terms[t][r]
+        return one
+
+    def lanes(Y, B, F, j, S, Z, U, W, k, G, c):
+        for b in range(G.shape[3]):
+            terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
+                                  Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
+                                 (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 1, 0, b], B[j, 1, 1, b],
+                                  B[j, 1, 2, b], B[j, 2, 0, b], B[j, 2, 1, b], B[j, 2, 2, b], B[j, 3, 0, b],
+                                  B[j, 3, 1, b], B[j, 3, 2, b], B[j, 4, 0, b], B[j, 4, 1, b], B[j, 4, 2, b],
+                                  B[j, 5, 0, b], B[j, 5, 1, b], B[j, 5, 2, b]),
+                                 lane_vector(F, j, b), lane_vector(S, k, b), lane_vector(Z, k, b),
+                                 lane_vector(U, k, b), lane_vector(W, k, b))
+            for t in range(4):
+                for r in range(6):
+                    G[t, c, r, b] = terms[t][r]
+    return lanes
+
+
+def store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row):
+    """dQ[row, k], dV[row, k] = :func:`pair_rates` of the column c of G (:func:`store_column_terms`) and velocity k
+    (in every lane)."""
+
+
+@overload(store_pair_rates, inline="always")
+def _store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row):
+    if G.ndim == 3:
+        def one(G, c, S, Z, U, W, k, dQ, dV, row):
+            dQ[row, k], dV[row, k] = pair_rates(row6(G[0], c), row6(G[1], c), row6(Z, k), row6(U, k), row6(W, k),
+                                                row6(S, k))
+        return one
+
+    def lanes(G, c, S, Z, U, W, k, dQ, dV, row):
+        for b in range(G.shape[3]):
+            dQ[row, k, b], dV[row, k, b] = pair_rates(
+                (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b], G[0, c, 4, b], G[0, c, 5, b]),
+                (G[1, c, 0, b], G[1, c, 1, b], G[1, c, 2, b], G[1, c, 3, b], G[1, c, 4, b], G[1, c, 5, b]),
+                lane_vector(Z, k, b), lane_vector(U, k, b), lane_vector(W, k, b), lane_vector(S, k, b))
+    return lanes
+
+
+def store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates):
+    """M[k, col] = M[col, k] = ψ_kᵀ G[0, c] (= ψ_kᵀ Y^c ψ_col) and, if ``rates``, the ancestor's derivatives
+    dQ[k, col] = ψ_kᵀ G[2, c], dV[k, col] = ψ_kᵀ G[3, c] (module docstring), for velocity k of an ancestor of
+    velocity col's body, c its column in G (in every lane)."""
+
+
+@overload(store_ancestor_entries, inline="always")
+def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates):
+    if G.ndim == 3:
+        def one(S, k, G, c, M, dQ, dV, col, rates):
+            psi = row6(S, k)
+            M[k, col] = M[col, k] = dot6(psi, row6(G[0], c))
+            if rates:
+                dQ[k, col], dV[k, col] = dot6(psi, row6(G[2], c)), dot6(psi, row6(G[3], c))
+        return one
+
+    def lanes(S, k, G, c, M, dQ, dV, col, rates):
+        for b in range(G.shape[3]):
+            psi = lane_vector(S, k, b)
+            M[k, col, b] = M[col, k, b] = dot6(psi, (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
+                                                     G[0, c, 4, b], G[0, c, 5, b]))
+        if rates:
+            for b in range(G.shape[3]):
+                psi = lane_vector(S, k, b)
+                dQ[k, col, b] = dot6(psi, (G[2, c, 0, b], G[2, c, 1, b], G[2, c, 2, b], G[2, c, 3, b],
+                                           G[2, c, 4, b], G[2, c, 5, b]))
+                dV[k, col, b] = dot6(psi, (G[3, c, 0, b], G[3, c, 1, b], G[3, c, 2, b], G[3, c, 3, b],
+                                           G[3, c, 4, b], G[3, c, 5, b]))
+    return lanes
+
+
+@inline
+def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M):
+    """The backward pass of :func:`rnea_derivatives`, leaves to root, after :func:`forward_sweep`: composite sums
+    Y^c, B^c, F in place of Y, B, F; each body j fills its entries with every ancestor i (itself included) of
+    ∂τ/∂q (dQ), ∂τ/∂v (dV) and M. On the arrays of one state, or on those of a chunk of states held as lanes (the
+    state last: :mod:`._lanes`), through the ``store_`` operations. G: (4, 6, 6) (lanes last) work array."""
+    dQ[:] = 0.0  # (entries of bodies on different branches stay zero)
+    dV[:] = 0.0
+    M[:] = 0.0
+    for j in range(topology.shape[0] - 1, -1, -1):
+        nvj, jv = topology[j, NVJ], topology[j, IV]
+        for c in range(nvj):
+            store_column_terms(Y, B, F, j, S, Z, U, W, jv + c, G, c)
+        i = j
+        while i >= 0:
+            nvi, iv = topology[i, NVJ], topology[i, IV]
+            for r in range(nvj):  # rows of j, columns of its ancestor i
+                for c in range(nvi):
+                    store_pair_rates(G, r, S, Z, U, W, iv + c, dQ, dV, jv + r)
+            for r in range(nvi):  # rows of i, columns of j (for i = j: M only)
+                for c in range(nvj):
+                    store_ancestor_entries(S, iv + r, G, c, M, dQ, dV, jv + c, i != j)
+            i = topology[i, PARENT]
+        for c in range(nvj):
+            add_to_entry(M, jv + c, jv + c, armature(params, j, c))
+        # Y^c_λ += Y^c_j ;  B^c_λ += B^c_j ;  F_λ += F_j  (λ = −1: the unused world row)
+        lam = topology[j, PARENT]
+        add_row(Y, lam, j)
+        add_row(B, lam, j)
+        add_row(F, lam, j)
+
+
 @njit_without_refcounts(cache=True, fastmath={"contract"})  # (no reference counts: see _spatial_kernels.work)
-def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau):
-    """∂τ/∂q (tangent space), ∂τ/∂v and M = ∂τ/∂a of τ = RNEA(q, v, a) − Σ Jᵀ f_ext, and τ itself
-    (Carpentier & Mansard, RSS 2018, Algorithm 1, in the form of the module docstring). Same gravity, armature
-    and f_ext conventions as :func:`._core.rnea`. Writes the (nv, nv) matrices and tau (nv); returns True if every
-    entry is finite."""
-    n, nv = topology.shape[0], tau.shape[0]
+def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M):
+    """∂τ/∂q (tangent space), ∂τ/∂v and M = ∂τ/∂a of τ = RNEA(q, v, a) − Σ Jᵀ f_ext (Carpentier & Mansard, RSS 2018,
+    Algorithm 1, in the form of the module docstring). Same gravity, armature and f_ext conventions as
+    :func:`._core.rnea`. Writes the (nv, nv) matrices; returns True if every entry is finite."""
+    n, nv = topology.shape[0], M.shape[0]
     R0 = work((n + 1, 3, 3))   # world rotations of the axis frames; row −1: the world
     p0 = work((n + 1, 3))
     V = work((n + 1, 6))       # ᵒv_i; row −1: the world
     A = work((n + 1, 6))       # ᵒa_i (gravity as the world's acceleration −g)
     F = work((n + 1, 6))       # subtree forces; row −1 collects the world's (unused)
     Y = work((n + 1, 10))      # composite inertias (m, h, I) about the world origin
-    B = work((n + 1, 6, 6))    # composite Coriolis operators B^c
+    B = work((n + 1, 6, 3))    # composite Coriolis operators B^c (their angular columns B_ω)
     S = work((nv, 6))          # ψ: motion-subspace columns, world axes about the world origin
     U = work((nv, 6))          # u = ᵒv_λ × ψ
     Z = work((nv, 6))          # z = ᵒa_λ × ψ + ᵒv_λ × u
     W = work((nv, 6))          # y = u + ᵒv_i × ψ
-    GY = work((6, 6))          # for the body j at hand, per column: Y^c ψ, B^cᵀ ψ, ∂F/∂q, ∂F/∂v
-    GB = work((6, 6))
-    GQ = work((6, 6))
-    GV = work((6, 6))
+    G = work((4, 6, 6))        # for the body j at hand, per column: Y^c ψ, B^cᵀ ψ, ∂F/∂q, ∂F/∂v
     SC = work((2, q.shape[0]))
-    dtau_dq[:, :] = 0.0  # (entries of bodies on different branches stay zero)
-    dtau_dv[:, :] = 0.0
-    M[:, :] = 0.0
     forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC)
-    # backward: composite sums; each body j fills its entries with every ancestor i (itself included)
-    finite = True
-    for j in range(n - 1, -1, -1):
-        nvj, jv = topology[j, NVJ], topology[j, IV]
-        for c in range(nvj):
-            psi = row6(S, jv + c)
-            Ya = compact_times(Y, j, psi)
-            set_row(GY, c, Ya)
-            for k in range(6):
-                GB[c, k] = (B[j, 0, k] * psi[0] + B[j, 1, k] * psi[1] + B[j, 2, k] * psi[2] + B[j, 3, k] * psi[3]
-                              + B[j, 4, k] * psi[4] + B[j, 5, k] * psi[5])
-            set_row(GQ, c, add6(add6(cross_force(psi, row6(F, j)), compact_times(Y, j, row6(Z, jv + c))),
-                                  matrix_times(B, j, row6(U, jv + c))))
-            set_row(GV, c, add6(compact_times(Y, j, row6(W, jv + c)), matrix_times(B, j, psi)))
-            t = dot6(psi, row6(F, j)) + armature(params, j, c) * a[jv + c]
-            tau[jv + c] = t
-            finite &= np.abs(t) < np.inf
-        i = j
-        while i >= 0:
-            nvi, iv = topology[i, NVJ], topology[i, IV]
-            for r in range(nvj):  # rows of j, columns of its ancestor i
-                Ya, Bs = row6(GY, r), row6(GB, r)
-                for c in range(nvi):
-                    dq = dot6(Ya, row6(Z, iv + c)) + dot6(Bs, row6(U, iv + c))
-                    dv = dot6(Ya, row6(W, iv + c)) + dot6(Bs, row6(S, iv + c))
-                    dtau_dq[jv + r, iv + c] = dq
-                    dtau_dv[jv + r, iv + c] = dv
-                    finite &= np.abs(dq) < np.inf and np.abs(dv) < np.inf
-            for r in range(nvi):  # rows of i, columns of j (for i = j: M only)
-                psi = row6(S, iv + r)
-                for c in range(nvj):
-                    m = dot6(psi, row6(GY, c))
-                    M[iv + r, jv + c] = m
-                    M[jv + c, iv + r] = m
-                    if i != j:
-                        dq = dot6(psi, row6(GQ, c))
-                        dv = dot6(psi, row6(GV, c))
-                        dtau_dq[iv + r, jv + c] = dq
-                        dtau_dv[iv + r, jv + c] = dv
-                        finite &= np.abs(dq) < np.inf and np.abs(dv) < np.inf
-                    finite &= np.abs(m) < np.inf
-            i = topology[i, PARENT]
-        for c in range(nvj):
-            M[jv + c, jv + c] += armature(params, j, c)
-        # Y^c_λ += Y^c_j ;  B^c_λ += B^c_j ;  F_λ += F_j  (λ = −1: the unused world row)
-        lam = topology[j, PARENT]
-        for r in range(10):
-            Y[lam, r] += Y[j, r]
-        for r in range(6):
-            F[lam, r] += F[j, r]
-            for c in range(6):
-                B[lam, r, c] += B[j, r, c]
-    release((R0, p0, V, A, F, Y, B, S, U, Z, W, GY, GB, GQ, GV, SC))
-    return finite
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dtau_dq, dtau_dv, M)
+    release((R0, p0, V, A, F, Y, B, S, U, Z, W, G, SC))
+    return all_finite(dtau_dq) and all_finite(dtau_dv) and all_finite(M)
 
 
 @inline
@@ -269,23 +364,22 @@ def subtree_ends(lam, last):
 @inline
 def tree_factor(M, lam):
     """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L lower triangular with M's tree sparsity, no
-    fill-in), in place in M's lower triangle; only entries on one path of the tree are written (the callers read no
-    others). Returns False if M is not positive definite."""
+    fill-in), in place in M's lower triangle, L's diagonal held as its reciprocals 1 / L_kk (the solves multiply by
+    them); only entries on one path of the tree are written (the callers read no others). M (nv, nv), or a matrix of
+    lanes (nv, nv, lanes) factored lane by lane (:func:`~._lanes.pivot`). Returns False if M is not positive
+    definite (in some lane)."""
     for k in range(M.shape[0] - 1, -1, -1):
-        if not M[k, k] > 0.0:
+        if not pivot(M, k):  # L_kk = √M_kk, held as 1 / L_kk
             return False
-        d = np.sqrt(M[k, k])
-        M[k, k] = d
-        r = 1.0 / d
         i = int(lam[k])
-        while i >= 0:
-            M[k, i] *= r
+        while i >= 0:  # L_ki = M_ki / L_kk
+            scale_row(M, k, 1.0, M, k, k, i, i + 1)
             i = int(lam[i])
         i = int(lam[k])
-        while i >= 0:
+        while i >= 0:  # M_ij −= L_ki L_kj for the ancestors i, j of k (j an ancestor of i)
             j = i
             while j >= 0:
-                M[i, j] -= M[k, i] * M[k, j]
+                subtract_row(M, i, k, 1.0, M, k, i, j, j + 1)
                 j = int(lam[j])
             i = int(lam[i])
     return True
@@ -296,32 +390,24 @@ def tree_solve(L, lam, last, X, sign):
     """X ← sign · M⁻¹ X for M = Lᵀ L (:func:`tree_factor`), sign ±1, in place, by the two sparse triangular solves of
     RBDA Table 6.4 applied to X's rows: Lᵀ Z = X from the leaves (z_i = x_i / L_ii, then x_j −= L_ij z_i for the
     ancestors j of i), then L Y = Z from the root (y_i = (z_i − Σ L_ij y_j) / L_ii). Each step is a row times a
-    number added to another row of the same array (vector instructions along the row). X has the sparsity of ∂τ/∂x
-    (row i zero past last[i], :func:`subtree_ends`), which the first solve keeps: it works on columns 0 … last[i].
-    The sign enters the first solve (z_i = sign x_i / L_ii, x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X
-    costs no extra pass."""
-    nv = X.shape[1]
+    number added to another row of the same array (vector instructions along the row, and across the lanes of a
+    matrix of lanes). X has the sparsity of ∂τ/∂x (row i zero past last[i], :func:`subtree_ends`), which the first
+    solve keeps: it works on columns 0 … last[i]. The sign enters the first solve (z_i = sign x_i / L_ii,
+    x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X costs no extra pass."""
+    nv = X.shape[0]
     for i in range(nv - 1, -1, -1):
         end = int(last[i]) + 1
-        d = sign / L[i, i]
-        for c in range(end):
-            X[i, c] *= d
+        scale_row(X, i, sign, L, i, i, 0, end)
         j = int(lam[i])
         while j >= 0:
-            lij = sign * L[i, j]
-            for c in range(end):
-                X[j, c] -= lij * X[i, c]
+            subtract_row(X, j, i, sign, L, i, j, 0, end)
             j = int(lam[j])
     for i in range(nv):
         j = int(lam[i])
         while j >= 0:
-            lij = L[i, j]
-            for c in range(nv):
-                X[i, c] -= lij * X[j, c]
+            subtract_row(X, i, j, 1.0, L, i, j, 0, nv)
             j = int(lam[j])
-        d = 1.0 / L[i, i]
-        for c in range(nv):
-            X[i, c] *= d
+        scale_row(X, i, 1.0, L, i, i, 0, nv)
 
 
 @inline
@@ -332,32 +418,24 @@ def tree_inverse(L, lam, last, Minv):
     c ≥ i, in their upper triangles too."""
     nv = Minv.shape[0]
     for r in range(nv):
-        Minv[r, r] = 1.0
+        set_entry(Minv, r, r, 1.0)
         for c in range(r + 1, nv):
-            Minv[r, c] = 0.0
+            set_entry(Minv, r, c, 0.0)
     for i in range(nv - 1, -1, -1):
         end = int(last[i]) + 1
-        d = 1.0 / L[i, i]
-        for c in range(i, end):
-            Minv[i, c] *= d
+        scale_row(Minv, i, 1.0, L, i, i, i, end)
         j = int(lam[i])
         while j >= 0:
-            lij = L[i, j]
-            for c in range(i, end):
-                Minv[j, c] -= lij * Minv[i, c]
+            subtract_row(Minv, j, i, 1.0, L, i, j, i, end)
             j = int(lam[j])
     for i in range(nv):
         j = int(lam[i])
         while j >= 0:
-            lij = L[i, j]
-            for c in range(i, nv):
-                Minv[i, c] -= lij * Minv[j, c]
+            subtract_row(Minv, i, j, 1.0, L, i, j, i, nv)
             j = int(lam[j])
-        d = 1.0 / L[i, i]
-        for c in range(i, nv):
-            Minv[i, c] *= d
+        scale_row(Minv, i, 1.0, L, i, i, i, nv)
         for c in range(i):
-            Minv[i, c] = Minv[c, i]
+            mirror_entry(Minv, i, c)
 
 
 @njit_without_refcounts(cache=True, fastmath={"contract"})
@@ -369,10 +447,9 @@ def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv,
     nv = qdd.shape[0]
     ok = aba(topology, params, gravity, q, v, tau, f_ext, qdd)
     M = work((nv, nv))   # M, then its factor L
-    t = work((nv,))
     lam = work((nv,))
     last = work((nv,))
-    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, ddq_dq, ddq_dv, M, t)
+    ok &= rnea_derivatives(topology, params, gravity, q, v, qdd, f_ext, ddq_dq, ddq_dv, M)
     dof_parents(topology, lam)
     subtree_ends(lam, last)
     status = NOT_POSITIVE_DEFINITE
@@ -381,18 +458,18 @@ def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv,
         tree_solve(M, lam, last, ddq_dq, -1.0)
         tree_solve(M, lam, last, ddq_dv, -1.0)
         tree_inverse(M, lam, last, Minv)
-    release((M, t, lam, last))
+    release((M, lam, last))
     return status
 
 
 @njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
-def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, tau, finite, first, last):
+def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, finite, first, last):
     """:func:`rnea_derivatives` of the states first … last − 1 of a batch (q (B, nq), v and a (B, nv); f_ext
     (B, n, 6) one per state, or (1, ·, 6) shared), into the batch's outputs; finite[b]: its return. Releases the GIL
     (one thread's share of :func:`batched`)."""
     for b in range(first, last):
         finite[b] = rnea_derivatives(topology, params, gravity, q[b], v[b], a[b], f_ext[min(b, f_ext.shape[0] - 1)],
-                                     dtau_dq[b], dtau_dv[b], M[b], tau[b])
+                                     dtau_dq[b], dtau_dv[b], M[b])
 
 
 @njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
@@ -405,14 +482,16 @@ def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                                     ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
 
 
-def batched(share, count, *args):
+def batched(share, count, *args, multiple=1):
     """share(*args, result, first, last) over the states 0 … count − 1 in chunks, each chunk a task for the first of
     numba's thread count (``numba.set_num_threads``) of Python threads to be free (:func:`._batch.in_threads`, as the
     lockstep runs: a thread slowed by another process on its core takes fewer chunks). About four chunks per thread
-    (at least 8 states each: a task costs some µs of Python). Returns the (count,) int64 results."""
+    (at least 8 states each: a task costs some µs of Python), their sizes a multiple of ``multiple`` (the lanes of a
+    compiled chunk). Returns the (count,) int64 results."""
     result = np.empty(count, dtype=np.int64)
     threads = max(1, min(numba.get_num_threads(), count // 8))
     size = max(1, count) if threads == 1 else max(8, -(-count // (4 * threads)))
+    size = -(-size // multiple) * multiple
     chunks = -(-count // size)
     in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), chunks, threads)
     return result
@@ -426,8 +505,7 @@ def _rnea_derivatives_one(packed, q, v, a, out):
         return WRONG_SIZE
     if not (contiguous(q) and contiguous(v) and contiguous(a)):
         return STRIDED
-    tau = np.empty(a.shape[0])
-    ok = rnea_derivatives(topology, params, gravity, q, v, a, params[:0], out[0], out[1], out[2], tau)
+    ok = rnea_derivatives(topology, params, gravity, q, v, a, params[:0], out[0], out[1], out[2])
     return OK if ok else NONFINITE
 
 
@@ -452,7 +530,7 @@ def motion_terms(topology, params, q, v, a, S, U, Z, W, V, A):
     p0 = work((n + 1, 3))
     F = work((n + 1, 6))
     Y = work((n + 1, 10))
-    B = work((n + 1, 6, 6))
+    B = work((n + 1, 6, 3))
     SC = work((2, q.shape[0]))
     gravity = work((3,))
     gravity[:] = 0.0

@@ -163,3 +163,156 @@ def in_threads(task, count, threads):
     if threads not in _POOLS:
         _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="multibody")
     list(_POOLS[threads].map(task, range(count)))
+
+
+# Entry and row operations of a matrix (n, n) or of a matrix of lanes (n, n, lanes: one matrix per state): the tree
+# factorization and solves of :mod:`._derivatives` are written once over them and run on one state or on a chunk of
+# states (every operation on a matrix of lanes loops over the lanes innermost, so it vectorizes across states).
+
+def pivot(M, k):
+    """M[k, k] ← 1 / √M[k, k] (in every lane); False if some M[k, k] is not > 0 (not positive definite)."""
+    ok = bool(np.all(M[k, k] > 0.0))
+    M[k, k] = 1.0 / np.sqrt(M[k, k])
+    return ok
+
+
+@overload(pivot, inline="always")
+def _pivot(M, k):
+    if M.ndim == 2:
+        def matrix(M, k):
+            if not M[k, k] > 0.0:
+                return False
+            M[k, k] = 1.0 / np.sqrt(M[k, k])
+            return True
+        return matrix
+
+    def lanes(M, k):
+        bad = 0
+        for b in range(M.shape[2]):
+            bad += not M[k, k, b] > 0.0
+            M[k, k, b] = 1.0 / np.sqrt(M[k, k, b])
+        return bad == 0
+    return lanes
+
+
+def scale_row(X, i, sign, L, k, m, first, end):
+    """X[i, c] *= sign · L[k, m] for c in first … end − 1 (in every lane)."""
+    X[i, first:end] *= sign * L[k, m]
+
+
+@overload(scale_row, inline="always")
+def _scale_row(X, i, sign, L, k, m, first, end):
+    if X.ndim == 2:
+        def matrix(X, i, sign, L, k, m, first, end):
+            s = sign * L[k, m]
+            for c in range(first, end):
+                X[i, c] *= s
+        return matrix
+
+    def lanes(X, i, sign, L, k, m, first, end):
+        for c in range(first, end):
+            for b in range(X.shape[2]):
+                X[i, c, b] *= sign * L[k, m, b]
+    return lanes
+
+
+def subtract_row(X, j, i, sign, L, k, m, first, end):
+    """X[j, c] −= sign · L[k, m] · X[i, c] for c in first … end − 1 (in every lane)."""
+    X[j, first:end] -= sign * L[k, m] * X[i, first:end]
+
+
+@overload(subtract_row, inline="always")
+def _subtract_row(X, j, i, sign, L, k, m, first, end):
+    if X.ndim == 2:
+        def matrix(X, j, i, sign, L, k, m, first, end):
+            s = sign * L[k, m]
+            for c in range(first, end):
+                X[j, c] -= s * X[i, c]
+        return matrix
+
+    def lanes(X, j, i, sign, L, k, m, first, end):
+        for c in range(first, end):
+            for b in range(X.shape[2]):
+                X[j, c, b] -= sign * L[k, m, b] * X[i, c, b]
+    return lanes
+
+
+def set_entry(X, i, c, value):
+    """X[i, c] = value (in every lane)."""
+    X[i, c] = value
+
+
+@overload(set_entry, inline="always")
+def _set_entry(X, i, c, value):
+    if X.ndim == 2:
+        def matrix(X, i, c, value):
+            X[i, c] = value
+        return matrix
+
+    def lanes(X, i, c, value):
+        for b in range(X.shape[2]):
+            X[i, c, b] = value
+    return lanes
+
+
+def add_to_entry(X, i, c, value):
+    """X[i, c] += value (in every lane)."""
+    X[i, c] += value
+
+
+@overload(add_to_entry, inline="always")
+def _add_to_entry(X, i, c, value):
+    if X.ndim == 2:
+        def matrix(X, i, c, value):
+            X[i, c] += value
+        return matrix
+
+    def lanes(X, i, c, value):
+        for b in range(X.shape[2]):
+            X[i, c, b] += value
+    return lanes
+
+
+def mirror_entry(X, i, c):
+    """X[i, c] = X[c, i] (in every lane)."""
+    X[i, c] = X[c, i]
+
+
+@overload(mirror_entry, inline="always")
+def _mirror_entry(X, i, c):
+    if X.ndim == 2:
+        def matrix(X, i, c):
+            X[i, c] = X[c, i]
+        return matrix
+
+    def lanes(X, i, c):
+        for b in range(X.shape[2]):
+            X[i, c, b] = X[c, i, b]
+    return lanes
+
+
+def add_row(X, to, row):
+    """X[to] += X[row]: a row of per-body values (any trailing axes, the lanes last) added into another's."""
+    X[to] += X[row]
+
+
+@overload(add_row, inline="always")
+def _add_row(X, to, row):
+    if X.ndim == 2:
+        def rows(X, to, row):
+            for r in range(X.shape[1]):
+                X[to, r] += X[row, r]
+        return rows
+    if X.ndim == 3:
+        def matrices(X, to, row):
+            for r in range(X.shape[1]):
+                for c in range(X.shape[2]):
+                    X[to, r, c] += X[row, r, c]
+        return matrices
+
+    def lanes(X, to, row):
+        for r in range(X.shape[1]):
+            for c in range(X.shape[2]):
+                for b in range(X.shape[3]):
+                    X[to, r, c, b] += X[row, r, c, b]
+    return lanes

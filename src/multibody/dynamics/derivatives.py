@@ -16,9 +16,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError
-from . import _core, _derivatives
+from . import _core, _derivatives, _derivatives_lanes
+from ._lanes import MIN_BATCH
 from ._core import FLOAT64, OK
-from ._inputs import as_state, external_forces, raise_nonfinite
+from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
 from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape
@@ -62,14 +63,15 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     forces = external_forces(model, f_ext)
     batch, (qb, vb, ab), fb = _batched(forces, (q, "q"), (v, "v"), (a, "a"))
     count, nv = qb.shape[0], cm.nv
-    dq, dv, M = (np.empty((count, nv, nv)) for _ in range(3))
-    tau = np.empty((count, nv))
+    dq, dv, M = np.empty((3, count, nv, nv))  # (one block: above 4 MB NumPy asks for huge pages, ~10x fewer faults)
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
-        ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0], tau[0])
-    else:  # compiled over the batch, the states dealt out to numba's thread count of Python threads
-        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, qb, vb, ab, fb, dq, dv, M,
-                                  tau).all()
+        ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
+    elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), dealt out to numba's thread count
+        ok = _derivatives.batched(_derivatives_lanes.rnea_derivatives_lanes, count, *args, qb, vb, ab, fb, dq, dv, M,
+                                  multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
+    else:  # compiled over the batch state by state
+        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, qb, vb, ab, fb, dq, dv, M).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -104,11 +106,16 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     forces = external_forces(model, f_ext)
     batch, (qb, vb, tb), fb = _batched(forces, (q, "q"), (v, "v"), (tau, "tau"))
     count, nv = qb.shape[0], cm.nv
-    dq, dv, Minv, qdd = (np.empty((count, nv, nv)), np.empty((count, nv, nv)), np.empty((count, nv, nv)),
-                         np.empty((count, nv)))
+    (dq, dv, Minv), qdd = np.empty((3, count, nv, nv)), np.empty((count, nv))  # (one block: as rnea_derivatives)
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
+    elif count >= MIN_BATCH:  # chunks of states as lanes, q̈ by the lanes' ABA (SIMD across states)
+        if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
+            check_quaternions(model, qb, "aba_derivatives")
+        qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
+        status = _derivatives.batched(_derivatives_lanes.aba_derivatives_lanes, count, *args, qb, vb, tb, fb,
+                                      dq, dv, Minv, qdd, multiple=_derivatives_lanes.LANES).max(initial=OK)
     else:
         status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, qb, vb, tb, fb,
                                       dq, dv, Minv, qdd).max(initial=OK)
