@@ -45,7 +45,7 @@ def warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
     (``joint_limits=False``, and no :class:`multibody.JointLimit` on the joint)."""
     if stored:
         return trajectory
-    enforced = {c.joint for c in joint_limits(model)}
+    enforced = {c.joint for c in joint_limits(model) if hasattr(c, "joint")}
     past = []
     for joint in model.joints:
         limits = joint.limits
@@ -163,10 +163,10 @@ def refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
     for side in limit_sides(model, q0, np.zeros(model.nv), limits):
         if side.gap < -tolerance:
             limit = side.limit
-            value = q0[model.q_slice(limit.joint).start]
-            raise ValueError(f"simulate: q0 puts joint {limit.joint!r} of model '{model.name}' at {value:.6g}, past "
-                             f"its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start inside its "
-                             "limits, pass joint_limits=False to run without the joints' stored limits, or use "
+            what = f"joint {limit.joint!r}" if hasattr(limit, "joint") else f"the length of tendon {limit.tendon!r}"
+            raise ValueError(f"simulate: q0 puts {what} of model '{model.name}' at {limit.value(model, q0):.6g}, "
+                             f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
+                             "inside its limits, pass joint_limits=False to run without the joints' stored limits, or use "
                              "method=\"contact\", which pushes it back")
 
 

@@ -25,7 +25,7 @@ from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, 
                        in_compiled_loop, output_times, python_loop_notice, refuse_start_past_limits,
                        warn_beyond_limits, warn_unit_quaternions)
 from .python_loop import normalizer, python_run
-from .stops import run_to_limits
+from .stops import run_to_limits, watchable
 from .torques import TorqueTable
 from .trajectory import Trajectory
 
@@ -181,9 +181,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return runs(models or one, q0, v0, t_end, options, simulate)
     impacts, limits, t_eval = _planned(one, q0, v0, float(t_start), float(t_end), options)
-    if limits and impacts is None and not getattr(one, "constraints", None) and in_compiled_loop(
-            one, method, options["compiled"], progress, False, torque, f_ext, options["events"], dynamics, atol,
-            False):
+    if limits and impacts is None and not getattr(one, "constraints", None) and watchable(limits) and (
+            in_compiled_loop(one, method, options["compiled"], progress, False, torque, f_ext, options["events"],
+                             dynamics, atol, False)):
         return run_to_limits(one, q0, v0, t_end, t_eval, limits, _compiled_run(one, q0, v0, t_end, t_eval, options),
                              lambda t, q, v, rest: simulate(
                                  one, q, v, t_end, t_start=t, method=method, dt=dt, rtol=rtol, atol=atol,
