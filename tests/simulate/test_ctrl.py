@@ -105,15 +105,25 @@ def test_bad_controls_are_refused_naming_the_model(pendulum):
         run(model, q0=np.zeros((3, 2)), ctrl=np.zeros((2, 2)))
 
 
-def test_motors_at_rest_keep_the_compiled_loop(pendulum):
-    """Motors (no bias) apply nothing without controls: such a model runs in the compiled loop, and the same run
-    with zero controls (Python loop) is the same motion; servos, which act at u = 0, take the Python loop."""
-    motors = mb.Model.from_mjcf(PENDULUM.replace('<position joint="shoulder" kp="40" kv="3"',
-                                                 '<motor joint="shoulder"'))
-    compiled, driven = run(motors, v0=[1.0, -2.0]), run(motors, v0=[1.0, -2.0], ctrl=[0.0, 0.0])
-    assert compiled.info["compiled"] and not driven.info.get("compiled", False)
-    np.testing.assert_allclose(compiled.q, driven.q, rtol=0, atol=1e-12)
-    assert not run(pendulum[1]).info.get("compiled", False)
+def test_constant_and_tabulated_controls_run_compiled(pendulum):
+    """The actuators and tendons are compiled force elements: constant and tabulated controls (one per run or
+    shared) run in the compiled loop, the same motion as the Python loop's to round-off; a callable takes the
+    Python loop, with a notice."""
+    _, model = pendulum
+    for ctrl in (None, np.array([0.6, -0.3]), TABLE):
+        compiled, python = run(model, v0=[1.0, -2.0], ctrl=ctrl), run(model, v0=[1.0, -2.0], ctrl=ctrl, compiled=False)
+        assert compiled.info["compiled"] and not python.info.get("compiled", False)
+        np.testing.assert_allclose(compiled.q, python.q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.tau, python.tau, rtol=0, atol=1e-12)
+    tables = [TABLE, mb.TorqueTable([0.1, 0.3], [[0.2, 0.1], [-0.4, 0.5]]), mb.TorqueTable([0.0], [[0.3, -0.2]])]
+    for ctrl in (tables, np.array([[0.2, 0.1], [-0.5, 0.4], [0.0, 0.0]])):
+        for trajectory, one in zip(run(model, q0=np.zeros((3, 2)), ctrl=ctrl), ctrl):
+            assert trajectory.info["compiled"]
+            np.testing.assert_allclose(trajectory.q, run(model, ctrl=one, compiled=False).q, rtol=0, atol=1e-12)
+    from multibody.simulate.planning import NOTICED
+    NOTICED.discard("the controls (ctrl) are a Python callable")
+    with pytest.warns(UserWarning, match=r"runs in the Python loop.*because the controls \(ctrl\) are a Python"):
+        assert not run(model, ctrl=feedback).info.get("compiled", False)
 
 
 def test_quadruped_stands_on_its_servos_and_tendon_couplings():
