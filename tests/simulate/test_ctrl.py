@@ -139,3 +139,27 @@ def test_quadruped_stands_on_its_servos_and_tendon_couplings():
     while d.time < 0.6 - 1e-9:
         mujoco.mj_step(m, d)
     assert abs(trajectory.q[-1, 2] - d.qpos[2]) < 0.02 and trajectory.q[-1, 2] > 0.4
+
+
+@pytest.mark.parametrize("joint_limits", [False, True])
+def test_quadruped_servos_and_tendons_compiled_as_the_python_loop(joint_limits):
+    """dm_control's quadruped (its 12 servos on joints and fixed tendons, 12 tendons; the tendon couplings and the
+    floor left out, so that the compiled loop takes it) in free fall under constant and tabulated controls: the
+    compiled run is the Python loop's to round-off (joint stops included: compiled up to the first stop)."""
+    from multibody.io import model_from_dict, model_to_dict
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = model_to_dict(mb.Model.from_mjcf(Path(suite.__file__).parent / "quadruped.xml"))
+    data.pop("constraints"), data.pop("geometries")
+    model = model_from_dict(data)
+    assert len([e for e in model.forces if isinstance(e, (mb.FixedTendon, mb.Actuator))]) == 24
+    rng = np.random.default_rng(0)
+    for ctrl in (rng.uniform(-0.5, 0.5, 12), mb.TorqueTable([0.0, 0.1, 0.2], rng.uniform(-0.5, 0.5, (3, 12)))):
+        compiled = mb.simulate(model, t_end=0.2, method="RK4", dt=5e-4, ctrl=ctrl, joint_limits=joint_limits)
+        python = mb.simulate(model, t_end=0.2, method="RK4", dt=5e-4, ctrl=ctrl, compiled=False,
+                             joint_limits=joint_limits)
+        assert compiled.info["compiled"] and not python.info.get("compiled", False)
+        assert np.abs(python.q[-1, 7:] - python.q[0, 7:]).max() > 0.3  # (the servos move the legs)
+        np.testing.assert_allclose(compiled.q, python.q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.v, python.v, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.tau, python.tau, rtol=0, atol=1e-9)
