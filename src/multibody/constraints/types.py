@@ -476,6 +476,7 @@ class Bounds(Constraint):
     def __init__(self, bounded: str, lower: float | None, upper: float | None, restitution: float,
                  name: str | None) -> None:
         super().__init__((), name)
+        self._bounded = bounded  # (the joint's or tendon's name)
         label = f"{type(self).__name__} on {self.label} {bounded!r}"
         self.lower = None if lower is None else checked_number(lower, f"{label}: lower", finite=False)
         self.upper = None if upper is None else checked_number(upper, f"{label}: upper", finite=False)
@@ -538,6 +539,10 @@ class Bounds(Constraint):
         empty = np.zeros(0)
         return Rows(empty, np.zeros((0, s.nv)), empty, empty, np.zeros(0, bool))
 
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"{type(self).__name__}{label}({self._bounded!r})"
+
     def _bounds_dict(self) -> dict[str, Any]:
         bound = (lambda x: None if x is None or not np.isfinite(x) else float(x))
         return {"lower": bound(self.lower), "upper": bound(self.upper), "restitution": self.restitution}
@@ -582,10 +587,6 @@ class JointLimit(Bounds):
     def to_dict(self) -> dict[str, Any]:
         return self._described(joint=self.joint, **self._bounds_dict())
 
-    def __repr__(self):
-        label = f" {self.name!r}" if getattr(self, "name", None) else ""
-        return f"JointLimit{label}({self.joint!r})"
-
 
 class TendonLimit(Bounds):
     """Unilateral limit lower ≤ L ≤ upper on the length L = Σ cⱼ qⱼ of a fixed tendon of the model
@@ -629,10 +630,6 @@ class TendonLimit(Bounds):
 
     def to_dict(self) -> dict[str, Any]:
         return self._described(tendon=self.tendon, **self._bounds_dict())
-
-    def __repr__(self):
-        label = f" {self.name!r}" if getattr(self, "name", None) else ""
-        return f"TendonLimit{label}({self.tendon!r})"
 
 
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
