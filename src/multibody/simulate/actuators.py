@@ -3,8 +3,8 @@ controls u (MuJoCo's ``<tendon><fixed>`` and ``<actuator>``, read from MJCF file
 
 A fixed tendon's length is L = Σⱼ cⱼ qⱼ over one-dof joints, so its moment arm ∂L/∂q is the constant row r
 (cⱼ at each joint's velocity entry) and a tension f along it gives Q = f r (virtual power: Kane's generalized
-active force, Kane (1981), eq. 4). Its spring-damper: f = −k (L − L_hi) above L_hi, −k (L − L_lo) below L_lo, 0 between (a dead band;
-L_lo = L_hi for a plain spring), minus c L̇.
+active force, Kane (1981), eq. 4). Its spring-damper: f = −k (L − L_hi) above L_hi, −k (L − L_lo) below L_lo,
+0 between (a dead band; L_lo = L_hi for a plain spring), minus c L̇.
 
 An actuator acts along a joint coordinate or a tendon through a gear ratio g: length l = g q (or g L), moment
 arm g e_j (or g r). Its scalar force is MuJoCo's affine law (MuJoCo documentation, "Actuation model"):
@@ -16,7 +16,13 @@ shortcuts are this law: a motor (a = (1, 0, 0), b = 0), a position servo kp (u �
 b = (0, −kp, −kv)), a velocity servo kv (u − l̇) (a = (kv, 0, 0), b = (0, 0, −kv)).
 
 Controls u (one per actuator, in the order the model's actuators were added, :func:`actuators`) are given to
-:func:`multibody.simulate` as ``ctrl``; without it u = 0 (MuJoCo's default: servos hold l = 0).
+:func:`multibody.simulate` as ``ctrl``; without it u = 0 (MuJoCo's default: servos hold l = 0). A tendon's
+``limits`` are stops on L (:class:`multibody.TendonLimit`, enforced by :func:`multibody.simulate`).
+
+Both laws are written once, in the compiled :func:`add_actuation`, over the model's tendons and actuators as
+"lines" (:func:`actuation_arrays`: a parameter row and the moment arms ∂l/∂q, ∂l/∂v of each) and a control table
+in time: the compiled loop's rates call it, and so do the Python forms (:func:`actuator_force`,
+:func:`tendon_force`, each element's ``generalized_force``, the Python loop's force elements).
 """
 from __future__ import annotations
 
