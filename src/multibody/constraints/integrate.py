@@ -68,8 +68,9 @@ def _joint_damping(model):
 
 def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1, limits=None):
     """One velocity-level time step with contacts, joint limits and constraints (see module docstring); returns
-    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s to enforce (default
-    :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' stored limits)."""
+    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s and :class:`~multibody.TendonLimit` s to enforce
+    (default :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' and tendons' stored
+    limits)."""
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
@@ -85,25 +86,23 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     g = model.gravity
     found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.sqrt(g @ g)))
-    keys, iq, iv, bound, sign = bound_arrays(model, enforced_limits(model) if limits is None else limits)
+    keys, G, offset, N_limits, e_limits = bound_arrays(model, enforced_limits(model) if limits is None else limits)
     nc, nb = len(found.gap), len(keys)
     if not (nc or nb):
         v_new = v + h * a
         return integrate(model, q, v_new, h), v_new
-    # the rows: the contacts', then every finite bound's (g = sign (q − bound), n = sign e_k, frictionless)
+    # the rows: the contacts', then every finite bound's (g = G q − offset, n = N, frictionless)
     index = geometry_arrays(model)[0]
     c_rows = point_rows(s, index[found.first], index[found.second], found.point, found.normal, found.anchor_a,
                         found.anchor_b)
     mu, restitution = coefficient_arrays(model, found.first, found.second)
-    N_limits = np.zeros((nb, model.nv))
-    N_limits[np.arange(nb), iv] = sign
     N = np.vstack([c_rows.N, N_limits])
     T = np.concatenate([c_rows.T, np.zeros((nb, 2, model.nv))])
     vt = np.concatenate([c_rows.vt, np.zeros((nb, 2))])
     mu = np.concatenate([mu, np.zeros(nb)])
-    restitution = np.concatenate([restitution, [limit.restitution for limit, _ in keys]])
-    gaps = np.concatenate([found.gap, sign * (q[iq] - bound)])
-    vn = np.concatenate([c_rows.vn, sign * v[iv]])
+    restitution = np.concatenate([restitution, e_limits])
+    gaps = np.concatenate([found.gap, G @ q - offset])
+    vn = np.concatenate([c_rows.vn, N_limits @ v])
     # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
     target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
     closing = N @ (v + h * a) < target  # the free motion reaches the surface (or bound) within the step

@@ -1,5 +1,5 @@
-"""Constraint types: loop closures, point-on-plane, rolling, knife edge, mimic joints, joint limits (user rows,
-:class:`Holonomic` and :class:`Nonholonomic`, are in :mod:`.user`).
+"""Constraint types: loop closures, point-on-plane, rolling, knife edge, mimic joints, joint and tendon limits
+(user rows, :class:`Holonomic` and :class:`Nonholonomic`, are in :mod:`.user`).
 
 Every constraint contributes m rows at a state (q, v), all in world axes (see :class:`Rows`):
 
@@ -16,9 +16,9 @@ The built-in types describe themselves with ``to_dict()`` (the ``constraints`` e
 docs/files.md; :data:`CONSTRAINT_TYPES` maps the ``type`` key back to the class). User callables
 (:class:`Holonomic`, :class:`Nonholonomic`) cannot be written to a file.
 
-:class:`JointLimit` is the one unilateral type: it has no equality rows (``unilateral = True``, empty
-:class:`Rows`); forward dynamics and :func:`multibody.simulate` treat its bounds as inequalities
-(:mod:`.limits`).
+:class:`~.bounds.JointLimit` and :class:`~.bounds.TendonLimit` (:mod:`.bounds`) are the unilateral types: they
+have no equality rows (``unilateral = True``, empty :class:`Rows`); forward dynamics and :func:`multibody.simulate`
+treat their bounds as inequalities (:mod:`.limits`).
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class Constraint:
     def symbolic(self, k: Any) -> SymbolicRows:
         """The constraint's rows as sympy expressions, on the symbolic kinematics ``k`` of
         :class:`multibody.symbolic.constrained.Kinematics` (world positions, axes and velocities of body points)."""
-        kinds = [t.__name__ for t in CONSTRAINT_TYPES.values() if t is not JointLimit] + ["Holonomic", "Nonholonomic"]
+        kinds = [t.__name__ for t in CONSTRAINT_TYPES.values() if not getattr(t, "unilateral", False)] + ["Holonomic", "Nonholonomic"]
         raise ModelError(f"constraint {self!r}: {type(self).__name__} has no symbolic form; the symbolic equations "
                          f"take {', '.join(kinds)} (Holonomic and Nonholonomic given as sympy expressions)")
 
@@ -453,98 +453,14 @@ class Mimic(Constraint):
         return f"Mimic{label}({self.joint!r}, master={self.master!r})"
 
 
-class JointLimit(Constraint):
-    """Unilateral joint limit lower ≤ q ≤ upper on a revolute or prismatic joint (URDF ``<limit>``).
-
-    ``lower``/``upper`` [rad or m] default to the joint's ``limits`` (a :class:`multibody.JointLimits`); a bound
-    that is None and not given by the joint is open (±inf). At least one bound must be finite. ``restitution``
-    e ∈ [0, 1] is Newton's coefficient at the stop (0: the joint stops dead, default; 1: it bounces back at the
-    same speed).
-
-    Each finite bound is a one-sided row on the joint's velocity entry, with gap g ≥ 0 and normal n:
-
-        lower:  g = q − lower,  n = +e_k;      upper:  g = upper − q,  n = −e_k
-
-    so ġ = n v and g̈ = n v̇ (no bias term). The limit has no equality rows (:meth:`evaluate` gives empty
-    :class:`Rows`); :mod:`multibody.constraints.limits` turns the touching bounds into Signorini conditions
-    (g̈ ≥ 0 ⟂ λ ≥ 0, solved with the contacts) and the arrivals at a bound into impacts in
-    :func:`multibody.simulate`.
-    """
-
-    size = 0
-    kind = "joint_limit"
-    unilateral = True
-
-    def __init__(self, joint: str, lower: float | None = None, upper: float | None = None,
-                 restitution: float = 0.0, name: str | None = None) -> None:
-        super().__init__((), name)
-        self.joint = joint
-        label = f"JointLimit on joint {joint!r}"
-        self.lower = None if lower is None else checked_number(lower, f"{label}: lower", finite=False)
-        self.upper = None if upper is None else checked_number(upper, f"{label}: upper", finite=False)
-        e = checked_number(restitution, f"{label}: restitution")
-        if not 0.0 <= e <= 1.0:
-            raise ModelError(f"{label}: restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}")
-        self.restitution = e
-        self._given = (lower is None, upper is None)
-        if self.lower is not None and self.upper is not None:
-            self._check_order()
-
-    def _check_order(self):
-        if self.lower > self.upper:
-            raise ModelError(f"{self!r}: lower {self.lower:g} exceeds upper {self.upper:g}")
-        if not (np.isfinite(self.lower) or np.isfinite(self.upper)):
-            raise ModelError(f"{self!r}: no finite bound (lower {self.lower:g}, upper {self.upper:g}); give lower "
-                             "or upper, or set the joint's limits")
-
-    def check(self, model: Model) -> None:
-        """Resolve the bounds left None from the joint's ``limits``; ModelError naming the joint if it is not a
-        one-dof joint of ``model``, has no limits and no bound was given, or lower > upper."""
-        joint = model.one_dof_joint(self.joint, f"{self!r}")[0]
-        limits = joint.limits
-        if limits is None and all(self._given):
-            raise ModelError(f"{self!r}: joint '{joint.name}' has no limits (joint.limits is None) and no lower or "
-                             "upper bound was given")
-        if self._given[0]:
-            self.lower = -np.inf if limits is None else limits.lower
-        if self._given[1]:
-            self.upper = np.inf if limits is None else limits.upper
-        self._check_order()
-
-    def sides(self, model: Model, q: np.ndarray, v: np.ndarray) -> list[tuple[str, float, float, int, float]]:
-        """The finite bounds as a list of (side, gap g, normal sign ±1, velocity index, ġ): side "lower" or
-        "upper"."""
-        _, iq, iv = model.one_dof_joint(self.joint, f"{self!r}")
-        out = []
-        if self.lower is not None and np.isfinite(self.lower):
-            out.append(("lower", q[iq] - self.lower, 1.0, iv, v[iv]))
-        if self.upper is not None and np.isfinite(self.upper):
-            out.append(("upper", self.upper - q[iq], -1.0, iv, -v[iv]))
-        return out
-
-    def evaluate(self, s: Snapshot) -> Rows:
-        """No equality rows (empty :class:`Rows`): the bounds are inequalities."""
-        empty = np.zeros(0)
-        return Rows(empty, np.zeros((0, s.nv)), empty, empty, np.zeros(0, bool))
-
-    def to_dict(self) -> dict[str, Any]:
-        bound = (lambda x: None if x is None or not np.isfinite(x) else float(x))
-        return self._described(joint=self.joint, lower=bound(self.lower), upper=bound(self.upper),
-                               restitution=self.restitution)
-
-    def __repr__(self):
-        label = f" {self.name!r}" if self.name else ""
-        return f"JointLimit{label}({self.joint!r})"
-
-
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
-    cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge, Mimic,
-                              JointLimit)}
+    cls.kind: cls for cls in (Connect, Weld, Align, PointOnPlane, RollingDisk, RollingSphere, KnifeEdge, Mimic)}
 
 
 def equality_constraints(model: Model) -> list[Constraint]:
     """The model's equality constraints (loops, rolling, mimic, user rows): all but the unilateral
-    :class:`JointLimit` ones (:func:`multibody.constraints.limits.joint_limits`), in ``model.constraints`` order."""
+    :class:`~.bounds.JointLimit` and :class:`~.bounds.TendonLimit` ones
+    (:func:`multibody.constraints.limits.joint_limits`), in ``model.constraints`` order."""
     return [c for c in getattr(model, "constraints", ()) if not getattr(c, "unilateral", False)]
 
 
