@@ -6,8 +6,8 @@ call it), ``loop`` (the compiled integration loop and DOP853's helper thread), `
 batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives), ``quantities`` (a
 few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time stepper and the event-driven
 impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, ``quantities`` and ``loop``), and
-``calls``: the README's calls, a URDF simulated and reported as ``multibody simulate`` does, and the demo, which
-then load what the parts before compiled and compile only what they left.
+``calls``: the README's calls, ``multibody simulate`` of a URDF and ``multibody demo``, which then load what the
+parts before compiled and compile only what they left.
 
 ``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once (numba's cache on
 disk is shared: a kernel that one process saved, the other loads), then ``calls``. Each process first compiles
@@ -120,10 +120,8 @@ def calls():
         traj = mb.simulate(model, q, v, t_end=0.01, rtol=1e-10, atol=1e-10)
         traj.energy()
         traj.animate(os.path.join(folder, "arm.html"))
-        for path, options in ((example_path("humanoid"), {}), ("double_pendulum", {"compiled": False})):
-            cli._report(cli._simulate_file(path, t_end=0.01, progress=False, **options),
-                        animate=os.path.join(folder, "run.html"))
-        # what users run first, as they run it: a URDF to its first joint stop and on, and the demo
+        # what users run first, as they run it: a URDF to its first joint stop and on (the compiled loop, then the
+        # Python loop), and the demo (the double pendulum in the Python loop, reported and animated)
         cli.main(["simulate", str(example_path("humanoid")), "--t-end", "1", "--no-progress",
                   "--out", os.path.join(folder, "humanoid.npz")])
         cli.main(["demo", "--t-end", "1", "--out-dir", os.path.join(folder, "demo")])

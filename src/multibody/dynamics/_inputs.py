@@ -1,10 +1,12 @@
 """Input checking shared by the public numeric functions: shapes, batches and the NaN guard."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.joints import quaternion_norms
+from ..model.joints import normalized_quaternions, quaternion_norms
 
 _NO_FORCES = np.zeros((0, 6))
 
@@ -21,6 +23,39 @@ def as_state(x: ArrayLike, size: int, name: str) -> np.ndarray:
     if arr.ndim == 0 or arr.shape[-1] != size:
         raise ValueError(f"{name}: expected shape ({size},) or (..., {size}), got {arr.shape}")
     return arr
+
+
+def initial_state(model, q0: ArrayLike, v0: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The initial state of a simulation, checked once where it enters, to be handed down as checked: (q0, v0) as
+    float64 arrays, q0 (nq,) or (runs, nq) and v0 (nv,) or (runs, nv) (:func:`as_state`; ValueError naming ``what``
+    for more dimensions or non-finite entries), with q0's quaternions scaled to unit length (:func:`unit_quaternions`;
+    a warning for one whose norm is not 1 to 1e-3: the rotation it describes is kept, which for a value such as
+    (2, 0, 0, 0) is rarely what was meant)."""
+    q0, v0 = as_state(q0, model.nq, "q0"), as_state(v0, model.nv, "v0")
+    if q0.ndim > 2 or v0.ndim > 2:
+        raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
+                         f"and {v0.shape}")
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+        raise ValueError(f"{what}: q0 and v0 must be finite")
+    return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0
+
+
+def unit_quaternions(model, q: np.ndarray, what: str, warn: str = "") -> np.ndarray:
+    """q (..., nq) with every quaternion scaled to unit length; ValueError (naming ``what`` and the joint) for one
+    of zero or non-finite norm, which has no direction, and with ``warn`` (the name of q, e.g. "simulate: q0") a
+    warning, once per joint, for one whose norm is not 1 to 1e-3."""
+    for joint, norm in quaternion_norms(model.joints, q).items():
+        if not np.all(norm > 0) or not np.all(np.isfinite(norm)):
+            bad = ~((norm > 0) & np.isfinite(norm))
+            index = tuple(int(i) for i in np.argwhere(bad)[0]) if norm.ndim else ()
+            raise ValueError(f"{what}: the quaternion of joint '{joint.name}'"
+                             f"{f' in batch entry {index}' if index else ''} is {norm[index]:g} in norm "
+                             f"(zero or not finite: it has no direction)")
+        off = np.abs(norm - 1.0)
+        if warn and np.any(off > 1e-3):
+            warnings.warn(f"{warn}'s quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "
+                          "not 1: it is normalized (the rotation it describes is kept)", stacklevel=4)
+    return normalized_quaternions(model.joints, q)
 
 
 def batch_of(*arrays_and_names):

@@ -29,33 +29,47 @@ class StepperFamily(NamedTuple):
     euler_step: Any
 
 
-def stepper_family(compile: Callable, rates: Callable, integrate: Callable, normalize: Callable) -> StepperFamily:
+def stepper_family(compile: Callable, rates: Callable, integrate: Callable, normalize: Callable,
+                   accelerations: Callable | None = None) -> StepperFamily:
     """RK4 and semi-implicit Euler compiled with ``compile`` around the target's
 
     - ``rates(args, t, x, dx)``: dx = ẋ = (q̇, v̇) at time t [s] and state x (``args``: the target's model, forces
       and work arrays, passed through untouched);
     - ``integrate(args, q, v, h, out)``: out = q ⊕ h v, the configuration moved along the velocity v for h [s];
-    - ``normalize(args, x)``: the quaternions of x renormalized in place (nothing where there are none).
+    - ``normalize(args, x)``: the quaternions of x renormalized in place (nothing where there are none);
+    - ``accelerations(args, t, x, dx)``: dx[nq:] = v̇ alone, which is all semi-implicit Euler takes of ẋ (default
+      ``rates``; a target whose Euler step needs no q̇ — no events located on the step's rates — skips it).
     """
+    accelerations = rates if accelerations is None else accelerations
 
     @compile
     def rk4_step(args, t, x, h, nq, K, y):
         """y = x(t + h) by the classical Runge–Kutta method (the module's RK4); K[:4] = k₁ … k₄."""
-        for s in range(4):
-            # stage state x + c_s h k_{s−1}, c = (0, ½, ½, 1)
-            c = 0.0 if s == 0 else (h if s == 3 else 0.5 * h)
-            for i in range(x.shape[0]):
-                y[i] = x[i] + c * K[s - 1, i] if s > 0 else x[i]
-            rates(args, t + c, y, K[s])
+        n, half = x.shape[0], 0.5 * h
+        # k₁ = f(t, x)
+        rates(args, t, x, K[0])
+        # k₂ = f(t + h/2, x + h/2 k₁)
+        for i in range(n):
+            y[i] = x[i] + half * K[0, i]
+        rates(args, t + half, y, K[1])
+        # k₃ = f(t + h/2, x + h/2 k₂)
+        for i in range(n):
+            y[i] = x[i] + half * K[1, i]
+        rates(args, t + half, y, K[2])
+        # k₄ = f(t + h, x + h k₃)
+        for i in range(n):
+            y[i] = x[i] + h * K[2, i]
+        rates(args, t + h, y, K[3])
         # x⁺ = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄)
-        for i in range(x.shape[0]):
+        for i in range(n):
             y[i] = x[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
         normalize(args, y)
 
     @compile
     def euler_step(args, t, x, h, nq, K, y):
-        """y = x(t + h) by semi-implicit Euler (the module's Euler); K[0] = ẋ(t, x)."""
-        rates(args, t, x, K[0])
+        """y = x(t + h) by semi-implicit Euler (the module's Euler); K[0, nq:] = v̇(t, x) (K[0] = ẋ(t, x) with the
+        default ``accelerations``)."""
+        accelerations(args, t, x, K[0])
         # v⁺ = v + h v̇(q, v)
         for i in range(nq, x.shape[0]):
             y[i] = x[i] + h * K[0, i]

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.joints import normalized_quaternions, quaternion_norms
 from . import _configuration, _quantities, gpu
 from ._spatial_kernels import all_finite, world_poses
-from ._inputs import as_state, batch_of, raise_nonfinite
+from ._inputs import as_state, batch_of, raise_nonfinite, unit_quaternions
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -199,12 +198,4 @@ def normalize(model: Model, q: ArrayLike) -> np.ndarray:
     """q with every quaternion (Spherical and Free joints) scaled to unit length (without overflow; ValueError
     naming the joint of a zero quaternion)."""
     cm = model._compiled or model.compile()
-    q = np.array(as_state(q, cm.nq, "q"), dtype=np.float64)
-    for joint, norm in quaternion_norms(model.joints, q).items():
-        if not np.all(norm > 0) or not np.all(np.isfinite(norm)):
-            bad = ~((norm > 0) & np.isfinite(norm))
-            index = tuple(int(i) for i in np.argwhere(bad)[0]) if norm.ndim else ()
-            raise ValueError(f"normalize: the quaternion of joint '{joint.name}'"
-                             f"{f' in batch entry {index}' if index else ''} is {norm[index]:g} in norm "
-                             f"(zero or not finite: it has no direction)")
-    return normalized_quaternions(model.joints, q)
+    return unit_quaternions(model, np.array(as_state(q, cm.nq, "q"), dtype=np.float64), "normalize")

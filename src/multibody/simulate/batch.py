@@ -22,7 +22,9 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     (B, nv): all together in the compiled loop when it takes the models and the options, else one after the other.
     Failed runs raise one SimulationError after all ran, with ``trajectories``: every run's trajectory (partial
     for the failed ones), and ``failures``: {run: reason}; Ctrl-C, SimulationInterrupted with the same.
-    ``simulate_one``: :func:`multibody.simulate`, which runs them one after the other."""
+    Q0 and V0 come checked (:func:`multibody.dynamics._inputs.initial_state`, at simulate's entry);
+    ``simulate_one(model, q0, v0, t_end, options)``: one run of simulate from a checked state, which runs them one
+    after the other."""
     models = model if isinstance(model, list) else None
     model = model[0] if models else model
     counts = {name: x.shape[0] for name, x in (("q0", Q0), ("v0", V0)) if x.ndim == 2}
@@ -50,9 +52,9 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
         runs, failures = [], {}
         for b in range(B):
             try:
-                runs.append(simulate_one(models[b] if models else model, Q0[b], V0[b], t_end, **options,
-                                         torque=torque if torque is None or callable(torque) else torque[b],
-                                         ctrl=None if controls is None else controls[b]))
+                runs.append(simulate_one(models[b] if models else model, Q0[b], V0[b], t_end, {
+                    **options, "torque": torque if torque is None or callable(torque) else torque[b],
+                    "ctrl": None if controls is None else controls[b]}))
             except SimulationError as exc:
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
@@ -69,7 +71,7 @@ def _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options):
     t, Q, V, info = loop.integrate_tree_batch(
         models or model, Q0, V0, compiled_times(t_eval, t_end, events), method=COMPILED[method],
         rtol=options["rtol"], atol=options["atol"], max_step=options["max_step"], dt=options["dt"], tau=torque,
-        t_start=options["t_start"], events=events, ctrl=controls)
+        t_start=options["t_start"], events=events, ctrl=controls, checked=True)
     tau = np.zeros((B, model.nv)) if torque is None else [torque] * B if isinstance(torque, TorqueTable) else torque
     counts = np.minimum(info["samples"], len(t_eval))
     runs = [loop.tree_trajectory(models[b] if models else model, t[:counts[b]], Q[b, :counts[b]], V[b, :counts[b]],

@@ -88,8 +88,11 @@ def force_arrays(model, controls=None):
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-             batch, events, ctrl):
-    from ..dynamics._inputs import as_state
+             batch, events, ctrl, checked=False):
+    """The arrays of a compiled run. ``checked``: (q0, v0) come checked and with unit quaternions from
+    :func:`multibody.dynamics._inputs.initial_state` (:func:`multibody.simulate`'s entry), else they are checked
+    here."""
+    from ..dynamics._inputs import as_state, initial_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     reason = unsupported(model, torque=tau, events=events, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
@@ -99,17 +102,14 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     if cm.singular:
         raise ModelError(cm.singular)
     nq, nv = cm.nq, cm.nv
-    q0, v0 = as_state(q0, nq, "q0"), as_state(v0, nv, "v0")
+    if not checked:
+        q0, v0 = initial_state(model, q0, v0, "integrate_tree")
     if batch:
         q0, v0 = np.atleast_2d(q0), np.atleast_2d(v0)
         B = max(q0.shape[0], v0.shape[0])
         q0, v0 = np.broadcast_to(q0, (B, nq)), np.broadcast_to(v0, (B, nv))
     elif q0.ndim != 1 or v0.ndim != 1:
         raise ValueError(f"integrate_tree: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
-    if q0.ndim > 2 or v0.ndim > 2:
-        raise ValueError(f"integrate_tree_batch: Q0 and V0 must be (B, nq) and (B, nv), got {q0.shape}, {v0.shape}")
-    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
-        raise ValueError("integrate_tree: q0 and v0 must be finite")
     t_eval = np.ascontiguousarray(t_eval, dtype=float)
     t_start = float(t_eval[0]) if t_start is None and t_eval.size else float(t_start if t_start is not None else 0)
     if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
@@ -137,8 +137,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
                              + f" or a TorqueTable, got shape {tau.shape}")
         tau = ((np.zeros(1), np.ascontiguousarray(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv))[:, None]))
                if batch else torque_table(tau, nv))
-    from ..dynamics.kinematics import normalize
-    x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
+    x0 = np.concatenate([q0, v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
     B = q0.shape[0] if batch else 1
@@ -212,24 +211,26 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
 
 def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
                         max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=(),
-                        ctrl=None):
+                        ctrl=None, checked=False):
     """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
     ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
     and the accelerations and applied forces at the samples, on a second thread while the loop steps on
-    (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread)."""
+    (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread). ``checked``: q0
+    and v0 come checked, with unit quaternions (:func:`multibody.dynamics._inputs.initial_state`,
+    :func:`multibody.simulate`)."""
     t, q, v, info, rates = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-                                      t_start, max_steps, events, ctrl)
+                                      t_start, max_steps, events, ctrl, checked)
     count = len(t) if samples is None else min(len(t), samples)
     return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, ctrl)
 
 
 def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events,
-               ctrl):
+               ctrl=None, checked=False):
     """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
     (:func:`tree_trajectory`'s ``rates``), or None."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events,
-        ctrl)
+        ctrl, checked)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
@@ -283,7 +284,7 @@ def _element_error(model, q, v):
 
 def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
                          first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None, events=(),
-                         ctrl=None):
+                         ctrl=None, checked=False):
     """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
     runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
     compiled loop releases the GIL. ``model``: one Model for all runs, or a sequence of B Models, one per run, of
@@ -291,7 +292,8 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     difference otherwise): runs with their own masses, inertias, joint placements, springs and friction. ``tau``:
     as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run; ``ctrl``
     likewise: shared, (B, nu) constant controls, or a sequence of B constants or TorqueTables, one per run.
-    ``events``: built-in events watched in every run, as in :func:`integrate_tree`.
+    ``events``: built-in events watched in every run, as in :func:`integrate_tree`. ``checked``: Q0 and V0 come
+    checked, with unit quaternions (:func:`multibody.dynamics._inputs.initial_state`, :func:`multibody.simulate`).
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
     ``steps`` and ``rejected`` summed over the runs, ``status`` (B,) per run ("ok", "terminal event" or the reason
@@ -311,7 +313,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
                 raise ValueError(f"integrate_tree_batch: model '{other.name}': {reason}; use multibody.simulate")
     cm, X0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model if models is None else models[0], Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-        t_start, max_steps, True, events, ctrl)
+        t_start, max_steps, True, events, ctrl, checked)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)

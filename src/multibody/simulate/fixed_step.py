@@ -19,38 +19,55 @@ from ..dynamics._stepper_family import stepper_family
 
 
 def _rates(args, t, x, dx):
-    """dx = f(t, x), args = (model, f): the Python loop's rates for the stepper family (x and dx flat, or (1, nx))."""
-    dx.reshape(-1)[:] = args[1](t, x.reshape(-1))
+    """dx = f(t, x), args = (model, f): the Python loop's rates for the stepper family, the whole state in one entry
+    (:func:`_entries`)."""
+    dx[0] = args[1](t, x[0])
+
+
+def _accelerations(args, t, x, dx):
+    """dx[1] = v̇ of f(t, x), args = (model, f), the state's q and v in two entries (:func:`_entries`)."""
+    dx[1] = args[1](t, np.concatenate((x[0], x[1])))[args[0].nq:]
 
 
 def _integrate(args, q, v, h, out):
-    """out = q ⊕ h v (:func:`multibody.integrate` on args[0], the model)."""
-    out[:] = integrate(args[0], q, v, h)
+    """out = q ⊕ h v (:func:`multibody.integrate` on args[0], the model), q, v and out entries of :func:`_entries`."""
+    out[0] = integrate(args[0], q[0], v[0], h)
 
 
 def _normalize(args, x):
     """Nothing: :func:`scheme` normalizes the quaternions after every step."""
 
 
-# RK4 and semi-implicit Euler (:mod:`multibody.dynamics._stepper_family`) as plain Python on NumPy arrays
-_STEPS = stepper_family(lambda function: function, _rates, _integrate, _normalize)
+def _entries(*vectors):
+    """The state as the Python loop's stepper family takes it: an object array whose entries are whole NumPy
+    vectors, so that each of the family's lines on an entry is one NumPy operation, and ``y[i] = …`` binds the new
+    vector rather than copying it."""
+    entries = np.empty(len(vectors), dtype=object)
+    for i, vector in enumerate(vectors):
+        entries[i] = vector
+    return entries
+
+
+# RK4 and semi-implicit Euler (:mod:`multibody.dynamics._stepper_family`) as plain Python on NumPy vectors
+_STEPS = stepper_family(lambda function: function, _rates, _integrate, _normalize, _accelerations)
 
 
 def rk4_step(f, t, x, h):
     """x(t + h) by the classical Runge–Kutta method (:mod:`multibody.dynamics._stepper_family`) with the rates
-    f(t, x). t, h [s]. The state is passed as one entry of shape (1, nx), so that each of the family's lines is
-    one NumPy operation on the whole state."""
-    K, y = np.empty((4, 1, x.shape[0])), np.empty((1, x.shape[0]))
-    _STEPS.rk4_step((None, f), t, x.reshape(1, -1), h, 1, K, y)
+    f(t, x). t, h [s]. The state is one entry (:func:`_entries`): each of the family's lines is one NumPy
+    operation on the whole state."""
+    y = np.empty(1, dtype=object)
+    _STEPS.rk4_step((None, f), t, _entries(x), h, 1, np.empty((4, 1), dtype=object), y)
     return y[0]
 
 
 def euler_step(model, f, t, x, h):
     """x(t + h) by semi-implicit (symplectic) Euler (:mod:`multibody.dynamics._stepper_family`) on x = (q, v) with
-    f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]."""
-    K, y = np.empty((1, x.shape[0])), np.empty(x.shape[0])
-    _STEPS.euler_step((model, f), t, x, h, model.nq, K, y)
-    return y
+    f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]. The state is two
+    entries, q and v (:func:`_entries`)."""
+    y = np.empty(2, dtype=object)
+    _STEPS.euler_step((model, f), t, _entries(x[:model.nq], x[model.nq:]), h, 1, np.empty((1, 2), dtype=object), y)
+    return np.concatenate((y[0], y[1]))
 
 
 def scheme(model, method, tau, normalized, projection, limits=None):

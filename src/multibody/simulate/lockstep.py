@@ -102,20 +102,27 @@ def _chunk_params(params, b0, nb, lanes):
 
 
 @inline
-def lane_rates(args, t, x, dx):
-    """dx = ẋ = (q̇, v̇) of the lanes' state x = (q, v) (the runs' q (n, LANES) then v (n, LANES), flat): q̇ = v,
-    v̇ = ABA(q, v, τ + Q(q, v)) across the lanes (:func:`joint_torques`, :func:`multibody.dynamics._batch.aba_lanes`).
+def lane_accelerations(args, t, x, dx):
+    """dx[m:] = v̇ = ABA(q, v, τ + Q(q, v)) across the lanes of the lanes' state x = (q, v) (the runs' q (n, LANES)
+    then v (n, LANES), flat; m = n LANES) (:func:`joint_torques`, :func:`multibody.dynamics._batch.aba_lanes`).
     args = (topology, params, gravity, tau, joint_forces, b0, nb, taus, no_forces, the ABA's work arrays)."""
     topology, params, gravity, tau, joint_forces, b0, nb, taus, no_forces, aba_work = args
     R0, d, S, V, C, IA, PA, U, D, Dinv, A = aba_work
     n, lanes = taus.shape[0], taus.shape[1]
     m = n * lanes
     q, v = x[:m].reshape((n, lanes)), x[m:].reshape((n, lanes))
-    for i in range(m):
-        dx[i] = x[m + i]
     joint_torques(tau, joint_forces, q, v, b0, nb, taus)
     aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, dx[m:].reshape((n, lanes)),
               R0, d, S, V, C, IA, PA, U, D, Dinv, A)
+
+
+@inline
+def lane_rates(args, t, x, dx):
+    """dx = ẋ = (q̇, v̇) of the lanes' state x = (q, v): q̇ = v, v̇ of :func:`lane_accelerations`."""
+    m = x.shape[0] // 2
+    for i in range(m):
+        dx[i] = x[m + i]
+    lane_accelerations(args, t, x, dx)
 
 
 @inline
@@ -131,15 +138,15 @@ def lane_normalize(args, x):
     return
 
 
-# RK4 and semi-implicit Euler on the lanes' flat state, inlined into advance_chunk
-rk4_step, euler_step = stepper_family(inline, lane_rates, lane_integrate, lane_normalize)
+# RK4 and semi-implicit Euler on the lanes' flat state, inlined into advance_chunk (Euler takes v̇ alone)
+rk4_step, euler_step = stepper_family(inline, lane_rates, lane_integrate, lane_normalize, lane_accelerations)
 
 
 @njit_without_refcounts(cache=True)
 def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb, t, t_eval, dt, X_out, stop,
                   x, y, K, taus, no_forces, R0, d, S, V, C, IA, PA, U, D, Dinv, A):
     """Runs b0 … b0 + nb − 1 of X (B, 2n) from t through t_eval, writing X_out[b0 + b, j] at each output time.
-    x, y (2 n LANES): the runs' state before and after a step, flat (q (n, LANES) then v (n, LANES), lanes last as
+    x, y (2 n LANES): the runs' state before and after a step (they trade places after each), flat (q (n, LANES) then v (n, LANES), lanes last as
     :func:`multibody.dynamics._batch.aba_lanes` takes it); K (4, 2 n LANES): the stages' rates; taus (n, LANES).
     ``params``: shared (n, NPARAMS) or the lanes' (n, NPARAMS, LANES). Returns the number of output samples
     written (fewer when ``stop[0]`` is set by another thread)."""
@@ -164,8 +171,7 @@ def advance_chunk(topology, params, gravity, euler, tau, joint_forces, X, b0, nb
                 euler_step(args, t, x, step, m, K, y)
             else:
                 rk4_step(args, t, x, step, m, K, y)
-            for k in range(2 * m):
-                x[k] = y[k]
+            x, y = y, x  # the new state is the next step's start (no copy)
             t += step
         t = t_eval[j]
         for i in range(n):

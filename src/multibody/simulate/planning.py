@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
-from ..model.joints import quaternion_norms
 from .python_loop import FIXED_STEP, METHODS
 
 COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
@@ -119,15 +118,6 @@ def python_loop_notice(model, reason, stacklevel=4):
     warnings.warn(f"simulate: model '{model.name}' runs in the Python loop, not the compiled one (slower), because "
                   f"{reason}; compiled=False chooses the Python loop without this notice", stacklevel=stacklevel)
 
-
-def warn_unit_quaternions(model, q0):
-    """Warn (once per joint) when q0 holds a quaternion whose norm is not 1 to 1e-3: it is normalized (the
-    rotation it describes kept), which for a value such as (2, 0, 0, 0) is rarely what was meant."""
-    for joint, norm in quaternion_norms(model.joints, np.asarray(q0, dtype=np.float64)).items():
-        off = np.abs(np.asarray(norm) - 1.0)
-        if np.any(off > 1e-3) and np.all(np.asarray(norm) > 0):
-            warnings.warn(f"simulate: q0's quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "
-                          "not 1: it is normalized (the rotation it describes is kept)", stacklevel=3)
 
 MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 10,000 s, or every step dt)
 

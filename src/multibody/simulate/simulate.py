@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..constraints.limits import enforced_limits
-from ..dynamics._inputs import as_state
+from ..dynamics._inputs import as_state, initial_state
 from ..errors import checked_number
 from . import gpu as gpu_runs
 from .actuators import compiled_controls, control_function
@@ -23,8 +23,8 @@ from ..event import Event
 from .lockstep import check_same_structure
 from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, collisions_of, compiled_times,
                        in_compiled_loop, output_times, python_loop_notice, refuse_start_past_limits,
-                       warn_beyond_limits, warn_unit_quaternions)
-from .python_loop import normalizer, python_run
+                       warn_beyond_limits)
+from .python_loop import python_run
 from .stops import run_to_limits, watchable
 from .torques import TorqueTable
 from .trajectory import Trajectory
@@ -170,58 +170,60 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if models is not None:
         check_same_structure(models)
     one = cast("Model", models[0] if models else model)  # one Model from here on (of a list, the first)
-    q0 = one.initial_configuration() if q0 is None else as_state(q0, one.nq, "q0")
-    v0 = np.zeros(one.nv) if v0 is None else as_state(v0, one.nv, "v0")
-    if q0.ndim > 2 or v0.ndim > 2:
-        raise ValueError(f"simulate: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
-                         f"and {v0.shape}")
+    q0, v0 = initial_state(one, one.initial_configuration() if q0 is None else q0,
+                           np.zeros(one.nv) if v0 is None else v0, "simulate")  # checked here, once
     for name, value in (("t_start", t_start), ("t_end", t_end)):
         checked_number(value, f"simulate: {name}")  # finite: an endless run is a loop with a stop condition
-    warn_unit_quaternions(one, q0)
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
-        return runs(models or one, q0, v0, t_end, options, simulate)
-    impacts, limits, t_eval = _planned(one, q0, v0, float(t_start), float(t_end), options)
-    if limits and impacts is None and not getattr(one, "constraints", None) and watchable(limits) and (
-            in_compiled_loop(one, method, options["compiled"], progress, False, torque, f_ext, options["events"],
-                             dynamics, atol, False)):
-        return run_to_limits(one, q0, v0, t_end, t_eval, limits, _compiled_run(one, q0, v0, t_end, t_eval, options),
-                             lambda t, q, v, rest: simulate(
-                                 one, q, v, t_end, t_start=t, method=method, dt=dt, rtol=rtol, atol=atol,
-                                 max_step=max_step, t_eval=rest, torque=torque, ctrl=ctrl, events=events,
-                                 progress=progress, compiled=False, joint_limits=joint_limits))
-    if in_compiled_loop(one, method, options["compiled"], progress, impacts is not None, torque, f_ext,
-                        options["events"], dynamics, atol, joint_limits):
-        return warn_beyond_limits(one, _compiled_run(one, q0, v0, t_end, t_eval, options)())
-    return warn_beyond_limits(one, python_run(one, q0, v0, float(t_end), t_eval, options, impacts, limits),
-                              stored=joint_limits)
+        return runs(models or one, q0, v0, t_end, options, _one_run)
+    return _one_run(one, q0, v0, t_end, options)
+
+
+def _one_run(model, q0, v0, t_end, options):
+    """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them
+    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`), then run by the compiled loop,
+    the compiled loop up to the first joint stop, or the Python loop. (The warnings' stacklevels count the frames
+    from the warning function through this and simulate to simulate's caller.)"""
+    impacts, limits, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
+    method, progress, events = options["method"], options["progress"], options["events"]
+    torque, f_ext, dynamics = options["torque"], options["f_ext"], options["dynamics"]
+    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
+            in_compiled_loop(model, method, options["compiled"], progress, False, torque, f_ext, events, dynamics,
+                             options["atol"], False, stacklevel=5)):
+        rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
+        return run_to_limits(model, q0, v0, t_end, t_eval, limits, _compiled_run(model, q0, v0, t_end, t_eval, options),
+                             lambda t, q, v, times: _one_run(model, q, v, t_end, {**rest, "t_start": t,
+                                                                                   "t_eval": times}))
+    if in_compiled_loop(model, method, options["compiled"], progress, impacts is not None, torque, f_ext, events,
+                        dynamics, options["atol"], options["joint_limits"], stacklevel=5):
+        return warn_beyond_limits(model, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4)
+    return warn_beyond_limits(model, python_run(model, q0, v0, float(t_end), t_eval, options, impacts, limits),
+                              stacklevel=4, stored=options["joint_limits"])
 
 
 def _planned(model, q0, v0, t_start, t_end, options):
-    """The checks of a single run before it starts (finite state, a span, the method and its options, the controls,
-    a constrained start on its constraints, a start inside the enforced joint limits); returns (impacts: the
-    :class:`multibody.impact.Collisions` or None, the enforced joint limits, the output times). Sets
-    ``options["compiled"]`` False when the controls are a Python callable (the compiled loop takes constant and
-    tabulated controls)."""
+    """The checks of a single run before it starts (a span, the method and its options, the controls, a
+    constrained start on its constraints, a start inside the enforced joint limits; the state itself was checked at
+    simulate's entry); returns (impacts: the :class:`multibody.impact.Collisions` or None, the enforced joint limits,
+    the output times). Sets ``options["compiled"]`` False when the controls are a Python callable (the compiled loop
+    takes constant and tabulated controls)."""
     method, ctrl, collisions = options["method"], options["ctrl"], options["collisions"]
-    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
-        raise ValueError("simulate: q0 and v0 must be finite")
     if not t_end > t_start:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
     impacts = None if collisions is False or collisions is None else collisions_of(model, collisions,
                                                                                    options["joint_limits"])
-    check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=5)
+    check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=6)
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
     if options["compiled"] and not compiled_controls(ctrl) and method in COMPILED and options["progress"] is not True:
-        python_loop_notice(model, "the controls (ctrl) are a Python callable")
+        python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=5)
     options["compiled"] = options["compiled"] and compiled_controls(ctrl)
-    normalized = normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
-        check_consistent(model, normalized(q0), v0, options["constraint_tolerance"])
+        check_consistent(model, q0, v0, options["constraint_tolerance"])
     limits = enforced_limits(model, options["joint_limits"])
     if limits and method != "contact":
-        refuse_start_past_limits(model, normalized(q0), limits)
+        refuse_start_past_limits(model, q0, limits)
     return impacts, limits, t_eval
 
 
@@ -239,7 +241,7 @@ def _compiled_run(model, q0, v0, t_end, t_eval, options):
             model, q0, v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
             method=COMPILED[options["method"]], rtol=options["rtol"], atol=options["atol"],
             max_step=options["max_step"], dt=options["dt"], tau=applied, t_start=options["t_start"], events=events,
-            ctrl=options["ctrl"])
+            ctrl=options["ctrl"], checked=True)
     return run
 
 
