@@ -376,11 +376,11 @@ def spatial_family(compile):
                 R0[-1, r, c] = 1.0 if r == c else 0.0
 
     @compile
-    def inertia_about_world_origin(params, i, R, p, Y, k):
-        """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
-        first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
-        (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which
-        Ī (the central inertia) and the mass center are stored (:func:`~._layout.axis_frames`)."""
+    def world_origin_inertia(params, i, R, p):
+        """(m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m, first
+        moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× as (Ixx, Iyy, Izz, Ixy, Ixz,
+        Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which Ī (the central inertia)
+        and the mass center are stored (:func:`~._layout.axis_frames`). A 10-tuple."""
         m = mass(params, i)
         I = rotated(axis_central_inertia(params, i), R)
         # c = p + R c_b
@@ -389,9 +389,14 @@ def spatial_family(compile):
         c1 = p[1] + R[3] * cb0 + R[4] * cb1 + R[5] * cb2
         c2 = p[2] + R[6] * cb0 + R[7] * cb1 + R[8] * cb2
         cc = c0 * c0 + c1 * c1 + c2 * c2
-        Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3] = m, m * c0, m * c1, m * c2
-        Y[k, 4], Y[k, 5], Y[k, 6] = I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1), I[8] + m * (cc - c2 * c2)
-        Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
+        return (m, m * c0, m * c1, m * c2, I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1),
+                I[8] + m * (cc - c2 * c2), I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2)
+
+    @compile
+    def inertia_about_world_origin(params, i, R, p, Y, k):
+        """Y[k] = :func:`world_origin_inertia` of body i (R, p the world pose of its axis frame)."""
+        Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3], Y[k, 4], Y[k, 5], Y[k, 6], Y[k, 7], Y[k, 8], Y[k, 9] = (
+            world_origin_inertia(params, i, R, p))
 
     @compile
     def dot6(x, y):
@@ -469,6 +474,7 @@ def spatial_family(compile):
                          joint_pose=joint_pose, placed=placed, axis_inertia_times=axis_inertia_times, cross=cross,
                          rotation_times=rotation_times, axis_frame_placement=axis_frame_placement,
                          axis_frame_pose=axis_frame_pose, world_frame_row=world_frame_row,
+                         world_origin_inertia=world_origin_inertia,
                          inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
                          symmetric_times_angular=symmetric_times_angular, articulate_single_dof=articulate_single_dof,
                          compact_inertia_in_world_axes=compact_inertia_in_world_axes,
