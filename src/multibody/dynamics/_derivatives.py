@@ -29,7 +29,7 @@ import numpy as np
 from numba.extending import overload
 
 from ._batch import in_threads, inertia_times
-from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
+from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, contiguous, cross,
                     dot6, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
                                motion_subspace, njit_without_refcounts, release, row6,
@@ -39,6 +39,7 @@ from ._lanes import add_row, add_to_entry, lane_vector, mirror_entry, pivot, sca
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
 rotates_about_its_axis, world_origin_inertia = CPU.joints.rotates_about_its_axis, CPU.world_origin_inertia
+placed_axis_frame = CPU.placed_axis_frame
 
 
 @inline
@@ -140,11 +141,7 @@ def forward_body(topology, params, i, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, 
     of its joint ψ (S), u (U), z (Z), y (W); ᵒv (V), ᵒa (A), the inertia about the world origin (Y), the body
     force less f_ext (F) and the operator B."""
     lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-    R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
-    for r in range(3):
-        p0[i, r] = p[r]
-        for c in range(3):
-            R0[i, r, c] = R[3 * r + c]
+    R, p = placed_axis_frame(topology, params, i, q, R0, p0, SC)
     Yi = world_origin_inertia(params, i, R, p)
     Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9] = Yi
     vl, al = row6(V, lam), row6(A, lam)

@@ -368,6 +368,16 @@ def spatial_family(compile):
         return rotation_product(P, R), (p0[lam, 0] + Pp[0], p0[lam, 1] + Pp[1], p0[lam, 2] + Pp[2])
 
     @compile
+    def placed_axis_frame(topology, params, i, q, R0, p0, SC):
+        """:func:`axis_frame_pose` of body i, stored as R0[i] (3 × 3) and p0[i] too; returns it (R, p)."""
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
+        for r in range(3):
+            p0[i, r] = p[r]
+            for c in range(3):
+                R0[i, r, c] = R[3 * r + c]
+        return R, p
+
+    @compile
     def world_frame_row(R0, p0):
         """Row −1 of the world poses of :func:`axis_frame_pose`: the world itself, R0 = 1 and p0 = 0."""
         for r in range(3):
@@ -473,7 +483,8 @@ def spatial_family(compile):
                          symmetric_subtract=symmetric_subtract, symmetric_add_shifted=symmetric_add_shifted,
                          joint_pose=joint_pose, placed=placed, axis_inertia_times=axis_inertia_times, cross=cross,
                          rotation_times=rotation_times, axis_frame_placement=axis_frame_placement,
-                         axis_frame_pose=axis_frame_pose, world_frame_row=world_frame_row,
+                         axis_frame_pose=axis_frame_pose, placed_axis_frame=placed_axis_frame,
+                         world_frame_row=world_frame_row,
                          world_origin_inertia=world_origin_inertia,
                          inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
                          symmetric_times_angular=symmetric_times_angular, articulate_single_dof=articulate_single_dof,
