@@ -28,14 +28,14 @@ def algorithm_family(compile, spatial, called=None):
     (sines_cosines, rodrigues, motion_to_child, force_to_parent, row6, cross_motion, cross_force,
      subspace_times, rigid_inertia_times, subspace_column_in_world_axes, symmetric_times, symmetric_subtract,
      symmetric_add_shifted, joint_pose, placed, axis_inertia_times, cross, rotation_times, axis_frame_placement,
-     axis_frame_pose, world_frame_row, inertia_about_world_origin, dot6, translated, articulate_single_dof,
+     placed_axis_frame, world_frame_row, inertia_about_world_origin, dot6, translated, articulate_single_dof,
      rigid_inertia_in_world_axes, joint_axis, armature, motion_subspace, axis_frame) = (
         spatial.sines_cosines, spatial.rodrigues, spatial.motion_to_child, spatial.force_to_parent,
         spatial.row6, spatial.cross_motion, spatial.cross_force, spatial.subspace_times,
         spatial.rigid_inertia_times, spatial.subspace_column_in_world_axes, spatial.symmetric_times,
         spatial.symmetric_subtract, spatial.symmetric_add_shifted, spatial.joint_pose, spatial.placed,
         spatial.axis_inertia_times, spatial.cross, spatial.rotation_times, spatial.axis_frame_placement,
-        spatial.axis_frame_pose, spatial.world_frame_row, spatial.inertia_about_world_origin, spatial.dot6,
+        spatial.placed_axis_frame, spatial.world_frame_row, spatial.inertia_about_world_origin, spatial.dot6,
         spatial.translated, spatial.articulate_single_dof, spatial.rigid_inertia_in_world_axes, spatial.joint_axis,
         spatial.armature, spatial.motion_subspace, spatial.axis_frame)
 
@@ -207,11 +207,7 @@ def algorithm_family(compile, spatial, called=None):
         sines_cosines(q, SC)
         world_frame_row(R0, p0)
         for i in range(n):
-            R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
-            for r in range(3):
-                p0[i, r] = p[r]
-                for c in range(3):
-                    R0[i, r, c] = R[3 * r + c]
+            R, p = placed_axis_frame(topology, params, i, q, R0, p0, SC)
             inertia_about_world_origin(params, i, R, p, Y, i)
             # s = [ω; p0 × ω + v], with [ω; v] = R0 S (for a revolute joint, ω = R0 e_z and v = 0)
             iv = topology[i, IV]
@@ -278,11 +274,7 @@ def algorithm_family(compile, spatial, called=None):
         # pass 1: poses, velocities, bias accelerations and bias forces, root to leaves
         for i in range(n):
             lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-            R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
-            for r in range(3):
-                p0[i, r] = p[r]
-                for c in range(3):
-                    R0[i, r, c] = R[3 * r + c]
+            R, p = placed_axis_frame(topology, params, i, q, R0, p0, SC)
             # v_i = X_i v_λ + s_i q̇_i  (X_i: the translation by d_i = p0_i − p0_λ; a revolute joint's s = [R e_z; 0])
             if rotates_about_its_axis(topology[i, JTYPE]):
                 qd = v[iv]

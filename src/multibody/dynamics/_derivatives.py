@@ -29,24 +29,17 @@ import numpy as np
 from numba.extending import overload
 
 from ._batch import in_threads, inertia_times
-from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, axis_frame_pose, contiguous, cross,
-                    dot6, inertia_about_world_origin, rotation_times, state_fits, world_frame_row)
+from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, contiguous, cross,
+                    dot6, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
-                               motion_subspace, njit_without_refcounts, release, rigid_inertia_times, row6,
+                               motion_subspace, njit_without_refcounts, release, row6,
                                sines_cosines, unpacked, work)
 from ._lanes import add_row, add_to_entry, lane_vector, mirror_entry, pivot, scale_row, set_entry, subtract_row
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
 TENSOR = "float64[:, :, ::1]"
-rotates_about_its_axis = CPU.joints.rotates_about_its_axis
-
-
-@inline
-def compact_times(Y, i, m):
-    """Y[i] m for a rigid (or composite) inertia about the world origin held as (m, h, I) (10 entries,
-    :func:`._core.inertia_about_world_origin`) and a motion vector m (6-tuple)."""
-    return rigid_inertia_times(Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8],
-                               Y[i, 9], m[0], m[1], m[2], m[3], m[4], m[5])
+rotates_about_its_axis, world_origin_inertia = CPU.joints.rotates_about_its_axis, CPU.world_origin_inertia
+placed_axis_frame = CPU.placed_axis_frame
 
 
 @inline
@@ -79,93 +72,125 @@ def set_row(X, k, x):
 
 
 @inline
-def coriolis_operator(Y, i, vi, B):
-    """B[i] = B_ω (6 × 3): Carpentier & Mansard's B_i, the derivative of the body force v ×* Y v along with the
-    frame's own motion, u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u), is [B_ω 0]: its linear columns cancel.
-    With v_i = [ω; v], Y_i = (m, h, I) (compact, :func:`compact_times`) and Y_i v_i = [n; f],
-    B_ω = [[ω×] I − I [ω×] + 2 (v·h) 1 − v hᵀ − h vᵀ − [n×];  −2 [f×]]  ([ω×] I − I [ω×] = A + Aᵀ, A = [ω×] I)."""
-    I00, I11, I22, I01, I02, I12 = Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9]
-    h0, h1, h2 = Y[i, 1], Y[i, 2], Y[i, 3]
-    n0, n1, n2, f0, f1, f2 = compact_times(Y, i, vi)
+def coriolis_operator(Y, vi):
+    """B_ω (6 × 3, a row-major 18-tuple): Carpentier & Mansard's B_i, the derivative of the body force v ×* Y v along
+    with the frame's own motion, u ↦ Y_i (u × v_i) + u ×* (Y_i v_i) + v_i ×* (Y_i u), is [B_ω 0]: its linear columns
+    cancel. With v_i = [ω; v], Y_i = (m, h, I) (a compact 10-tuple, :func:`~._batch.inertia_times`) and
+    Y_i v_i = [n; f], B_ω = [[ω×] I − I [ω×] + 2 (v·h) 1 − v hᵀ − h vᵀ − [n×];  −2 [f×]]
+    ([ω×] I − I [ω×] = A + Aᵀ, A = [ω×] I)."""
+    I00, I11, I22, I01, I02, I12 = Y[4], Y[5], Y[6], Y[7], Y[8], Y[9]
+    h0, h1, h2 = Y[1], Y[2], Y[3]
+    n0, n1, n2, f0, f1, f2 = inertia_times(Y, vi)
     w0, w1, w2, x0, x1, x2 = vi
     A00, A01, A02 = w1 * I02 - w2 * I01, w1 * I12 - w2 * I11, w1 * I22 - w2 * I12
     A10, A11, A12 = w2 * I00 - w0 * I02, w2 * I01 - w0 * I12, w2 * I02 - w0 * I22
     A20, A21, A22 = w0 * I01 - w1 * I00, w0 * I11 - w1 * I01, w0 * I12 - w1 * I02
     d = 2.0 * (x0 * h0 + x1 * h1 + x2 * h2)
-    B[i, 0, 0], B[i, 0, 1], B[i, 0, 2] = (2.0 * (A00 - x0 * h0) + d, A01 + A10 - x0 * h1 - h0 * x1 + n2,
-                                          A02 + A20 - x0 * h2 - h0 * x2 - n1)
-    B[i, 1, 0], B[i, 1, 1], B[i, 1, 2] = (A10 + A01 - x1 * h0 - h1 * x0 - n2, 2.0 * (A11 - x1 * h1) + d,
-                                          A12 + A21 - x1 * h2 - h1 * x2 + n0)
-    B[i, 2, 0], B[i, 2, 1], B[i, 2, 2] = (A20 + A02 - x2 * h0 - h2 * x0 + n1, A21 + A12 - x2 * h1 - h2 * x1 - n0,
-                                          2.0 * (A22 - x2 * h2) + d)
-    B[i, 3, 0], B[i, 3, 1], B[i, 3, 2] = 0.0, 2.0 * f2, -2.0 * f1
-    B[i, 4, 0], B[i, 4, 1], B[i, 4, 2] = -2.0 * f2, 0.0, 2.0 * f0
-    B[i, 5, 0], B[i, 5, 1], B[i, 5, 2] = 2.0 * f1, -2.0 * f0, 0.0
+    return (2.0 * (A00 - x0 * h0) + d, A01 + A10 - x0 * h1 - h0 * x1 + n2, A02 + A20 - x0 * h2 - h0 * x2 - n1,
+            A10 + A01 - x1 * h0 - h1 * x0 - n2, 2.0 * (A11 - x1 * h1) + d, A12 + A21 - x1 * h2 - h1 * x2 + n0,
+            A20 + A02 - x2 * h0 - h2 * x0 + n1, A21 + A12 - x2 * h1 - h2 * x1 - n0, 2.0 * (A22 - x2 * h2) + d,
+            0.0, 2.0 * f2, -2.0 * f1, -2.0 * f2, 0.0, 2.0 * f0, 2.0 * f1, -2.0 * f0, 0.0)
+
+
+@inline
+def column_about_world_origin(w, lin, p):
+    """ψ = [ω; p × ω + v]: a motion-subspace column [ω; v] in world axes about the axis frame's origin p, moved to
+    the world origin (a 6-tuple)."""
+    pw = cross(p, w)
+    return w[0], w[1], w[2], lin[0] + pw[0], lin[1] + pw[1], lin[2] + pw[2]
+
+
+@inline
+def column_rates(psi, vl, al):
+    """(u, z) of a subspace column ψ whose joint's parent moves with ᵒv_λ, ᵒa_λ: u = ᵒv_λ × ψ,
+    z = ᵒa_λ × ψ + ᵒv_λ × u (module docstring)."""
+    u = cross_motion(vl, psi)
+    return u, add6(cross_motion(al, psi), cross_motion(vl, u))
+
+
+@inline
+def body_motion(vl, al, vJ, aJ):
+    """(ᵒv_i, ᵒa_i) = (ᵒv_λ + S v,  ᵒa_λ + S a + ᵒv_λ × S v) from the joint's vJ = S v and aJ = S a."""
+    return add6(vl, vJ), add6(add6(al, aJ), cross_motion(vl, vJ))
+
+
+@inline
+def body_force(Y, vi, ai):
+    """ᵒf_i = Y ᵒa + ᵒv ×* Y ᵒv for a compact inertia Y about the world origin (10-tuple)."""
+    return add6(inertia_times(Y, ai), cross_force(vi, inertia_times(Y, vi)))
+
+
+@inline
+def external_force_about_world_origin(params, i, R, p, f_ext):
+    """f_ext[i] (body axes, about the body origin) in world axes about the world origin, R, p the world pose of
+    body i's axis frame (Q its axes in body axes): [R Qᵀ n + p × R Qᵀ f; R Qᵀ f], a 6-tuple."""
+    Q = axis_frame(params, i)
+    nw = rotation_times(R, Q[0] * f_ext[i, 0] + Q[3] * f_ext[i, 1] + Q[6] * f_ext[i, 2],
+                        Q[1] * f_ext[i, 0] + Q[4] * f_ext[i, 1] + Q[7] * f_ext[i, 2],
+                        Q[2] * f_ext[i, 0] + Q[5] * f_ext[i, 1] + Q[8] * f_ext[i, 2])
+    fw = rotation_times(R, Q[0] * f_ext[i, 3] + Q[3] * f_ext[i, 4] + Q[6] * f_ext[i, 5],
+                        Q[1] * f_ext[i, 3] + Q[4] * f_ext[i, 4] + Q[7] * f_ext[i, 5],
+                        Q[2] * f_ext[i, 3] + Q[5] * f_ext[i, 4] + Q[8] * f_ext[i, 5])
+    pf = cross(p, fw)
+    return nw[0] + pf[0], nw[1] + pf[1], nw[2] + pf[2], fw[0], fw[1], fw[2]
+
+
+@njit_without_refcounts(cache=True, fastmath={"contract"}, forceinline=True)  # (LLVM inlines it: see CPU_PASSES)
+def forward_body(topology, params, i, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC):
+    """Body i's step of :func:`forward_sweep` (its parent's rows done): its world pose R0[i], p0[i]; per velocity
+    of its joint ψ (S), u (U), z (Z), y (W); ᵒv (V), ᵒa (A), the inertia about the world origin (Y), the body
+    force less f_ext (F) and the operator B."""
+    lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
+    R, p = placed_axis_frame(topology, params, i, q, R0, p0, SC)
+    Yi = world_origin_inertia(params, i, R, p)
+    Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5], Y[i, 6], Y[i, 7], Y[i, 8], Y[i, 9] = Yi
+    vl, al = row6(V, lam), row6(A, lam)
+    vJ = aJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for k in range(nvj):  # [ω; v] = R0 S (a revolute joint's ω = R0 e_z, v = 0)
+        if rotates_about_its_axis(topology[i, JTYPE]):
+            psi = column_about_world_origin((R[2], R[5], R[8]), (0.0, 0.0, 0.0), p)
+        else:
+            Sk = motion_subspace(params, i, k)
+            psi = column_about_world_origin(rotation_times(R, Sk[0], Sk[1], Sk[2]),
+                                            rotation_times(R, Sk[3], Sk[4], Sk[5]), p)
+        u, z = column_rates(psi, vl, al)
+        set_row(S, iv + k, psi)
+        set_row(U, iv + k, u)
+        set_row(Z, iv + k, z)
+        vk, ak = v[iv + k], a[iv + k]
+        vJ = (vJ[0] + psi[0] * vk, vJ[1] + psi[1] * vk, vJ[2] + psi[2] * vk, vJ[3] + psi[3] * vk,
+              vJ[4] + psi[4] * vk, vJ[5] + psi[5] * vk)
+        aJ = (aJ[0] + psi[0] * ak, aJ[1] + psi[1] * ak, aJ[2] + psi[2] * ak, aJ[3] + psi[3] * ak,
+              aJ[4] + psi[4] * ak, aJ[5] + psi[5] * ak)
+    vi, ai = body_motion(vl, al, vJ, aJ)
+    set_row(V, i, vi)
+    set_row(A, i, ai)
+    for k in range(nvj):  # y = u + ᵒv_i × ψ
+        set_row(W, iv + k, add6(row6(U, iv + k), cross_motion(vi, row6(S, iv + k))))
+    f = body_force(Yi, vi, ai)
+    if f_ext.shape[0] > 0:  # less f_ext (turned from body axes to world axes about the world origin)
+        fe = external_force_about_world_origin(params, i, R, p, f_ext)
+        f = (f[0] - fe[0], f[1] - fe[1], f[2] - fe[2], f[3] - fe[3], f[4] - fe[4], f[5] - fe[5])
+    set_row(F, i, f)
+    Bi = coriolis_operator(Yi, vi)
+    (B[i, 0, 0], B[i, 0, 1], B[i, 0, 2], B[i, 1, 0], B[i, 1, 1], B[i, 1, 2], B[i, 2, 0], B[i, 2, 1], B[i, 2, 2],
+     B[i, 3, 0], B[i, 3, 1], B[i, 3, 2], B[i, 4, 0], B[i, 4, 1], B[i, 4, 2], B[i, 5, 0], B[i, 5, 1], B[i, 5, 2]) = Bi
 
 
 @njit_without_refcounts(cache=True, fastmath={"contract"}, forceinline=True)  # (LLVM inlines it: see CPU_PASSES)
 def forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC):
-    """The forward pass of :func:`rnea_derivatives`, root to leaves: world poses R0, p0 of the axis frames; per
-    velocity the subspace column ψ (S), u = ᵒv_λ × ψ (U), z = ᵒa_λ × ψ + ᵒv_λ × u (Z), y = u + ᵒv_i × ψ (W); per
-    body ᵒv (V), ᵒa (A, the world's −g at row −1), the inertia about the world origin (Y), the body force
-    Y ᵒa + ᵒv ×* Y ᵒv − f_ext (F) and the operator B (module docstring)."""
-    n = topology.shape[0]
+    """The forward pass of :func:`rnea_derivatives`, root to leaves (:func:`forward_body` at each body): world poses
+    R0, p0 of the axis frames; per velocity the subspace column ψ (S), u = ᵒv_λ × ψ (U), z = ᵒa_λ × ψ + ᵒv_λ × u
+    (Z), y = u + ᵒv_i × ψ (W); per body ᵒv (V), ᵒa (A, the world's −g at row −1), the inertia about the world origin
+    (Y), the body force Y ᵒa + ᵒv ×* Y ᵒv − f_ext (F) and the operator B (module docstring)."""
     sines_cosines(q, SC)
     world_frame_row(R0, p0)
     V[-1] = 0.0
     A[-1, :3] = 0.0
     for r in range(3):
         A[-1, 3 + r] = -gravity[r]
-    # forward: poses, subspace columns, velocities, accelerations, body forces and operators
-    for i in range(n):
-        lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
-        R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
-        for r in range(3):
-            p0[i, r] = p[r]
-            for c in range(3):
-                R0[i, r, c] = R[3 * r + c]
-        inertia_about_world_origin(params, i, R, p, Y, i)
-        vl, al = row6(V, lam), row6(A, lam)
-        vJ = aJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        for k in range(nvj):  # ψ = [ω; p0 × ω + v] with [ω; v] = R0 S (a revolute joint's ω = R0 e_z, v = 0)
-            if rotates_about_its_axis(topology[i, JTYPE]):
-                w, lin = (R[2], R[5], R[8]), (0.0, 0.0, 0.0)
-            else:
-                Sk = motion_subspace(params, i, k)
-                w, lin = rotation_times(R, Sk[0], Sk[1], Sk[2]), rotation_times(R, Sk[3], Sk[4], Sk[5])
-            pw = cross(p, w)
-            psi = (w[0], w[1], w[2], lin[0] + pw[0], lin[1] + pw[1], lin[2] + pw[2])
-            set_row(S, iv + k, psi)
-            u = cross_motion(vl, psi)
-            set_row(U, iv + k, u)
-            set_row(Z, iv + k, add6(cross_motion(al, psi), cross_motion(vl, u)))
-            vk, ak = v[iv + k], a[iv + k]
-            vJ = (vJ[0] + psi[0] * vk, vJ[1] + psi[1] * vk, vJ[2] + psi[2] * vk, vJ[3] + psi[3] * vk,
-                  vJ[4] + psi[4] * vk, vJ[5] + psi[5] * vk)
-            aJ = (aJ[0] + psi[0] * ak, aJ[1] + psi[1] * ak, aJ[2] + psi[2] * ak, aJ[3] + psi[3] * ak,
-                  aJ[4] + psi[4] * ak, aJ[5] + psi[5] * ak)
-        # ᵒv_i = ᵒv_λ + S v ;  ᵒa_i = ᵒa_λ + S a + ᵒv_λ × S v
-        vi = add6(vl, vJ)
-        ai = add6(add6(al, aJ), cross_motion(vl, vJ))
-        set_row(V, i, vi)
-        set_row(A, i, ai)
-        for k in range(nvj):
-            set_row(W, iv + k, add6(row6(U, iv + k), cross_motion(vi, row6(S, iv + k))))
-        # ᵒf_i = Y ᵒa + ᵒv ×* Y ᵒv − f_ext (turned from body axes to world axes about the world origin)
-        f = add6(compact_times(Y, i, ai), cross_force(vi, compact_times(Y, i, vi)))
-        if f_ext.shape[0] > 0:
-            Q = axis_frame(params, i)
-            nw = rotation_times(R, Q[0] * f_ext[i, 0] + Q[3] * f_ext[i, 1] + Q[6] * f_ext[i, 2],
-                                Q[1] * f_ext[i, 0] + Q[4] * f_ext[i, 1] + Q[7] * f_ext[i, 2],
-                                Q[2] * f_ext[i, 0] + Q[5] * f_ext[i, 1] + Q[8] * f_ext[i, 2])
-            fw = rotation_times(R, Q[0] * f_ext[i, 3] + Q[3] * f_ext[i, 4] + Q[6] * f_ext[i, 5],
-                                Q[1] * f_ext[i, 3] + Q[4] * f_ext[i, 4] + Q[7] * f_ext[i, 5],
-                                Q[2] * f_ext[i, 3] + Q[5] * f_ext[i, 4] + Q[8] * f_ext[i, 5])
-            pf = cross(p, fw)
-            f = (f[0] - nw[0] - pf[0], f[1] - nw[1] - pf[1], f[2] - nw[2] - pf[2], f[3] - fw[0], f[4] - fw[1],
-                 f[5] - fw[2])
-        set_row(F, i, f)
-        coriolis_operator(Y, i, vi, B)
+    for i in range(topology.shape[0]):
+        forward_body(topology, params, i, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC)
 
 
 @inline

@@ -1,19 +1,28 @@
 """Batched derivatives of the dynamics in structure-of-arrays form: chunks of states held as lanes, SIMD across states.
 
 The analytical derivatives of :mod:`._derivatives` (Carpentier & Mansard, RSS 2018) on a chunk of DERIVATIVE_LANES
-states whose work arrays carry the state as their last, contiguous axis (:mod:`._lanes`). The forward sweep runs
-state by state, writing straight into its lane of each array; the backward sweep (O(n·depth) entries), the sparse
-LTL factorization of M and the solves ∂q̈/∂x = −M⁻¹ ∂τ/∂x and M⁻¹ (O(nv²·depth)) run on all the lanes at once: they
-are the same functions as for one state, whose entry and row operations loop over the lanes innermost (vector
-instructions across states). q̈ itself comes from the lanes' ABA of :mod:`._batch`, LANES states at a time.
+states whose work arrays carry the state as their last, contiguous axis (:mod:`._lanes`). The forward sweep takes a
+body at a time, a revolute joint's in one loop over the lanes built from the functions of the single state's
+(:func:`~._derivatives.forward_body`'s pose, subspace column, rates, motion, force and Coriolis operator), the other
+joint types lane by lane through :func:`~._derivatives.forward_body` itself; the backward sweep (O(n·depth)
+entries), the sparse LTL factorization of M and the solves ∂q̈/∂x = −M⁻¹ ∂τ/∂x and M⁻¹ (O(nv²·depth)) run on all
+the lanes at once: they are the same functions as for one state, whose entry and row operations loop over the lanes
+innermost (vector instructions across states). q̈ itself comes from the lanes' ABA of :mod:`._batch`, LANES states at a time.
 The lane count: a chunk's matrices (nv × nv × lanes, four of them) stay in the L2 cache for nv up to ~40 at 16
 lanes; at 32 (the lanes' ABA's) Talos's (nv = 38) outgrew it and ran slower (measured, Intel Xeon with AVX-512).
 """
-from ._batch import LANES, aba_chunk
-from ._derivatives import (NOT_POSITIVE_DEFINITE, backward_sweep, dof_parents, forward_sweep, subtree_ends,
-                           tree_factor, tree_inverse, tree_solve)
+from ._batch import LANES, aba_chunk, axis_placement, turned_about_z
+from ._derivatives import (NOT_POSITIVE_DEFINITE, add6, backward_sweep, body_force, body_motion,
+                           column_about_world_origin, column_rates, coriolis_operator, dof_parents,
+                           external_force_about_world_origin, forward_body, subtree_ends, tree_factor, tree_inverse,
+                           tree_solve)
 from ._core import NONFINITE, OK
-from ._spatial_kernels import NSYM, njit_without_refcounts, release, wide_vectors, work
+from ._lanes import lane_sines_cosines, lane_vector, put
+from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, njit_without_refcounts, release,
+                               wide_vectors, work)
+
+rotation_product, rotation_times = CPU.rotation_product, CPU.rotation_times
+world_origin_inertia, rotates_about_its_axis = CPU.world_origin_inertia, CPU.joints.rotates_about_its_axis
 
 DERIVATIVE_LANES = 16  # states per chunk of the derivatives (LANES, those of the lanes' ABA, is a multiple of it)
 
@@ -23,17 +32,129 @@ lanes_share = njit_without_refcounts(cache=True, nogil=True, error_model="numpy"
 
 
 @lanes_kernel
-def states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, F, Y, B, S, U, Z, W):
-    """:func:`~._derivatives.forward_sweep` of the states b0 … b0 + nb − 1 of q (B, nq), v and a (B, nv), state by
-    state, each into its lane b of F, Y, B (per body) and S, U, Z, W (per velocity); the lanes past nb repeat the
-    last state (their values are computed and never read)."""
-    n, nv = topology.shape[0], S.shape[0]
-    R0, p0, V, A, SC = work((n + 1, 3, 3)), work((n + 1, 3)), work((n + 1, 6)), work((n + 1, 6)), work((2, q.shape[1]))
+def gathered(x, b0, nb, out):
+    """out[j, b] = x[b0 + b, j] for the lanes b < nb of the chunk, lanes past nb repeating state b0 + nb − 1 (their
+    values are computed and never read; the factorization of M needs them positive definite)."""
+    wide_vectors()
     for b in range(DERIVATIVE_LANES):
         s = b0 + min(b, nb - 1)
-        forward_sweep(topology, params, gravity, q[s], v[s], a[s], f_ext[min(s, f_ext.shape[0] - 1)], R0, p0, V, A,
-                      F[:, :, b], Y[:, :, b], B[:, :, :, b], S[:, :, b], U[:, :, b], Z[:, :, b], W[:, :, b], SC)
-    release((R0, p0, V, A, SC))
+        for j in range(x.shape[1]):
+            out[j, b] = x[s, j]
+
+
+@lanes_kernel
+def revolute_body_rates(params, i, lam, iq, iv, q, v, a, R0, p0, V, A, F, Y, B, S, U, Z, W):
+    """:func:`~._derivatives.forward_body` (less f_ext) at body i, whose joint is revolute, in one loop over the
+    lanes, from the same functions: its world pose R0_i = R0_λ T R_z(θ), p0_i = p0_λ + R0_λ t
+    (:func:`~._batch.axis_placement`); ψ = [z; p0_i × z], z = R0_i e_z; u, z; ᵒv_i, ᵒa_i; y; the inertia about the
+    world origin, the body force and B. q, v, a: (nq or nv, lanes). Results through a stack array (the module
+    docstring of :mod:`._lanes`): rows 0–8 R0_i, 9–11 p0_i, 12–21 Y, 22–27 ψ, 28–33 u, 34–39 z, 40–45 ᵒv_i,
+    46–51 ᵒa_i, 52–57 y, 58–63 ᵒf_i, 64–81 B."""
+    wide_vectors()
+    L = DERIVATIVE_LANES
+    sc, out = work((2, L)), work((82, L))
+    T, t = axis_placement(params, i)
+    lane_sines_cosines(q, iq, sc, L)
+    for b in range(L):
+        P = (R0[lam, 0, 0, b], R0[lam, 0, 1, b], R0[lam, 0, 2, b], R0[lam, 1, 0, b], R0[lam, 1, 1, b],
+             R0[lam, 1, 2, b], R0[lam, 2, 0, b], R0[lam, 2, 1, b], R0[lam, 2, 2, b])
+        R = rotation_product(P, turned_about_z(T, sc[0, b], sc[1, b]))
+        Pt = rotation_times(P, t[0], t[1], t[2])
+        p = (p0[lam, 0, b] + Pt[0], p0[lam, 1, b] + Pt[1], p0[lam, 2, b] + Pt[2])
+        Yi = world_origin_inertia(params, i, R, p)
+        psi = column_about_world_origin((R[2], R[5], R[8]), (0.0, 0.0, 0.0), p)
+        vl, al = lane_vector(V, lam, b), lane_vector(A, lam, b)
+        u, z = column_rates(psi, vl, al)
+        vk, ak = v[iv, b], a[iv, b]
+        vi, ai = body_motion(vl, al, (psi[0] * vk, psi[1] * vk, psi[2] * vk, psi[3] * vk, psi[4] * vk, psi[5] * vk),
+                             (psi[0] * ak, psi[1] * ak, psi[2] * ak, psi[3] * ak, psi[4] * ak, psi[5] * ak))
+        put(out, 0, R, b)
+        put(out, 9, p, b)
+        put(out, 12, Yi, b)
+        put(out, 22, psi, b)
+        put(out, 28, u, b)
+        put(out, 34, z, b)
+        put(out, 40, vi, b)
+        put(out, 46, ai, b)
+        put(out, 52, add6(u, cross_motion(vi, psi)), b)
+        put(out, 58, body_force(Yi, vi, ai), b)
+        put(out, 64, coriolis_operator(Yi, vi), b)
+    for r in range(3):
+        for c in range(3):
+            for b in range(L):
+                R0[i, r, c, b] = out[3 * r + c, b]
+        for b in range(L):
+            p0[i, r, b] = out[9 + r, b]
+    for r in range(10):
+        for b in range(L):
+            Y[i, r, b] = out[12 + r, b]
+    for r in range(6):
+        for b in range(L):
+            S[iv, r, b], U[iv, r, b], Z[iv, r, b] = out[22 + r, b], out[28 + r, b], out[34 + r, b]
+            V[i, r, b], A[i, r, b], W[iv, r, b] = out[40 + r, b], out[46 + r, b], out[52 + r, b]
+            F[i, r, b] = out[58 + r, b]
+        for c in range(3):
+            for b in range(L):
+                B[i, r, c, b] = out[64 + 3 * r + c, b]
+    release((sc, out))
+
+
+@lanes_kernel
+def less_external_forces(params, i, f_ext, b0, nb, R0, p0, F):
+    """F[i, :, b] −= f_ext of body i at lane b's state (:func:`~._derivatives.external_force_about_world_origin`)."""
+    for b in range(DERIVATIVE_LANES):
+        s = b0 + min(b, nb - 1)
+        R = (R0[i, 0, 0, b], R0[i, 0, 1, b], R0[i, 0, 2, b], R0[i, 1, 0, b], R0[i, 1, 1, b], R0[i, 1, 2, b],
+             R0[i, 2, 0, b], R0[i, 2, 1, b], R0[i, 2, 2, b])
+        fe = external_force_about_world_origin(params, i, R, (p0[i, 0, b], p0[i, 1, b], p0[i, 2, b]),
+                                               f_ext[min(s, f_ext.shape[0] - 1)])
+        for r in range(6):
+            F[i, r, b] -= fe[r]
+
+
+@lanes_kernel
+def other_body_rates(topology, params, i, q, v, a, f_ext, b0, nb, R0, p0, V, A, F, Y, B, S, U, Z, W):
+    """:func:`~._derivatives.forward_body` at body i, whose joint is not revolute, lane by lane (the rarer joint
+    types), on the lane's views of the arrays."""
+    SC = work((2, 1))  # (the sines and cosines of revolute joints only: none here)
+    for b in range(DERIVATIVE_LANES):
+        s = b0 + min(b, nb - 1)
+        forward_body(topology, params, i, q[s], v[s], a[s], f_ext[min(s, f_ext.shape[0] - 1)], R0[:, :, :, b],
+                     p0[:, :, b], V[:, :, b], A[:, :, b], F[:, :, b], Y[:, :, b], B[:, :, :, b], S[:, :, b],
+                     U[:, :, b], Z[:, :, b], W[:, :, b], SC)
+    release((SC,))
+
+
+@lanes_kernel
+def states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z,
+                    W):
+    """:func:`~._derivatives.forward_sweep` of the states b0 … b0 + nb − 1 of q (B, nq), v and a (B, nv) held as
+    lanes (gathered into qs, vs, as_), root to leaves: a revolute joint's body in one loop over the lanes
+    (:func:`revolute_body_rates`), the others lane by lane (:func:`other_body_rates`); the lanes past nb repeat
+    the last state. R0 (n + 1, 3, 3, lanes), p0 (n + 1, 3, lanes), V and A (n + 1, 6, lanes): the world poses,
+    velocities and accelerations, row −1 the world's."""
+    wide_vectors()
+    gathered(q, b0, nb, qs)
+    gathered(v, b0, nb, vs)
+    gathered(a, b0, nb, as_)
+    for r in range(3):
+        for c in range(3):
+            for b in range(DERIVATIVE_LANES):
+                R0[-1, r, c, b] = 1.0 if r == c else 0.0
+        for b in range(DERIVATIVE_LANES):
+            p0[-1, r, b] = 0.0
+    for r in range(6):
+        for b in range(DERIVATIVE_LANES):
+            V[-1, r, b] = 0.0
+            A[-1, r, b] = 0.0 if r < 3 else -gravity[r - 3]
+    for i in range(topology.shape[0]):
+        if rotates_about_its_axis(topology[i, JTYPE]):
+            revolute_body_rates(params, i, topology[i, PARENT], topology[i, IQ], topology[i, IV], qs, vs, as_, R0, p0,
+                                V, A, F, Y, B, S, U, Z, W)
+            if f_ext.shape[1] > 0:
+                less_external_forces(params, i, f_ext, b0, nb, R0, p0, F)
+        else:
+            other_body_rates(topology, params, i, q, v, a, f_ext, b0, nb, R0, p0, V, A, F, Y, B, S, U, Z, W)
 
 
 @lanes_kernel
@@ -52,11 +173,12 @@ def scattered(X, out, b0, nb, nonfinite):
 
 
 @lanes_kernel
-def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, F, Y, B, S, U, Z, W, G, dQ, dV, M):
+def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S,
+                           U, Z, W, G, dQ, dV, M):
     """:func:`~._derivatives.rnea_derivatives` of the states b0 … b0 + nb − 1 (nb ≤ DERIVATIVE_LANES) into the
     matrices of lanes dQ, dV, M (nv, nv, DERIVATIVE_LANES)."""
     wide_vectors()
-    states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, F, Y, B, S, U, Z, W)
+    states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
     backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M)
 
 
@@ -80,18 +202,21 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     n, nv, L = topology.shape[0], Mout.shape[1], DERIVATIVE_LANES
     F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
+    qs, vs, as_ = work((q.shape[1], L)), work((nv, L)), work((nv, L))
+    R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
     G, nonfinite = work((4, 6, 6, L)), work((L,))
     dQ, dV, M = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
     for b0 in range(first, last, L):
         nb = min(L, last - b0)
-        rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, F, Y, B, S, U, Z, W, G, dQ, dV, M)
+        rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0f, p0, Vf, Af, F, Y,
+                               B, S, U, Z, W, G, dQ, dV, M)
         nonfinite[:] = 0.0
         scattered(dQ, dtau_dq, b0, nb, nonfinite)
         scattered(dV, dtau_dv, b0, nb, nonfinite)
         scattered(M, Mout, b0, nb, nonfinite)
         for b in range(nb):
             finite[b0 + b] = nonfinite[b] == 0.0
-    release((F, Y, B, S, U, Z, W, G, nonfinite, dQ, dV, M))
+    release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, G, nonfinite, dQ, dV, M))
 
 
 @lanes_share
@@ -104,6 +229,8 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     n, nq, nv, L = topology.shape[0], q.shape[1], qdd.shape[1], DERIVATIVE_LANES
     F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
+    qs_, vs, as_ = work((nq, L)), work((nv, L)), work((nv, L))
+    R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
     G, nonfinite = work((4, 6, 6, L)), work((L,))
     dQ, dV, M, Mi = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
     lam, ends = work((nv,)), work((nv,))
@@ -120,8 +247,8 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                   Sa, V, C, IA, PA, Ua, D, Dinv, A)
         for b0 in range(a0, min(a0 + LANES, last), L):
             nb = min(L, last - b0)
-            rnea_derivatives_chunk(topology, params, gravity, q, v, qdd, f_ext, b0, nb, F, Y, B, S, U, Z, W, G, dQ,
-                                   dV, M)
+            rnea_derivatives_chunk(topology, params, gravity, q, v, qdd, f_ext, b0, nb, qs_, vs, as_, R0f, p0, Vf,
+                                   Af, F, Y, B, S, U, Z, W, G, dQ, dV, M)
             code = NOT_POSITIVE_DEFINITE
             if solved(dQ, dV, M, Mi, lam, ends):
                 nonfinite[:] = 0.0
@@ -134,5 +261,5 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                 code = OK if finite else NONFINITE
             for b in range(nb):
                 status[b0 + b] = code
-    release((F, Y, B, S, U, Z, W, G, nonfinite, dQ, dV, M, Mi, lam, ends, qs, qd, u, out, R0, d, Sa, V, C, IA, PA, Ua,
-             D, Dinv, A))
+    release((F, Y, B, S, U, Z, W, qs_, vs, as_, R0f, p0, Vf, Af, G, nonfinite, dQ, dV, M, Mi, lam, ends, qs, qd, u,
+             out, R0, d, Sa, V, C, IA, PA, Ua, D, Dinv, A))

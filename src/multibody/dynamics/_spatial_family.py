@@ -368,6 +368,16 @@ def spatial_family(compile):
         return rotation_product(P, R), (p0[lam, 0] + Pp[0], p0[lam, 1] + Pp[1], p0[lam, 2] + Pp[2])
 
     @compile
+    def placed_axis_frame(topology, params, i, q, R0, p0, SC):
+        """:func:`axis_frame_pose` of body i, stored as R0[i] (3 × 3) and p0[i] too; returns it (R, p)."""
+        R, p = axis_frame_pose(topology, params, i, q, R0, p0, SC)
+        for r in range(3):
+            p0[i, r] = p[r]
+            for c in range(3):
+                R0[i, r, c] = R[3 * r + c]
+        return R, p
+
+    @compile
     def world_frame_row(R0, p0):
         """Row −1 of the world poses of :func:`axis_frame_pose`: the world itself, R0 = 1 and p0 = 0."""
         for r in range(3):
@@ -376,11 +386,11 @@ def spatial_family(compile):
                 R0[-1, r, c] = 1.0 if r == c else 0.0
 
     @compile
-    def inertia_about_world_origin(params, i, R, p, Y, k):
-        """Y[k] = (m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m,
-        first moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× stored as
-        (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which
-        Ī (the central inertia) and the mass center are stored (:func:`~._layout.axis_frames`)."""
+    def world_origin_inertia(params, i, R, p):
+        """(m, h, I): body i's rigid-body inertia about the world origin in world axes, compactly: mass m, first
+        moment h = m c (c the mass center), rotational inertia I = R Ī Rᵀ + m [c]×ᵀ[c]× as (Ixx, Iyy, Izz, Ixy, Ixz,
+        Iyz) (parallel axes, RBDA eq. 2.63); R, p the world pose of its axis frame, in which Ī (the central inertia)
+        and the mass center are stored (:func:`~._layout.axis_frames`). A 10-tuple."""
         m = mass(params, i)
         I = rotated(axis_central_inertia(params, i), R)
         # c = p + R c_b
@@ -389,9 +399,14 @@ def spatial_family(compile):
         c1 = p[1] + R[3] * cb0 + R[4] * cb1 + R[5] * cb2
         c2 = p[2] + R[6] * cb0 + R[7] * cb1 + R[8] * cb2
         cc = c0 * c0 + c1 * c1 + c2 * c2
-        Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3] = m, m * c0, m * c1, m * c2
-        Y[k, 4], Y[k, 5], Y[k, 6] = I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1), I[8] + m * (cc - c2 * c2)
-        Y[k, 7], Y[k, 8], Y[k, 9] = I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2
+        return (m, m * c0, m * c1, m * c2, I[0] + m * (cc - c0 * c0), I[4] + m * (cc - c1 * c1),
+                I[8] + m * (cc - c2 * c2), I[1] - m * c0 * c1, I[2] - m * c0 * c2, I[5] - m * c1 * c2)
+
+    @compile
+    def inertia_about_world_origin(params, i, R, p, Y, k):
+        """Y[k] = :func:`world_origin_inertia` of body i (R, p the world pose of its axis frame)."""
+        Y[k, 0], Y[k, 1], Y[k, 2], Y[k, 3], Y[k, 4], Y[k, 5], Y[k, 6], Y[k, 7], Y[k, 8], Y[k, 9] = (
+            world_origin_inertia(params, i, R, p))
 
     @compile
     def dot6(x, y):
@@ -468,7 +483,9 @@ def spatial_family(compile):
                          symmetric_subtract=symmetric_subtract, symmetric_add_shifted=symmetric_add_shifted,
                          joint_pose=joint_pose, placed=placed, axis_inertia_times=axis_inertia_times, cross=cross,
                          rotation_times=rotation_times, axis_frame_placement=axis_frame_placement,
-                         axis_frame_pose=axis_frame_pose, world_frame_row=world_frame_row,
+                         axis_frame_pose=axis_frame_pose, placed_axis_frame=placed_axis_frame,
+                         world_frame_row=world_frame_row,
+                         world_origin_inertia=world_origin_inertia,
                          inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
                          symmetric_times_angular=symmetric_times_angular, articulate_single_dof=articulate_single_dof,
                          compact_inertia_in_world_axes=compact_inertia_in_world_axes,
