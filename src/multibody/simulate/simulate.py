@@ -181,6 +181,13 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
         return runs(models or one, q0, v0, t_end, options, simulate)
     impacts, limits, t_eval = _planned(one, q0, v0, float(t_start), float(t_end), options)
+    if method == "contact" and options["compiled"] and progress is not True:
+        from . import contact_loop
+        reason = contact_loop.unsupported(one, torque, f_ext, events, dynamics)
+        if not reason:
+            return warn_beyond_limits(one, contact_loop.contact_run(one, q0, v0, t_eval, options, limits),
+                                      stored=joint_limits)
+        python_loop_notice(one, reason)
     if limits and impacts is None and not getattr(one, "constraints", None) and in_compiled_loop(
             one, method, options["compiled"], progress, False, torque, f_ext, options["events"], dynamics, atol,
             False):
@@ -211,7 +218,8 @@ def _planned(model, q0, v0, t_start, t_end, options):
     check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=5)
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    if ctrl is not None and options["compiled"] and method in COMPILED and options["progress"] is not True:
+    if ctrl is not None and options["compiled"] and (method in COMPILED or method == "contact") and options[
+            "progress"] is not True:
         python_loop_notice(model, "controls (ctrl) are given")
     options["compiled"] = options["compiled"] and ctrl is None
     normalized = normalizer(model)
