@@ -22,7 +22,7 @@ from .gyrostat import Gyrostat, add_rotor, dual_spin_stability, rotor_forces, ro
 from . import flexible, viz
 from .flexible import FlexibleBeam
 from .constraints import (Align, Box, Capsule, Connect, ConvexHull, Holonomic, JointLimit, KnifeEdge, LinearCoupling,
-                          Mimic, Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, Weld, assemble,
-                          constraint_forces, forward_dynamics)
+                          Mimic, Nonholonomic, Plane, PointOnPlane, RollingDisk, RollingSphere, Sphere, TendonLimit, Weld,
+                          assemble, constraint_forces, forward_dynamics)
 
 __version__ = "0.1.0"

@@ -11,12 +11,12 @@ from .assembly import assemble, assemble_positions, assemble_velocities
 from .forward import ConstrainedDynamics, constraint_forces, forward_dynamics
 from .geometry import Box, Capsule, ConvexHull, Geometry, Plane, Sphere
 from .types import (Align, Connect, Constraint, JointLimit, KnifeEdge, Mimic, PointOnPlane, RollingDisk, RollingSphere,
-                    Weld)
+                    TendonLimit, Weld)
 from .user import Holonomic, Nonholonomic
 
 __all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "ConvexHull", "Constraint", "Geometry", "Holonomic",
            "JointLimit", "KnifeEdge", "LinearCoupling", "Mimic", "Nonholonomic", "Plane", "PointOnPlane", "RollingDisk",
-           "RollingSphere", "Sphere", "Weld", "assemble", "assemble_positions", "assemble_velocities",
+           "RollingSphere", "Sphere", "TendonLimit", "Weld", "assemble", "assemble_positions", "assemble_velocities",
            "constraint_forces", "forward_dynamics"]
 
 lend(joint_limit=JointLimit)  # Model.enforce_joint_limits

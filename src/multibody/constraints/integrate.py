@@ -72,18 +72,6 @@ def joint_damping(model):
     return derived["joint_damping"]
 
 
-def limit_rows(model, limits):
-    """The bounds of ``limits`` as dense rows (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)): gap
-    g = G q − offset ≥ 0 and gap rate ġ = N v, frictionless, from
-    :func:`~multibody.constraints.limits.bound_arrays` (g = sign (q[iq] − bound), ġ = sign v[iv])."""
-    keys, iq, iv, bound, sign = bound_arrays(model, limits)
-    nb = len(keys)
-    G, N = np.zeros((nb, model.nq)), np.zeros((nb, model.nv))
-    G[np.arange(nb), iq] = sign
-    N[np.arange(nb), iv] = sign
-    return G, sign * bound, N, np.array([limit.restitution for limit, _ in keys], dtype=float).reshape(nb)
-
-
 def step_settings(margin, erp, bounce_velocity):
     """The compiled step's settings: (margin [m], erp, bounce_velocity [m/s], LCP regularization, accepted LCP
     error, Lemke's pivots per unknown), the pyramid's edge directions (edges, 2) and Lemke's pivot tolerances."""
@@ -93,8 +81,9 @@ def step_settings(margin, erp, bounce_velocity):
 
 def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_velocity=BOUNCE_VELOCITY, limits=None):
     """One velocity-level time step with contacts, joint limits and constraints (see module docstring); returns
-    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s to enforce (default
-    :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' stored limits)."""
+    (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s and :class:`~multibody.TendonLimit` s to enforce
+    (default :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' and tendons' stored
+    limits)."""
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
@@ -110,12 +99,12 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
     g = model.gravity
     found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.sqrt(g @ g)))
-    G, offset, N_limits, e_limits = limit_rows(model, enforced_limits(model) if limits is None else limits)
-    nc, nb = len(found.gap), len(offset)
+    keys, G, offset, N_limits, e_limits = bound_arrays(model, enforced_limits(model) if limits is None else limits)
+    nc, nb = len(found.gap), len(keys)
     if not (nc or nb):
         v_new = v + h * a
         return integrate(model, q, v_new, h), v_new
-    # the rows: the contacts', then every finite bound's (frictionless, no tangents)
+    # the rows: the contacts', then every finite bound's (g = G q − offset, ġ = N v, frictionless, no tangents)
     index = geometry_arrays(model)[0]
     c_rows = point_rows(s, index[found.first], index[found.second], found.point, found.normal, found.anchor_a,
                         found.anchor_b)

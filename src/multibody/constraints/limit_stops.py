@@ -1,5 +1,5 @@
-"""The joint stops of a simulation: the joint limits' impact events, their impacts and the dynamics with the resting
-bounds held (:mod:`.limits` describes the scheme), as :func:`multibody.simulate` and the collisions of
+"""The joint and tendon stops of a simulation: the limits' impact events, their impacts and the dynamics with the
+resting bounds held (:mod:`.limits` describes the scheme), as :func:`multibody.simulate` and the collisions of
 :mod:`multibody.impact.events` run them.
 """
 from __future__ import annotations
@@ -12,13 +12,13 @@ from ._kinematics import Snapshot
 from .contact import solve_contacts
 from .forward import forward_dynamics
 from .gauss import GaussSolver
-from .limits import enforced_limits, limit_rows, limit_sides
+from .limits import bound_arrays, enforced_limits, limit_rows, limit_sides
 from .types import stack
 
 
 class LimitStops:
-    """The joint-limit events and dynamics of one simulation run (used by :func:`multibody.simulate` when the
-    model holds :class:`JointLimit` constraints).
+    """The limit events and dynamics of one simulation run (used by :func:`multibody.simulate` when the model
+    holds :class:`JointLimit` or :class:`TendonLimit` constraints, or joints and tendons with stored limits).
 
     rest_velocity : [rad/s or m/s] an arrival slower than this is plastic (e = 0) and the bound then rests.
     tolerance : an event fires when g = −tolerance/2 (the offset makes a bound that just bounced start its next
@@ -28,8 +28,11 @@ class LimitStops:
     stabilization : Baumgarte gains (α, β) [1/s] of the resting bounds, g̈ ≥ −2α ġ − β² g: a joint coming
         back to a bound it hopped off by less than ``release_distance`` settles onto it (critically damped for
         α = β), and the event offset −tolerance/2 is removed.
-    limits : the :class:`JointLimit` s to enforce (default :func:`enforced_limits`: the model's and the joints'
-        stored limits).
+    limits : the :class:`JointLimit` s and :class:`TendonLimit` s to enforce (default :func:`enforced_limits`: the
+        model's and the joints' and tendons' stored limits).
+
+    ``keys`` lists the bounds as (limit, side) in the order of their events; ``G``, ``offset`` their rows
+    g = G q − offset (:func:`~.limits.bound_arrays`).
     """
 
     def __init__(self, model, rest_velocity=1e-3, tolerance=1e-9, release_distance=1e-6,
@@ -38,19 +41,13 @@ class LimitStops:
         self.rest_velocity, self.tolerance = float(rest_velocity), float(tolerance)
         self.release = float(release_distance)
         self.limits = enforced_limits(model) if limits is None else list(limits)
-        self.keys = []
-        for limit in self.limits:
-            _, iq, _ = model.one_dof_joint(limit.joint, f"{limit!r}")
-            for side, bound, sign in (("lower", limit.lower, 1.0), ("upper", limit.upper, -1.0)):
-                if bound is not None and np.isfinite(bound):
-                    self.keys.append((limit, side, iq, sign, bound))
+        self.keys, self.G, self.offset, _, _ = bound_arrays(model, self.limits)
         self.resting, self.fired = set(), set()
-        self.log = []  # (t, joint, side, ġ before, ġ after) per bound taking part in an impact
+        self.log = []  # (t, joint or "tendon <name>", side, ġ before, ġ after) per bound taking part in an impact
 
     def gap(self, q, k):
-        """g of bound ``k`` (index into ``keys``)."""
-        _, _, iq, sign, bound = self.keys[k]
-        return sign * (q[iq] - bound)
+        """g = G q − offset of bound ``k`` (index into ``keys``)."""
+        return float(self.G[k] @ q - self.offset[k])
 
     def events(self):
         """One falling-crossing event per finite bound, with :meth:`impact` as its action."""
@@ -64,8 +61,8 @@ class LimitStops:
                 if k in self.resting:
                     return gap + self.release
                 return gap + (self.tolerance if k in self.fired else 0.5 * self.tolerance)
-            limit, side = self.keys[k][:2]
-            return Event(g, name=f"limit {limit.joint} {side}", direction=-1.0, action=self.impact)
+            limit, side = self.keys[k]
+            return Event(g, name=f"limit {limit.target} {side}", direction=-1.0, action=self.impact)
         return [watcher(k) for k in range(len(self.keys))]
 
     def impact(self, t, q, v):
@@ -84,11 +81,11 @@ class LimitStops:
                                np.zeros(len(sides), bool)).a
         for s in sides:
             k = next(i for i, key in enumerate(self.keys) if key[0] is s.limit and key[1] == s.side)
-            after = s.sign * v_new[s.index]
+            after = float(s.normal @ v_new)
             self.fired.add(k)
             if after < self.rest_velocity:
                 self.resting.add(k)
-            self.log.append((float(t), s.limit.joint, s.side, float(s.rate), float(after)))
+            self.log.append((float(t), s.limit.target, s.side, float(s.rate), after))
         return q, v_new
 
     def dynamics(self, t, q, v, tau):
@@ -97,6 +94,6 @@ class LimitStops:
         ``stabilization``; the articulated-body algorithm when nothing else constrains the model and no bound
         rests. A joint hopping off a resting bound flies freely and is caught on its way back without an
         impact: the row then only removes energy (its power λ ġ ≤ 0)."""
-        resting = [self.keys[k][:2] for k in self.resting]
+        resting = [self.keys[k] for k in self.resting]
         return forward_dynamics(self.model, q, v, tau, contact_tolerance=self.release, limits=resting,
                                 limit_stabilization=self.stabilization)

@@ -1,9 +1,11 @@
-"""Joint limits (:class:`~multibody.constraints.types.JointLimit`) as unilateral constraints, solved with the contacts.
+"""Joint and tendon limits (:class:`~multibody.constraints.types.JointLimit`,
+:class:`~multibody.constraints.types.TendonLimit`) as unilateral constraints, solved with the contacts.
 
-A bound of a one-dof joint is a one-sided row with gap g ≥ 0 and normal n = ±e_k on the joint's velocity entry
-(g = q − lower or upper − q; ġ = n v, g̈ = n v̇). It is a frictionless contact in generalized coordinates, so it
-goes through the same machinery as the contacts between shapes (MuJoCo and Drake also solve joint limits with
-the contacts):
+A bound is a one-sided linear row with gap g = G q − offset ≥ 0 and normal n (nv,): for a one-dof joint
+n = ±e_k on its velocity entry (g = q − lower or upper − q), for a fixed tendon L = Σ cⱼ qⱼ, n = ±(cⱼ on the
+joints' velocity entries) (g = L − lower or upper − L); ġ = n v, g̈ = n v̇. It is a frictionless contact in
+generalized coordinates, so it goes through the same machinery as the contacts between shapes (MuJoCo and Drake
+also solve joint and tendon limits with the contacts):
 
 * **Forward dynamics** (:func:`multibody.constraints.forward.constraint_forces`): a bound that touches
   (g ≤ ``contact_tolerance``) and moves along its normal slower than ``slip_velocity`` (|ġ| ≤ slip_velocity) enters
@@ -29,38 +31,45 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import ContactPair, ContactRows
+from .types import JointLimit, TendonLimit
 
 
 class LimitSide(NamedTuple):
-    """One finite bound at a state: its :class:`JointLimit`, side ("lower"/"upper"), gap g [rad or m], normal sign
-    (+1 lower, −1 upper), velocity index and gap rate ġ."""
+    """One finite bound at a state: its limit (:class:`JointLimit` or :class:`TendonLimit`), side
+    ("lower"/"upper"), gap g [rad, m or the tendon's unit], normal N (nv,) and gap rate ġ = N v."""
 
     limit: object
     side: str
     gap: float
-    sign: float
-    index: int  # type: ignore[assignment]  # a field may shadow tuple.index (typeshed's tuple has the method)
+    normal: np.ndarray
     rate: float
 
 
 def joint_limits(model):
-    """The model's unilateral constraints (:class:`JointLimit`), in ``model.constraints`` order."""
+    """The model's unilateral constraints (:class:`JointLimit`, :class:`TendonLimit`), in ``model.constraints``
+    order."""
     return [c for c in getattr(model, "constraints", ()) if getattr(c, "unilateral", False)]
 
 
 def stored_limits(model):
     """A :class:`JointLimit` (plastic, e = 0) for each joint whose stored ``limits`` (:class:`multibody.JointLimits`:
-    a URDF ``<limit>``, an MJCF ``range`` that is ``limited``, a model file's ``limits``) have a finite bound and
-    that no :class:`JointLimit` of ``model.constraints`` already covers. The same objects while the bounds do not
+    a URDF ``<limit>``, an MJCF ``range`` that is ``limited``, a model file's ``limits``) have a finite bound, and a
+    :class:`TendonLimit` for each fixed tendon with stored ``limits`` (an MJCF tendon ``range`` that is
+    ``limited``), that no limit of ``model.constraints`` already covers. The same objects while the bounds do not
     change (kept in ``CompiledModel.derived``), so that a simulation can follow them by identity."""
-    covered = {c.joint for c in joint_limits(model)}
-    key = tuple((j.name, j.limits.lower, j.limits.upper) for j in model.joints
-                if j.limits is not None and j.name not in covered
+    explicit = joint_limits(model)
+    joints = {c.joint for c in explicit if hasattr(c, "joint")}
+    tendons = {c.tendon for c in explicit if hasattr(c, "tendon")}
+    key = tuple(("joint", j.name, j.limits.lower, j.limits.upper) for j in model.joints
+                if j.limits is not None and j.name not in joints
                 and (np.isfinite(j.limits.lower) or np.isfinite(j.limits.upper)))
+    key += tuple(("tendon", e.name, *e.limits) for e in getattr(model, "forces", ())
+                 if getattr(e, "kind", None) == "fixed_tendon" and e.limits is not None and e.name not in tendons
+                 and (np.isfinite(e.limits[0]) or np.isfinite(e.limits[1])))
     derived = (model._compiled or model.compile()).derived
     if derived.get("stored_limits", (None,))[0] != key:
-        from .types import JointLimit
-        limits = [JointLimit(name, lower, upper) for name, lower, upper in key]
+        limits = [(JointLimit if kind == "joint" else TendonLimit)(name, lower, upper)
+                  for kind, name, lower, upper in key]
         for limit in limits:
             limit.check(model)
         derived["stored_limits"] = (key, limits)
@@ -68,15 +77,16 @@ def stored_limits(model):
 
 
 def enforced_limits(model, stored=True):
-    """The joint limits a simulation enforces: the model's :class:`JointLimit` constraints and, with ``stored``
-    (simulate's ``joint_limits=True``, the default), the joints' stored limits (:func:`stored_limits`)."""
+    """The limits a simulation enforces: the model's :class:`JointLimit` and :class:`TendonLimit` constraints and,
+    with ``stored`` (simulate's ``joint_limits=True``, the default), the joints' and fixed tendons' stored limits
+    (:func:`stored_limits`)."""
     explicit = joint_limits(model)
     return [*explicit, *stored_limits(model)] if stored else explicit
 
 
 def limit_sides(model, q, v, limits=None):
-    """Every finite bound of ``limits`` (default the model's :class:`JointLimit` constraints) at (q, v), a list of
-    :class:`LimitSide`."""
+    """Every finite bound of ``limits`` (default the model's :class:`JointLimit` and :class:`TendonLimit`
+    constraints) at (q, v), a list of :class:`LimitSide`."""
     limits = joint_limits(model) if limits is None else limits
     return [LimitSide(c, *side) for c in limits for side in c.sides(model, q, v)]
 
@@ -88,36 +98,37 @@ def active_sides(model, q, v, tolerance=1e-6, speed=1e-6):
 
 
 def bound_arrays(model, limits):
-    """Every finite bound of ``limits`` as arrays: (keys [(JointLimit, side)], q index, v index, bound [rad or m],
-    normal sign (+1 lower, −1 upper)), so that g = sign (q[iq] − bound) and ġ = sign v[iv] for all bounds at once.
-    Kept in ``CompiledModel.derived`` while the same limits with the same bounds are asked for."""
-    key = tuple((id(c), c.lower, c.upper) for c in limits)
+    """Every finite bound of ``limits`` (:class:`JointLimit`, :class:`TendonLimit`) as linear rows: (keys
+    [(limit, side)], G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)), so that the gaps are
+    g = G q − offset ≥ 0 and their rates ġ = N v for all bounds at once (a joint bound: G = ±e on its q entry,
+    N = ±e on its v entry; a tendon bound: ± the tendon's coefficients). Kept in ``CompiledModel.derived`` while the
+    same limits with the same bounds are asked for (any edit of the model drops it)."""
+    key = tuple((id(c), c.lower, c.upper, c.restitution) for c in limits)
     derived = (model._compiled or model.compile()).derived
     if derived.get("bound_arrays", (None,))[0] != key:
-        keys, iq, iv, bound, sign = [], [], [], [], []
+        keys, G, offset, N, restitution = [], [], [], [], []
         for c in limits:
-            _, i, k = model.one_dof_joint(c.joint, f"{c!r}")
-            for side, value, s in (("lower", c.lower, 1.0), ("upper", c.upper, -1.0)):
-                if value is not None and np.isfinite(value):
-                    keys.append((c, side))
-                    iq.append(i)
-                    iv.append(k)
-                    bound.append(value)
-                    sign.append(s)
-        derived["bound_arrays"] = (key, list(limits), keys, np.array(iq, dtype=np.int64),
-                                   np.array(iv, dtype=np.int64), np.array(bound, dtype=float), np.array(sign))
+            for side, g_row, g_offset, n_row in c.bound_rows(model):
+                keys.append((c, side))
+                G.append(g_row)
+                offset.append(g_offset)
+                N.append(n_row)
+                restitution.append(c.restitution)
+        nb = len(keys)
+        derived["bound_arrays"] = (key, list(limits), keys, np.array(G, dtype=float).reshape(nb, model.nq),
+                                   np.array(offset, dtype=float), np.array(N, dtype=float).reshape(nb, model.nv),
+                                   np.array(restitution, dtype=float))
     return derived["bound_arrays"][2:]
 
 
 def limit_rows(nv, sides):
-    """(contacts, rows) of bounds in the form of :func:`.contact.solve_contacts`: frictionless rows N = n
-    (no tangents, no bias: g̈ = n v̇) with ``geometry`` None."""
+    """(contacts, rows) of bounds in the form of :func:`.contact.solve_contacts`: frictionless rows N (the
+    bound's normal; no tangents, no bias: g̈ = N v̇) with ``geometry`` None."""
     contacts, rows = [], []
     for s in sides:
-        N = np.zeros(nv)
-        N[s.index] = s.sign
         contacts.append(ContactPair(s.limit, s.side, -1, -1, None, 0.0, s.limit.restitution))
-        rows.append(ContactRows(N, np.zeros((2, nv)), np.zeros((2, 3)), s.rate, np.zeros(2), 0.0, np.zeros(2)))
+        rows.append(ContactRows(np.array(s.normal, dtype=float), np.zeros((2, nv)), np.zeros((2, 3)), s.rate,
+                                np.zeros(2), 0.0, np.zeros(2)))
     return contacts, rows
 
 

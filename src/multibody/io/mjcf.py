@@ -37,9 +37,10 @@ How MuJoCo's kinematic tree becomes multibody's (docs/files.md has the table of 
   Named sites become frames (when the name is free).
 * ``<option><flag>``: ``gravity``, ``contact``, ``constraint`` (contacts, limits, equalities), ``limit``,
   ``equality``, ``spring``, ``damper`` and ``filterparent`` set to ``disable`` are honoured.
-* ``frictionloss``, ``<tendon><fixed>``, ``<actuator>`` and ``<equality>`` ``<joint>``/``<tendon>`` couplings:
-  :mod:`.mjcf_actuators` (the controls of :func:`multibody.simulate`'s ``ctrl`` are the actuators', in file order).
-* Elements that change the dynamics but have no multibody counterpart (spatial tendons, tendon limits, muscles,
+* ``frictionloss``, ``<tendon><fixed>`` (with its ``range`` limits), ``<actuator>`` and ``<equality>``
+  ``<joint>``/``<tendon>`` couplings: :mod:`.mjcf_actuators` (the controls of :func:`multibody.simulate`'s
+  ``ctrl`` are the actuators', in file order).
+* Elements that change the dynamics but have no multibody counterpart (spatial tendons, muscles,
   activation dynamics, springs and dampers on ball and free joints, other equality types, gravity compensation,
   fluid forces, contact geometries of other shapes, ...), and those approximated (frictionloss), are listed in one
   ``warnings.warn`` per file. Pure visuals and

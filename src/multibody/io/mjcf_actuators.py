@@ -7,7 +7,9 @@ and :mod:`multibody.simulate.forces`.
   warning says so.
 * ``<fixed>`` → :class:`~multibody.FixedTendon`: its joints' ``coef``, ``stiffness``, ``damping`` and
   ``springlength`` (one value, or two for a dead band; −1, the default, is the length at MuJoCo's qpos_spring,
-  the joints' ``springref``). Tendon ``range`` limits, ``frictionloss`` and ``armature`` are named in the warning.
+  the joints' ``springref``), and its ``range`` when ``limited`` (or ``auto`` with ``autolimits``) as the tendon's
+  ``limits``, which :func:`multibody.simulate` enforces as stops (:class:`~multibody.TendonLimit`). Tendon
+  ``frictionloss`` and ``armature`` are named in the warning.
 * ``<motor>``, ``<position>`` (``kp``, ``kv`` or ``dampratio``, ``inheritrange`` on joints), ``<velocity>`` (``kv``), ``<damper>`` (``kv``) and ``<general>``
   (``gaintype`` fixed or affine, ``biastype`` none or affine, ``gainprm``, ``biasprm``) on a ``joint`` (or
   ``jointinparent``) that is a hinge or slide, or on a fixed ``tendon`` → :class:`~multibody.Actuator` with the
@@ -98,12 +100,12 @@ def _fixed_tendon(mjcf, classes, builder, model, element):
         rest = np.full(2, sum(c * builder.springref[j] for j, c in zip(joints, coefficients)))
     elif len(rest) == 1:
         rest = np.full(2, rest[0])
-    if _limited(mjcf, attrs, "", where) is not None and not mjcf.disabled & {"limit", "constraint"}:
-        mjcf.ignored["tendon range limits"] += 1
+    limits = None if mjcf.disabled & {"limit", "constraint"} else _limited(mjcf, attrs, "", where)
     for key in ("frictionloss", "armature"):
         if builder.number(attrs, key, where) > 0.0:
             mjcf.ignored[f"tendon {key}"] += 1
-    model.add_force(FixedTendon(name, joints, coefficients, stiffness=stiffness, rest=tuple(rest), damping=damping))
+    model.add_force(FixedTendon(name, joints, coefficients, stiffness=stiffness, rest=tuple(rest), damping=damping,
+                                limits=limits))
     return name
 
 

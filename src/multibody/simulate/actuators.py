@@ -61,12 +61,16 @@ class FixedTendon(ModelPart):
     joints, coefficients : the joints (or child-body names) and their coefficients cⱼ [m/rad, 1 or as the file's].
     stiffness : k ≥ 0 [N/m or N·m/rad per unit of L]; damping : c ≥ 0.
     rest : the spring's rest length L₀, or (L_lo, L_hi) for a dead band in which the spring pulls nothing.
+    limits : (lower, upper) bounds of L (MJCF ``range`` when ``limited``), or None: stored with the tendon and
+        enforced as unilateral stops by :func:`multibody.simulate` (``joint_limits=True``, the default, as for the
+        joints' stored limits; :class:`multibody.TendonLimit`).
     """
 
     kind = "fixed_tendon"
 
     def __init__(self, name: str, joints: Sequence[str], coefficients: ArrayLike, stiffness: float = 0.0,
-                 rest: float | Sequence[float] = 0.0, damping: float = 0.0) -> None:
+                 rest: float | Sequence[float] = 0.0, damping: float = 0.0,
+                 limits: Sequence[float] | None = None) -> None:
         self.name = name
         self.joints = tuple(joints)
         coefficients = np.array(coefficients, dtype=float, ndmin=1)
@@ -77,6 +81,9 @@ class FixedTendon(ModelPart):
         self.stiffness = checked_number(stiffness, f"tendon {name!r}: stiffness", nonnegative=True)
         self.damping = checked_number(damping, f"tendon {name!r}: damping", nonnegative=True)
         self.rest = _range((rest, rest) if np.ndim(rest) == 0 else rest, f"tendon {name!r}: rest")
+        self.limits = None if limits is None else _range(
+            [(-np.inf if i == 0 else np.inf) if x is None else x for i, x in enumerate(limits)],
+            f"tendon {name!r}: limits")
 
     def check(self, model: Model) -> None:
         """Raise ModelError unless every joint is a revolute or prismatic joint of ``model``."""
@@ -109,7 +116,8 @@ class FixedTendon(ModelPart):
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "name": self.name, "joints": list(self.joints),
                 "coefficients": self.coefficients.tolist(), "stiffness": self.stiffness, "rest": list(self.rest),
-                "damping": self.damping}
+                "damping": self.damping,
+                "limits": None if self.limits is None else [float(x) if np.isfinite(x) else None for x in self.limits]}
 
 
 class Actuator(ModelPart):

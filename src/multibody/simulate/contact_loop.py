@@ -2,7 +2,7 @@
 times (:mod:`._contact_kernel`), one run or many at once across threads.
 
 It takes the models and runs the Python step (:func:`multibody.constraints.integrate.contact_step`) would take
-without Python callables: no equality constraints (joint limits are fine), contact pairs of spheres, capsules and
+without Python callables: no equality constraints (joint and tendon limits are fine), contact pairs of spheres, capsules and
 planes, a constant torque or a :class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no
 events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
 same trajectories (the same compiled pieces in the same order; a step whose LCP Lemke's method cannot solve is taken
@@ -17,7 +17,8 @@ import numpy as np
 
 from ..constraints.contact import coefficient_arrays, contact_pairs, geometry_arrays, shape_arrays
 from ..constraints._narrow import OTHER, PLANE
-from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, limit_rows, step_settings
+from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
+from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_constraints
 from ..dynamics._batch import in_threads
 from ..dynamics.kinematics import normalize
@@ -65,7 +66,7 @@ def _arrays(model, dt, limits):
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
     return ((cm.topology, cm.params, cm.gravity), force_arrays(model), joint_damping(model), shapes,
-            limit_rows(model, limits), settings, cone, tolerances)
+            bound_arrays(model, limits)[1:], settings, cone, tolerances)
 
 
 def _stepper(model, arrays, tau, torque, limits):

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..constraints.limits import enforced_limits, joint_limits, limit_sides, stored_limits
+from ..constraints.limits import enforced_limits, limit_sides, stored_limits
 from ..model.joints import quaternion_norms
 from .python_loop import FIXED_STEP, METHODS
 
@@ -40,27 +40,26 @@ _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is pa
 
 
 def warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
-    """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint past
-    the limits stored with the joint (``Joint.limits``, a file's <limit> or range) that the run did not enforce
-    (``joint_limits=False``, and no :class:`multibody.JointLimit` on the joint)."""
+    """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint or a
+    fixed tendon past the limits stored with it (``Joint.limits``, a file's <limit> or range; ``FixedTendon.limits``,
+    an MJCF tendon's range) that the run did not enforce (``joint_limits=False``, and no
+    :class:`multibody.JointLimit` or :class:`multibody.TendonLimit` on it)."""
     if stored:
         return trajectory
-    enforced = {c.joint for c in joint_limits(model)}
-    past = []
-    for joint in model.joints:
-        limits = joint.limits
-        if limits is None or joint.name in enforced:
-            continue
-        k = model.q_slice(joint.name).start
-        low = min(float(run.q[:, k].min(initial=np.inf)) for run in (trajectory, *more))
-        high = max(float(run.q[:, k].max(initial=-np.inf)) for run in (trajectory, *more))
-        below = low < limits.lower - _PAST * max(1.0, abs(limits.lower))
-        above = high > limits.upper + _PAST * max(1.0, abs(limits.upper))
+    past, tendons = [], False
+    for limit in stored_limits(model):  # (those no limit of the model covers)
+        arm = limit.arms(model)[0]
+        low = min(float((run.q @ arm).min(initial=np.inf)) for run in (trajectory, *more))
+        high = max(float((run.q @ arm).max(initial=-np.inf)) for run in (trajectory, *more))
+        below = low < limit.lower - _PAST * max(1.0, abs(limit.lower))
+        above = high > limit.upper + _PAST * max(1.0, abs(limit.upper))
         if below or above:
-            past.append(f"'{joint.name}' reached {low if below else high:.4g} "
-                        f"(limits [{limits.lower:.4g}, {limits.upper:.4g}])")
+            tendons |= not hasattr(limit, "joint")
+            past.append(f"'{limit.target}' reached {low if below else high:.4g} "
+                        f"(limits [{limit.lower:.4g}, {limit.upper:.4g}])")
     if past:
-        warnings.warn(f"simulate: model '{model.name}': {len(past)} joints went past the limits stored with them, "
+        warnings.warn(f"simulate: model '{model.name}': {len(past)} joints{' or tendons' if tendons else ''} went past "
+                      "the limits stored with them, "
                       f"which this run does not enforce: {', '.join(past[:5])}{' …' if len(past) > 5 else ''}; "
                       "simulate(..., joint_limits=True), the default, makes them stops",
                       stacklevel=stacklevel)
@@ -163,10 +162,10 @@ def refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
     for side in limit_sides(model, q0, np.zeros(model.nv), limits):
         if side.gap < -tolerance:
             limit = side.limit
-            value = q0[model.q_slice(limit.joint).start]
-            raise ValueError(f"simulate: q0 puts joint {limit.joint!r} of model '{model.name}' at {value:.6g}, past "
-                             f"its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start inside its "
-                             "limits, pass joint_limits=False to run without the joints' stored limits, or use "
+            what = f"joint {limit.joint!r}" if hasattr(limit, "joint") else f"the length of tendon {limit.tendon!r}"
+            raise ValueError(f"simulate: q0 puts {what} of model '{model.name}' at {limit.value(model, q0):.6g}, "
+                             f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
+                             "inside its limits, pass joint_limits=False to run without the joints' stored limits, or use "
                              "method=\"contact\", which pushes it back")
 
 

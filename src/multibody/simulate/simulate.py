@@ -25,7 +25,7 @@ from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, 
                        in_compiled_loop, output_times, python_loop_notice, refuse_start_past_limits,
                        warn_beyond_limits, warn_unit_quaternions)
 from .python_loop import normalizer, python_run
-from .stops import run_to_limits
+from .stops import run_to_limits, watchable
 from .torques import TorqueTable
 from .trajectory import Trajectory
 
@@ -188,9 +188,9 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
             return warn_beyond_limits(one, contact_loop.contact_run(one, q0, v0, t_eval, options, limits),
                                       stored=joint_limits)
         python_loop_notice(one, reason)
-    if limits and impacts is None and not getattr(one, "constraints", None) and in_compiled_loop(
-            one, method, options["compiled"], progress, False, torque, f_ext, options["events"], dynamics, atol,
-            False):
+    if limits and impacts is None and not getattr(one, "constraints", None) and watchable(limits) and (
+            in_compiled_loop(one, method, options["compiled"], progress, False, torque, f_ext, options["events"],
+                             dynamics, atol, False)):
         return run_to_limits(one, q0, v0, t_end, t_eval, limits, _compiled_run(one, q0, v0, t_end, t_eval, options),
                              lambda t, q, v, rest: simulate(
                                  one, q, v, t_end, t_start=t, method=method, dt=dt, rtol=rtol, atol=atol,

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from ..constraints.limit_stops import LimitStops
+from ..constraints.types import JointLimit
 from ..event import Event
 from .events import JointValue
 from .trajectory import Trajectory
@@ -24,12 +25,20 @@ resumed_stops: ContextVar[LimitStops | None] = ContextVar("resumed_stops", defau
 # the LimitStops (with its resting bounds) that the Python loop continues with, set while run_to_limits resumes it
 
 
+def watchable(limits):
+    """Whether the compiled loop can watch every bound of ``limits``: joint limits (a built-in
+    :class:`~multibody.JointValue` event each); a tendon's length has no built-in event, so a run with tendon
+    limits takes the Python loop."""
+    return all(isinstance(limit, JointLimit) for limit in limits)
+
+
 def limit_events(stops):
-    """One terminal built-in event per bound of ``stops``, at the zero of its impact event before any impact:
-    g = q − (lower − tolerance/2) falling, or q − (upper + tolerance/2) rising; named as the Python loop names
-    them ("limit <joint> lower")."""
+    """One terminal built-in event per bound of ``stops`` (joint limits, :func:`watchable`), at the zero of its
+    impact event before any impact: g = q − (lower − tolerance/2) falling, or q − (upper + tolerance/2) rising;
+    named as the Python loop names them ("limit <joint> lower")."""
     events = []
-    for limit, side, _, sign, bound in stops.keys:
+    for limit, side in stops.keys:
+        sign, bound = (1.0, limit.lower) if side == "lower" else (-1.0, limit.upper)
         value = bound - sign * 0.5 * stops.tolerance
         events.append(Event(JointValue(limit.joint, value), name=f"limit {limit.joint} {side}", terminal=True,
                             direction=-sign))
