@@ -2,6 +2,7 @@
 trajectories as the Python step on the dm_control files, the Python loop with a notice for what it cannot take,
 Ctrl-C keeping the samples, and many scenes at once across threads equal to the single runs."""
 import _thread
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -14,12 +15,24 @@ from multibody.simulate import planning
 
 suite = pytest.importorskip("dm_control.suite")
 SUITE = Path(suite.__file__).parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import bench_contact  # noqa: E402  (Go1 as the benchmark builds it)
 
 
 def _model(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # what the files hold that is approximated (zero control here)
         return mb.Model.from_mjcf(str(SUITE / f"{name}.xml"))
+
+
+def go1():
+    """(model, q0) of Go1 on a floor, dropped 5 cm in its standing pose with joint spring-dampers, as
+    benchmarks/bench_contact.py builds it."""
+    namespace = {"__name__": "bench_contact_run"}
+    exec(compile(bench_contact.RUN, "bench_contact_run", "exec"), namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return namespace["go1"]()[:2]
 
 
 def _ball(restitution=0.0):
@@ -39,15 +52,16 @@ def _ball(restitution=0.0):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, dt", [("cheetah", 0.01), ("hopper", 0.002), ("walker", 0.0025),
-                                      ("humanoid", 0.005)])
+                                      ("humanoid", 0.005), ("go1", 0.002)])
 def test_the_compiled_contact_loop_follows_the_python_step(name, dt):
     """0.5 s from the file's qpos0: the compiled loop and the Python step (which share the detection, the rows and
     the solve) agree to round-off; a redundant contact set's LCP (four humanoid contacts on one foot) may pivot
     differently on a 1e-30 difference and give another of its solutions, equal to the LCP's regularization (1e-10
     relative), which keeps the runs apart by that much without growing."""
-    model = _model(name)
-    fast = mb.simulate(model, None, None, 0.5, method="contact", dt=dt)
-    slow = mb.simulate(model, None, None, 0.5, method="contact", dt=dt, compiled=False)
+    model, q0 = go1() if name == "go1" else (_model(name), None)
+    v0 = None if q0 is None else np.zeros(model.nv)
+    fast = mb.simulate(model, q0, v0, 0.5, method="contact", dt=dt)
+    slow = mb.simulate(model, q0, v0, 0.5, method="contact", dt=dt, compiled=False)
     assert fast.info["compiled"] is True and "compiled" not in slow.info and len(fast) == len(slow)
     np.testing.assert_array_equal(fast.t, slow.t)
     np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-9)
@@ -72,11 +86,13 @@ def test_a_ball_and_a_limited_arm_step_alike_in_both_loops():
 
 def test_what_the_compiled_loop_cannot_take_runs_in_the_python_loop_with_a_notice():
     model, q0, v0 = _ball()
-    model.add_geometry("arm", mb.Box([0.05, 0.05, 0.05]), name="block")
+    model.add_geometry("arm", mb.Box([0.05, 0.05, 0.05]), name="block")  # (boxes: compiled)
+    fast = mb.simulate(model, q0, v0, 0.05, method="contact", dt=1e-2)
     planning.NOTICED.clear()
-    with pytest.warns(UserWarning, match="'block'.*Box.*Python only"):
-        slow = mb.simulate(model, q0, v0, 0.05, method="contact", dt=1e-2)
-    assert "compiled" not in slow.info
+    with pytest.warns(UserWarning, match="the torque is a callable"):
+        slow = mb.simulate(model, q0, v0, 0.05, method="contact", dt=1e-2, torque=lambda t, q, v: np.zeros(7))
+    assert fast.info["compiled"] is True and "compiled" not in slow.info
+    np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # compiled=False: no notice
         mb.simulate(model, q0, v0, 0.05, method="contact", dt=1e-2, compiled=False)

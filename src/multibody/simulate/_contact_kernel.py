@@ -1,12 +1,12 @@
 """The contact time step compiled, and its loop through the output times: no Python per step.
 
 The step of :func:`multibody.constraints.integrate.contact_step` for a model without equality constraints whose
-contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.round_contacts`), under a torque
+contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), under a torque
 table and the compiled force elements (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
     free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
-    detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.round_contacts`)
+    detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
     position          q⁺ = q ⊕ h v⁺, quaternions normalized
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..constraints._kinematics import contact_rows, world_motion
-from ..constraints._narrow import geometry_poses, round_contacts, speed_bound
+from ..constraints._narrow import detect_contacts, speed_bound
 from ..constraints._step import closing_velocity
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
@@ -45,17 +45,16 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
 
     model = (topology, params, gravity); tau = (times, values), the torque table; forces = (joint rows, spring rows,
     rotor rows) (:func:`multibody.simulate.compiled.force_arrays`); damping (nv,) the joint dampers;
-    shapes = (geometry body index (g,), rotation R_local (g, 3, 3) and origin p_local (g, 3) on the body, bounding
-    radius (g,), kind (g,), radius (g,), half length (g,), bounding centre (g, 3), pairs (m, 2), friction (m,),
+    shapes = (the geometries' arrays of :mod:`~..constraints._narrow` (kind, size, body, R_local, p_local, center,
+    bound, vertices, first_vertex, vertex_count), pairs (m, 2), the most contacts they give at once, friction (m,),
     restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
     entries above; cone (edges, 2) the friction pyramid; tolerances Lemke's pivot tolerances; clock (5,) as above;
     stats as the compiled tree loop's (:mod:`.tree_rates`)."""
     topology, params, gravity = model
     nv = damping.shape[0]
     nq = x.shape[0] - nv
-    n, g, m = topology.shape[0], shapes[0].shape[0], shapes[8].shape[0]
-    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((g, 3, 3)), np.empty((g, 3)),
-            np.empty((2 * m, 13)), np.empty(2 * m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((nv, nv)),
+    n = topology.shape[0]
+    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((shapes[2], 14)), np.empty((nv, nv)),
             np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq))
     t, h, left, j = clock[TIME], clock[STEP], int(clock[LEFT]), int(clock[NEXT])
     while j < t_eval.shape[0]:
@@ -89,9 +88,10 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
     Lemke's method finds no solution of the step's LCP. ``work``: the loop's scratch arrays."""
     topology, params, gravity = model
-    index, R_local, p_local, bound, kind, radius, half_length, center, pairs, pair_mu, pair_e = shapes
+    geometries, pairs, _, pair_mu, pair_e = shapes
+    index, p_local, bound = geometries[2], geometries[4], geometries[6]
     G, offset, N_limits, e_limits = limits
-    R0, p0, motion, R, p, out, found, others, M, Q, c, a, body_forces, zero, q = work
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q = work
     nv = damping.shape[0]
     nq = x.shape[0] - nv
     q[:] = x[:nq]
@@ -124,8 +124,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     # the contacts within reach of the step
     speed = speed_bound(index, p_local, bound, motion[1], motion[0])
     reach = settings[MARGIN] + h * (speed + h * settings[GRAVITY])
-    geometry_poses(index, R_local, p_local, R0, p0, R, p)
-    nc, _ = round_contacts(kind, radius, half_length, center, bound, R, p, pairs, reach, out, found, others)
+    nc = detect_contacts(geometries, pairs, R0, p0, reach, out)
     nb = offset.shape[0]
     rows = nc + nb
     if rows == 0:
@@ -137,7 +136,9 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     # the rows: the contacts', then every finite bound's (frictionless, no tangents)
     body_a, body_b = np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64)
     point, normal, anchor_a, anchor_b = np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3))
+    found = np.empty(nc, dtype=np.int64)  # the contacts' pairs
     for k in range(nc):
+        found[k] = int(out[k, 13])
         body_a[k], body_b[k] = index[pairs[found[k], 0]], index[pairs[found[k], 1]]
         point[k], normal[k], anchor_a[k], anchor_b[k] = out[k, 0:3], out[k, 3:6], out[k, 7:10], out[k, 10:13]
     N_c, T_c, tangents, velocities = np.empty((nc, nv)), np.empty((nc, 2, nv)), np.empty((nc, 2, 3)), np.empty((nc, 6))

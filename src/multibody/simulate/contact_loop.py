@@ -2,9 +2,9 @@
 times (:mod:`._contact_kernel`), one run or many at once across threads.
 
 It takes the models and runs the Python step (:func:`multibody.constraints.integrate.contact_step`) would take
-without Python callables: no equality constraints (joint and tendon limits are fine), contact pairs of spheres, capsules and
-planes, a constant torque or a :class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no
-events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
+without Python callables: no equality constraints (joint and tendon limits are fine), every pair of shapes the
+compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), a constant torque or a
+:class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
 same trajectories (the same compiled pieces in the same order; a step whose LCP Lemke's method cannot solve is taken
 by the Python step, with its Gauss–Seidel fallback). Ctrl-C stops a run at its next step, keeping the samples
 (:func:`~.compiled._interruptible`).
@@ -15,8 +15,7 @@ import os
 
 import numpy as np
 
-from ..constraints.contact import coefficient_arrays, contact_pairs, geometry_arrays, shape_arrays
-from ..constraints._narrow import OTHER, PLANE
+from ..constraints.contact import coefficient_arrays, contact_pairs, detection_arrays
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_constraints
@@ -40,28 +39,16 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
         return "events are given"
     if dynamics is not None:
         return "custom dynamics are given"
-    reason = inputs_unsupported(model, torque, f_ext)
-    if reason:
-        return reason
-    kind = shape_arrays(model)[0]
-    geometries = model.geometries
-    for i, j in contact_pairs(model):
-        if kind[i] == OTHER or kind[j] == OTHER or kind[i] == kind[j] == PLANE:
-            return (f"the contact pair '{geometries[i].name}'–'{geometries[j].name}' "
-                    f"({type(geometries[i].shape).__name__}–{type(geometries[j].shape).__name__}) is detected in "
-                    "Python only")
-    return ""
+    return inputs_unsupported(model, torque, f_ext)
 
 
 def _arrays(model, dt, limits):
     """The compiled loop's arguments but the torque, the state and the outputs: (model, forces, damping, shapes,
     limits, settings, cone, tolerances)."""
     cm = model._compiled or model.compile()
-    index, R_local, p_local, bound, _ = geometry_arrays(model)
-    kind, radius, half_length, center = shape_arrays(model)
-    pairs = np.array(contact_pairs(model), dtype=np.int64).reshape(-1, 2)
-    mu, e = coefficient_arrays(model, pairs[:, 0], pairs[:, 1])
-    shapes = (index, R_local, p_local, bound, kind, radius, half_length, center, pairs, mu, e)
+    contact_pairs(model)  # (its warning, once)
+    geometries, pairs, capacity = detection_arrays(model)
+    shapes = (geometries, pairs, capacity, *coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
