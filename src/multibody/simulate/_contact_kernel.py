@@ -83,7 +83,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # (inlined: compiled once, within contact_run)
 def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, t, h, work):
     """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
     Lemke's method finds no solution of the step's LCP. ``work``: the loop's scratch arrays."""
