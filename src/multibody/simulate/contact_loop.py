@@ -62,7 +62,7 @@ def _stepper(model, arrays, tau, torque, limits):
     normalized, forces = normalizer(model), generalized_forces(model, torque)
     nq = model.nq
     given = np.empty(model.nq + model.nv)
-    tau = tuple(np.ascontiguousarray(part, dtype=float) for part in tau)  # (one compiled signature for all)
+    tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
 
     def run(x, clock, t_eval, x_out, stats):
         t_eval = np.ascontiguousarray(t_eval, dtype=float)
