@@ -122,3 +122,19 @@ def test_many_scenes_run_across_threads_as_their_single_runs():
         one = mb.simulate(model, Q0[b], v0, 0.4, method="contact", dt=2e-3, samples=21)
         np.testing.assert_array_equal(runs[b].q, one.q)
         np.testing.assert_array_equal(runs[b].v, one.v)
+
+
+def test_actuators_at_constant_and_tabulated_controls_step_alike_in_both_loops():
+    """The cheetah's six motors at constant controls, and at a table of controls in time, in the compiled loop
+    (the actuators' compiled forces) and in the Python step (their Python forces)."""
+    model = _model("cheetah")
+    nu = 6
+    for ctrl in (np.linspace(-0.5, 0.5, nu), mb.TorqueTable([0.0, 0.3], np.array([np.zeros(nu), np.ones(nu)]))):
+        fast = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+        slow = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl, compiled=False)
+        assert fast.info["compiled"] is True and "compiled" not in slow.info
+        np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(fast.tau, slow.tau, rtol=0, atol=1e-9)
+    moved = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=np.ones(nu))
+    still = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01)
+    assert np.abs(moved.q[-1] - still.q[-1]).max() > 1e-3  # the controls act

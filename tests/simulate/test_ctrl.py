@@ -105,15 +105,25 @@ def test_bad_controls_are_refused_naming_the_model(pendulum):
         run(model, q0=np.zeros((3, 2)), ctrl=np.zeros((2, 2)))
 
 
-def test_motors_at_rest_keep_the_compiled_loop(pendulum):
-    """Motors (no bias) apply nothing without controls: such a model runs in the compiled loop, and the same run
-    with zero controls (Python loop) is the same motion; servos, which act at u = 0, take the Python loop."""
-    motors = mb.Model.from_mjcf(PENDULUM.replace('<position joint="shoulder" kp="40" kv="3"',
-                                                 '<motor joint="shoulder"'))
-    compiled, driven = run(motors, v0=[1.0, -2.0]), run(motors, v0=[1.0, -2.0], ctrl=[0.0, 0.0])
-    assert compiled.info["compiled"] and not driven.info.get("compiled", False)
-    np.testing.assert_allclose(compiled.q, driven.q, rtol=0, atol=1e-12)
-    assert not run(pendulum[1]).info.get("compiled", False)
+def test_constant_and_tabulated_controls_run_compiled(pendulum):
+    """The actuators and tendons are compiled force elements: constant and tabulated controls (one per run or
+    shared) run in the compiled loop, the same motion as the Python loop's to round-off; a callable takes the
+    Python loop, with a notice."""
+    _, model = pendulum
+    for ctrl in (None, np.array([0.6, -0.3]), TABLE):
+        compiled, python = run(model, v0=[1.0, -2.0], ctrl=ctrl), run(model, v0=[1.0, -2.0], ctrl=ctrl, compiled=False)
+        assert compiled.info["compiled"] and not python.info.get("compiled", False)
+        np.testing.assert_allclose(compiled.q, python.q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.tau, python.tau, rtol=0, atol=1e-12)
+    tables = [TABLE, mb.TorqueTable([0.1, 0.3], [[0.2, 0.1], [-0.4, 0.5]]), mb.TorqueTable([0.0], [[0.3, -0.2]])]
+    for ctrl in (tables, np.array([[0.2, 0.1], [-0.5, 0.4], [0.0, 0.0]])):
+        for trajectory, one in zip(run(model, q0=np.zeros((3, 2)), ctrl=ctrl), ctrl):
+            assert trajectory.info["compiled"]
+            np.testing.assert_allclose(trajectory.q, run(model, ctrl=one, compiled=False).q, rtol=0, atol=1e-12)
+    from multibody.simulate.planning import NOTICED
+    NOTICED.discard("the controls (ctrl) are a Python callable")
+    with pytest.warns(UserWarning, match=r"runs in the Python loop.*because the controls \(ctrl\) are a Python"):
+        assert not run(model, ctrl=feedback).info.get("compiled", False)
 
 
 def test_quadruped_stands_on_its_servos_and_tendon_couplings():
@@ -129,3 +139,27 @@ def test_quadruped_stands_on_its_servos_and_tendon_couplings():
     while d.time < 0.6 - 1e-9:
         mujoco.mj_step(m, d)
     assert abs(trajectory.q[-1, 2] - d.qpos[2]) < 0.02 and trajectory.q[-1, 2] > 0.4
+
+
+@pytest.mark.parametrize("joint_limits", [False, True])
+def test_quadruped_servos_and_tendons_compiled_as_the_python_loop(joint_limits):
+    """dm_control's quadruped (its 12 servos on joints and fixed tendons, 12 tendons; the tendon couplings and the
+    floor left out, so that the compiled loop takes it) in free fall under constant and tabulated controls: the
+    compiled run is the Python loop's to round-off (joint stops included: compiled up to the first stop)."""
+    from multibody.io import model_from_dict, model_to_dict
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = model_to_dict(mb.Model.from_mjcf(Path(suite.__file__).parent / "quadruped.xml"))
+    data.pop("constraints"), data.pop("geometries")
+    model = model_from_dict(data)
+    assert len([e for e in model.forces if isinstance(e, (mb.FixedTendon, mb.Actuator))]) == 24
+    rng = np.random.default_rng(0)
+    for ctrl in (rng.uniform(-0.5, 0.5, 12), mb.TorqueTable([0.0, 0.1, 0.2], rng.uniform(-0.5, 0.5, (3, 12)))):
+        compiled = mb.simulate(model, t_end=0.2, method="RK4", dt=5e-4, ctrl=ctrl, joint_limits=joint_limits)
+        python = mb.simulate(model, t_end=0.2, method="RK4", dt=5e-4, ctrl=ctrl, compiled=False,
+                             joint_limits=joint_limits)
+        assert compiled.info["compiled"] and not python.info.get("compiled", False)
+        assert np.abs(python.q[-1, 7:] - python.q[0, 7:]).max() > 0.3  # (the servos move the legs)
+        np.testing.assert_allclose(compiled.q, python.q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.v, python.v, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(compiled.tau, python.tau, rtol=0, atol=1e-9)

@@ -10,8 +10,8 @@ from .coupling import LinearCoupling
 from .assembly import assemble, assemble_positions, assemble_velocities
 from .forward import ConstrainedDynamics, constraint_forces, forward_dynamics
 from .geometry import Box, Capsule, ConvexHull, Geometry, Plane, Sphere
-from .types import (Align, Connect, Constraint, JointLimit, KnifeEdge, Mimic, PointOnPlane, RollingDisk, RollingSphere,
-                    TendonLimit, Weld)
+from .bounds import JointLimit, TendonLimit
+from .types import Align, Connect, Constraint, KnifeEdge, Mimic, PointOnPlane, RollingDisk, RollingSphere, Weld
 from .user import Holonomic, Nonholonomic
 
 __all__ = ["Align", "Box", "Capsule", "ConstrainedDynamics", "Connect", "ConvexHull", "Constraint", "Geometry", "Holonomic",

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..model import Model
-    from .types import JointLimit
+    from .bounds import JointLimit
 
 METHODS = ("gauss", "udwadia_kalaba")
 

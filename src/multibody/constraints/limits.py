@@ -1,5 +1,5 @@
-"""Joint and tendon limits (:class:`~multibody.constraints.types.JointLimit`,
-:class:`~multibody.constraints.types.TendonLimit`) as unilateral constraints, solved with the contacts.
+"""Joint and tendon limits (:class:`~multibody.constraints.bounds.JointLimit`,
+:class:`~multibody.constraints.bounds.TendonLimit`) as unilateral constraints, solved with the contacts.
 
 A bound is a one-sided linear row with gap g = G q − offset ≥ 0 and normal n (nv,): for a one-dof joint
 n = ±e_k on its velocity entry (g = q − lower or upper − q), for a fixed tendon L = Σ cⱼ qⱼ, n = ±(cⱼ on the
@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import ContactPair, ContactRows
-from .types import JointLimit, TendonLimit
+from .bounds import JointLimit, TendonLimit
 
 
 class LimitSide(NamedTuple):

@@ -2,7 +2,7 @@
 
 The step of :func:`multibody.constraints.integrate.contact_step` for a model without equality constraints whose
 contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), under a torque
-table and the compiled force elements (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
+table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
     free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
@@ -26,6 +26,7 @@ from ..constraints._narrow import detect_contacts, speed_bound
 from ..constraints._step import closing_velocity
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
+from .actuators import add_actuation
 from .forces import add_joint_forces, element_body_forces
 from .tree_rates import INTERRUPTED, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite, torque_at
 
@@ -44,7 +45,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     returns the status (OK, NONFINITE, INTERRUPTED or UNSOLVED: x and the clock are then at the step's start).
 
     model = (topology, params, gravity); tau = (times, values), the torque table; forces = (joint rows, spring rows,
-    rotor rows) (:func:`multibody.simulate.compiled.force_arrays`); damping (nv,) the joint dampers;
+    rotor rows, actuation, control table) (:func:`multibody.simulate.compiled.force_arrays`); damping (nv,) the joint dampers;
     shapes = (the geometries' arrays of :mod:`~..constraints._narrow` (kind, size, body, R_local, p_local, center,
     bound, vertices, first_vertex, vertex_count), pairs (m, 2), the most contacts they give at once, friction (m,),
     restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
@@ -100,9 +101,11 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     if not world_motion(topology, params, q, v, R0, p0, motion):
         x[0] = np.nan
         return True
-    # the applied forces: τ(t), the joint springs and friction, the springs' and rotors' body forces
+    # the applied forces: τ(t), the joint springs and friction, the tendons and actuators at the controls u(t),
+    # the springs' and rotors' body forces
     torque_at(tau, t, Q)
     add_joint_forces(forces[0], q, v, Q)
+    add_actuation(forces[3], forces[4], t, q, v, Q)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     # the free motion, implicit in the joint dampers: (M + h D) a = τ − c

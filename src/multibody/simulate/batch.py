@@ -9,7 +9,7 @@ import numpy as np
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError, SimulationInterrupted
 from . import gpu as gpu_runs
-from .actuators import control_function, per_run_controls
+from .actuators import compiled_controls, control_function, per_run_controls
 from .lockstep import check_same_structure
 from .planning import (COMPILED, check_method, compiled_times, gathered, in_compiled_loop, output_times,
                        warn_beyond_limits)
@@ -36,7 +36,7 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     controls = per_run_controls(options.pop("ctrl"), B)
     for u in controls or ():
         control_function(model, u)  # (ValueError before any run)
-    options["compiled"] = options["compiled"] and controls is None  # (the compiled loop applies no controls)
+    options["compiled"] = options["compiled"] and compiled_controls(controls)  # (not Python callables)
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
@@ -47,7 +47,7 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     if method == "contact" and models is None and options["compiled"] and options["progress"] is not True:
         from . import contact_loop
         if not contact_loop.unsupported(model, torque, options["f_ext"], options["events"], options["dynamics"]):
-            return _contact_runs(model, Q0, V0, t_end, torque, options)
+            return _contact_runs(model, Q0, V0, t_end, torque, controls, options)
     if not in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
                             options["f_ext"], options["events"], options["dynamics"], options["atol"],
                             options["joint_limits"], stacklevel=5):
@@ -61,10 +61,10 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
         return gathered(runs, failures, SimulationError)
-    return _compiled_runs(models, model, B, Q0, V0, t_end, torque, options)
+    return _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options)
 
 
-def _contact_runs(model, Q0, V0, t_end, torque, options):
+def _contact_runs(model, Q0, V0, t_end, torque, controls, options):
     """:func:`runs` of ``method="contact"`` all together in the compiled contact loop, across threads
     (:func:`multibody.simulate.contact_loop.contact_runs`)."""
     from ..constraints.limits import enforced_limits
@@ -77,13 +77,13 @@ def _contact_runs(model, Q0, V0, t_end, torque, options):
                           options["dt"])
     trajectories, failures = contact_loop.contact_runs(model, np.ascontiguousarray(Q0), np.ascontiguousarray(V0),
                                                        t_eval, {**options, "torque": torque},
-                                                       enforced_limits(model, options["joint_limits"]))
+                                                       enforced_limits(model, options["joint_limits"]), controls)
     warn_beyond_limits(model, *trajectories, stacklevel=5, stored=options["joint_limits"])
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return gathered(trajectories, failures, SimulationInterrupted if interrupted else SimulationError)
 
 
-def _compiled_runs(models, model, B, Q0, V0, t_end, torque, options):
+def _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options):
     """:func:`runs` all together in the compiled loop (:func:`multibody.simulate.compiled.integrate_tree_batch`)."""
     from . import compiled as loop
     t_eval = output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
@@ -92,12 +92,13 @@ def _compiled_runs(models, model, B, Q0, V0, t_end, torque, options):
     t, Q, V, info = loop.integrate_tree_batch(
         models or model, Q0, V0, compiled_times(t_eval, t_end, events), method=COMPILED[method],
         rtol=options["rtol"], atol=options["atol"], max_step=options["max_step"], dt=options["dt"], tau=torque,
-        t_start=options["t_start"], events=events)
+        t_start=options["t_start"], events=events, ctrl=controls)
     tau = np.zeros((B, model.nv)) if torque is None else [torque] * B if isinstance(torque, TorqueTable) else torque
     counts = np.minimum(info["samples"], len(t_eval))
     runs = [loop.tree_trajectory(models[b] if models else model, t[:counts[b]], Q[b, :counts[b]], V[b, :counts[b]],
                                  {**info, "status": info["status"][b], "samples": int(counts[b]),
-                                  "t_reached": float(info["t_reached"][b]), "events": info["events"][b]}, tau[b])
+                                  "t_reached": float(info["t_reached"][b]), "events": info["events"][b]}, tau[b],
+                                 ctrl=None if controls is None else controls[b])
             for b in range(B)]
     failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B)
                 if info["status"][b] not in ("ok", "terminal event")}

@@ -1,7 +1,8 @@
 """Compiled time integration of a tree: the whole step loop in numba, no Python per step.
 
-For the models ``multibody.simulate`` handles without Python callables (a tree under gravity, a constant joint
-torque, joint springs and friction, springs between body points, gyrostats, built-in events): the methods (DOPRI5,
+For the models ``multibody.simulate`` handles without Python callables (a tree under gravity, a constant or tabulated
+joint torque, joint springs and friction, springs between body points, gyrostats, fixed tendons and actuators at
+constant or tabulated controls, built-in events): the methods (DOPRI5,
 DOP853, RK4, semi-implicit Euler) and the equations they integrate are described in
 :mod:`multibody.simulate.steppers`, which holds the step loops; this module is their Python side:
 :func:`integrate_tree` runs one initial state (DOP853 on two threads: the loop and a helper that computes its dense
@@ -20,7 +21,7 @@ from ..dynamics._batch import aba_batch, in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joint_forces import joint_force_rows
 from . import lockstep
-from .actuators import idle_without_controls
+from .actuators import actuation_arrays, control_table, per_run_controls, stacked_controls
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows
 from .handoff import SLOTS, ring
@@ -33,9 +34,10 @@ from .torques import TorqueTable, per_run_tables
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
     """Why the compiled loop cannot run this simulation ("" if it can): it takes a rigid tree without constraints, a
-    constant torque, joint springs and friction, springs between points and gyrostats (constant spin) as the only
-    force elements (not force elements of the user's own classes), only built-in events without an action
-    (:mod:`multibody.simulate.events`), no custom dynamics."""
+    constant or tabulated torque, joint springs and friction, springs between points, gyrostats (constant spin),
+    fixed tendons and actuators as the only force elements (not force elements of the user's own classes), only
+    built-in events without an action (:mod:`multibody.simulate.events`), no custom dynamics. (The controls of the
+    actuators: :func:`~multibody.simulate.actuators.compiled_controls`.)"""
     if getattr(model, "constraints", None):
         return "the model has constraints"
     if model.ne:
@@ -80,19 +82,22 @@ def joint_force_array(model):
 
 
 def not_compiled(model):
-    """The model's force elements that the compiled loop does not apply (of the user's own classes, fixed tendons
-    and actuators that act without controls: :func:`~multibody.simulate.actuators.idle_without_controls`)."""
-    return [e for e in getattr(model, "forces", ()) if not isinstance(e, COMPILED) and not idle_without_controls(e)]
+    """The model's force elements that the compiled loop does not apply (of the user's own classes)."""
+    return [e for e in getattr(model, "forces", ()) if not isinstance(e, COMPILED)]
 
 
-def force_arrays(model):
-    """(joint rows, spring rows, rotor rows): the model's force elements as the compiled loop's ``rates`` takes
-    them (:func:`joint_force_array`, :func:`~multibody.simulate.forces.body_force_rows`)."""
-    return (joint_force_array(model),) + body_force_rows(model)
+def force_arrays(model, controls=None):
+    """(joint rows, spring rows, rotor rows, actuation, controls): the model's force elements as the compiled loop's
+    ``rates`` takes them (:func:`joint_force_array`, :func:`~multibody.simulate.forces.body_force_rows`, the fixed
+    tendons' and actuators' lines :func:`~multibody.simulate.actuators.actuation_arrays`) and the control table
+    ``controls`` (times (T,), values (T, nu)) (:func:`~multibody.simulate.actuators.control_table`; None: zero
+    controls)."""
+    return (joint_force_array(model),) + body_force_rows(model) + (
+        actuation_arrays(model)[0], control_table(model, None) if controls is None else controls)
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-             batch, events):
+             batch, events, ctrl):
     from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -145,7 +150,9 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     x0 = np.concatenate([normalize(model, q0), v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
-    return cm, x0, t_start, t_eval, tau, force_arrays(model), settings, event_rows(events, model)
+    B = q0.shape[0] if batch else 1
+    controls = stacked_controls(model, per_run_controls(ctrl, B), B) if batch else control_table(model, ctrl)
+    return cm, x0, t_start, t_eval, tau, force_arrays(model, controls), settings, event_rows(events, model)
 
 
 def _named(log, names):
@@ -182,7 +189,7 @@ def _interruptible(call, stats, helper=None):
 
 
 def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e-10, max_step=np.inf,
-                   first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=()):
+                   first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=(), ctrl=None):
     """Integrate a tree's motion from (q0, v0) at ``t_start`` (default t_eval[0]) in compiled code.
 
     Parameters
@@ -193,6 +200,7 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
         "RK4" or "Euler" (semi-implicit; both fixed steps of at most ``dt``, landing on the output times).
     tau : generalized forces, constant (nv,) or a :class:`~multibody.simulate.torques.TorqueTable` τ(t); the
         model's force elements act too.
+    ctrl : the controls u of the model's actuators, constant (nu,) or a TorqueTable u(t) (None: zero).
     max_steps : bound on the steps (accepted + rejected) the loop may take.
     events : built-in events (:mod:`multibody.simulate.events`, bare or in :class:`multibody.Event` without an
         action): their crossings are located on each step's dense output (for RK4 and Euler the cubic Hermite
@@ -208,26 +216,29 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
     far as ``trajectory``.
     """
     return _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-                      events)[:4]
+                      events, ctrl)[:4]
 
 
 def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
-                        max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=()):
+                        max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=(),
+                        ctrl=None):
     """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
     ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
     and the accelerations and applied forces at the samples, on a second thread while the loop steps on
     (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread)."""
     t, q, v, info, rates = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-                                      t_start, max_steps, events)
+                                      t_start, max_steps, events, ctrl)
     count = len(t) if samples is None else min(len(t), samples)
-    return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates)
+    return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, ctrl)
 
 
-def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events):
+def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events,
+               ctrl):
     """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
     (:func:`tree_trajectory`'s ``rates``), or None."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
-        model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events)
+        model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events,
+        ctrl)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
@@ -248,7 +259,7 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
         info["interrupted"] = True
     if status not in (OK, EVENT):  # x0 holds the state the run reached: the partial trajectory's last sample
         t, q, v, reached = _with_reached(t, q, v, float(stats[T_REACHED]), x0, cm.nq)
-        partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates)
+        partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates, ctrl)
     if status == INTERRUPTED:
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
                                     time=float(stats[T_REACHED]), trajectory=partial)
@@ -280,13 +291,15 @@ def _element_error(model, q, v):
 
 
 def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol=1e-10, max_step=np.inf,
-                         first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None, events=()):
+                         first_step=None, dt=None, tau=None, t_start=None, max_steps=None, threads=None, events=(),
+                         ctrl=None):
     """:func:`integrate_tree` for B initial states Q0 (B, nq), V0 (B, nv) (either may be a single state), the
     runs spread over ``threads`` Python threads (default: numba's thread count), which run in parallel since the
     compiled loop releases the GIL. ``model``: one Model for all runs, or a sequence of B Models, one per run, of
     the same structure (:func:`multibody.simulate.lockstep.structure_difference`; ValueError naming the first
     difference otherwise): runs with their own masses, inertias, joint placements, springs and friction. ``tau``:
-    as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run.
+    as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run; ``ctrl``
+    likewise: shared, (B, nu) constant controls, or a sequence of B constants or TorqueTables, one per run.
     ``events``: built-in events watched in every run, as in :func:`integrate_tree`.
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
@@ -307,7 +320,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
                 raise ValueError(f"integrate_tree_batch: model '{other.name}': {reason}; use multibody.simulate")
     cm, X0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model if models is None else models[0], Q0, V0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-        t_start, max_steps, True, events)
+        t_start, max_steps, True, events, ctrl)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     B, T = X0.shape[0], t_eval.shape[0]
     X_out = np.full((B, T, X0.shape[1]), np.nan)
@@ -321,9 +334,11 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     springs, rotors = (None, None) if models is None else (
         np.array([body_force_rows(m)[0] for m in models]).reshape(B, -1, 11),
         np.array([body_force_rows(m)[1] for m in models]).reshape(B, -1, 5))
+    actuation = [rows[3]] * B if models is None else [actuation_arrays(m)[0] for m in models]
+    ctrl_times, ctrl_values = rows[4]
     threads = max(1, min(B, int(threads or numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)))
-    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0] and not len(events)
-            and tau[0].shape[0] == 1 and lockstep.applies(model if models is None else models[0])):
+    if (code in (RK4, EULER) and max_steps is None and not rows[1].shape[0] + rows[2].shape[0] + rows[3][0].shape[0]
+            and not len(events) and tau[0].shape[0] == 1 and lockstep.applies(model if models is None else models[0])):
         return _lockstep(cm, params, code, tau[1][:, 0], forces, X0, t_start, t_eval, dt_, X_out, threads, method,
                          rtol, atol, dt)
 
@@ -332,7 +347,8 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
 
     def one(b):  # the compiled loop releases the GIL: the threads run in parallel
         arrays = (cm.topology, params if models is None else params[b], cm.gravity)
-        elements = rows if models is None else (forces[b], springs[b], rotors[b])
+        elements = ((rows[0], rows[1], rows[2]) if models is None else (forces[b], springs[b], rotors[b])) + (
+            actuation[b], (ctrl_times, ctrl_values[b]))
         status[b], count[b], logs[b] = run_with_events(
             arrays, code, (tau[0], tau[1][b]), elements, X0[b].copy(), t_start, t_eval, float(rtol_), float(atol_),
             h_max, h_first, dt_, steps, X_out[b], stats[b], watched, no_ring)
@@ -375,14 +391,15 @@ def torque_table(tau, nv):
     return np.zeros(1), (np.zeros(nv) if tau is None else np.ascontiguousarray(tau, dtype=float)).reshape(1, nv)
 
 
-def tree_trajectory(model, t, q, v, info, tau=None, rates=None):
+def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
-    applied generalized forces (the torque, constant or tabulated, and the force elements) at each sample, and the
-    events of ``info`` (moved from it to ``Trajectory.events``). ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first),
-    the accelerations and applied forces already computed at the samples from ``first`` on."""
+    applied generalized forces (the torque, constant or tabulated, and the force elements, the actuators at the
+    controls ``ctrl``) at each sample, and the events of ``info`` (moved from it to ``Trajectory.events``).
+    ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the
+    samples from ``first`` on."""
     from .trajectory import Trajectory
     cm = model._compiled or model.compile()
-    tau, rows = torque_table(tau, cm.nv), force_arrays(model)
+    tau, rows = torque_table(tau, cm.nv), force_arrays(model, control_table(model, ctrl))
     count = len(t)
     first = count if rates is None else min(rates[2], count)
     X = np.concatenate([q[:first], v[:first]], axis=1)

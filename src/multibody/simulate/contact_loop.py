@@ -24,6 +24,7 @@ from ..dynamics.kinematics import normalize
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
 from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory
+from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
 from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
 
@@ -42,9 +43,9 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext)
 
 
-def _arrays(model, dt, limits):
+def _arrays(model, dt, limits, ctrl=None):
     """The compiled loop's arguments but the torque, the state and the outputs: (model, forces, damping, shapes,
-    limits, settings, cone, tolerances)."""
+    limits, settings, cone, tolerances), the actuators at the controls ``ctrl`` (None, (nu,) or a TorqueTable)."""
     cm = model._compiled or model.compile()
     contact_pairs(model)  # (its warning, once)
     geometries, pairs, capacity = detection_arrays(model)
@@ -52,14 +53,15 @@ def _arrays(model, dt, limits):
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    return ((cm.topology, cm.params, cm.gravity), force_arrays(model), joint_damping(model), shapes,
+    forces = force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl)))
+    return ((cm.topology, cm.params, cm.gravity), forces, joint_damping(model), shapes,
             bound_arrays(model, limits)[1:], settings, cone, tolerances)
 
 
-def _stepper(model, arrays, tau, torque, limits):
+def _stepper(model, arrays, tau, torque, ctrl, limits):
     """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
     whose LCP Lemke's method cannot solve, from the clock's time through t_eval."""
-    normalized, forces = normalizer(model), generalized_forces(model, torque)
+    normalized, forces = normalizer(model), generalized_forces(model, torque, None, ctrl)
     nq = model.nq
     given = np.empty(model.nq + model.nv)
     tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
@@ -93,18 +95,18 @@ def _info(dt, stats, status):
             "t_reached": float(stats[T_REACHED]), "compiled": True}
 
 
-def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque):
+def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl):
     """The run's Trajectory, or (its partial Trajectory, error) when it stopped early."""
     count, nq = int(clock[kernel.NEXT]), model.nq
     info = _info(dt, stats, status)
     t, q, v = t_eval[:count], x_out[:count, :nq], x_out[:count, nq:]
     if status == OK:
-        return tree_trajectory(model, t, q, v, info, torque), None
+        return tree_trajectory(model, t, q, v, info, torque, ctrl=ctrl), None
     if status == INTERRUPTED:
         info["interrupted"] = True
     t, q, v, _ = _with_reached(t, q, v, float(stats[T_REACHED]), x, nq)
     finite = np.all(np.isfinite(np.concatenate([q, v], axis=1)), axis=1)
-    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, torque)
+    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, torque, ctrl=ctrl)
     time = float(stats[T_REACHED])
     if status == INTERRUPTED:
         return partial, SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {time:.6g} s",
@@ -116,31 +118,34 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     """The Trajectory of ``simulate(model, q0, v0, method="contact", ...)`` (``options``: simulate's) in the
     compiled loop, through the output times ``t_eval``; SimulationError (non-finite state) or
     SimulationInterrupted (Ctrl-C) carry the samples computed."""
-    torque, dt = options["torque"], options["dt"]
-    arrays = _arrays(model, dt, limits)
+    torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
+    arrays = _arrays(model, dt, limits, ctrl)
     tau = torque_table(torque, model.nv)
     x, clock, x_out = _start(model, q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
-    run = _stepper(model, arrays, tau, torque, limits)
+    run = _stepper(model, arrays, tau, torque, ctrl, limits)
     status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
-    trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque)
+    trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl)
     if error is not None:
         raise error
     return trajectory
 
 
-def contact_runs(model, Q0, V0, t_eval, options, limits, threads=None):
+def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=None):
     """(trajectories, failures {run: (reason, time [s])}) of the runs from the rows of Q0 (B, nq), V0 (B, nv) in the
     compiled loop, across threads (each run's loop releases the GIL), with ``options["torque"]`` None, (nv,),
-    (B, nv), a TorqueTable or a list of B of them; each run equal to its single run. Ctrl-C stops every run at its
-    next step (their status "interrupted")."""
+    (B, nv), a TorqueTable or a list of B of them, and the controls ``controls`` (None, or one entry per run:
+    None, (nu,) or a TorqueTable); each run equal to its single run. Ctrl-C stops every run at its next step (their
+    status "interrupted")."""
     torque, dt, B = options["torque"], options["dt"], Q0.shape[0]
-    arrays = _arrays(model, dt, limits)
     per_run = isinstance(torque, (list, tuple)) or (isinstance(torque, np.ndarray) and torque.ndim == 2)
     torques = [torque[b] for b in range(B)] if per_run else [torque] * B
+    ctrls = [None] * B if controls is None else list(controls)
+    arrays = [_arrays(model, dt, limits, ctrls[b]) for b in range(B)]
     starts = [_start(model, Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
     stats, status = np.zeros((B, 5)), np.full(B, OK)
-    runners = [_stepper(model, arrays, torque_table(torques[b], model.nv), torques[b], limits) for b in range(B)]
+    runners = [_stepper(model, arrays[b], torque_table(torques[b], model.nv), torques[b], ctrls[b], limits)
+               for b in range(B)]
 
     def one(b):
         x, clock, x_out = starts[b]
@@ -151,7 +156,7 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, threads=None):
     trajectories, failures = [], {}
     for b in range(B):
         trajectory, error = _trajectory(model, t_eval, *starts[b][:2], starts[b][2], stats[b], int(status[b]), dt,
-                                        torques[b])
+                                        torques[b], ctrls[b])
         trajectories.append(trajectory)
         if error is not None:
             failures[b] = (STATUS[int(status[b])], error.time)

@@ -24,7 +24,7 @@ from ..gyrostat import Gyrostat
 from ..model.joint_forces import JointFriction, JointSpring, joint_force_rows
 from ..model.part import ModelPart
 from ..spatial import _as_vector3
-from .actuators import Actuator, FixedTendon, actuator_force, tendon_force
+from .actuators import Actuator, FixedTendon, actuation_force
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -209,14 +209,15 @@ def body_force_rows(model):
 
 
 FORCE_TYPES = {cls.kind: cls for cls in (Spring, JointSpring, JointFriction, Gyrostat, FixedTendon, Actuator)}
-COMPILED = (JointSpring, JointFriction, Spring, Gyrostat)  # the elements the compiled loop applies
+COMPILED = (JointSpring, JointFriction, Spring, Gyrostat, FixedTendon, Actuator)  # those the compiled loop applies
 
 
 def elements_force(model, q, v, ctrl=None):
     """Σ Q of the model's force elements (nv,): the joint springs and friction in one compiled call
     (:func:`add_joint_forces`: a Python call per element was a tenth of a contact step of the dm_control cheetah),
-    the fixed tendons and the actuators at controls ``ctrl`` (nu,) (None: zero) as arrays
-    (:mod:`multibody.simulate.actuators`), the others by their ``generalized_force``."""
+    the fixed tendons and the actuators at controls ``ctrl`` (nu,) (None: zero) in another
+    (:func:`multibody.simulate.actuators.add_actuation`, the compiled loop's), the others by their
+    ``generalized_force``."""
     rows, others = joint_force_rows(model)
     Q = np.zeros(model.nv)
     if rows.shape[0]:
@@ -228,7 +229,7 @@ def elements_force(model, q, v, ctrl=None):
         else:
             Q += element.generalized_force(model, q, v)
     if actuation or ctrl is not None:
-        Q += tendon_force(model, q, v) + actuator_force(model, q, v, ctrl)
+        Q += actuation_force(model, q, v, ctrl)
     return Q
 
 

@@ -17,7 +17,7 @@ from ..constraints.limits import enforced_limits
 from ..dynamics._inputs import as_state
 from ..errors import checked_number
 from . import gpu as gpu_runs
-from .actuators import control_function
+from .actuators import compiled_controls, control_function
 from .batch import on_gpu, runs
 from ..event import Event
 from .lockstep import check_same_structure
@@ -91,8 +91,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         ``<actuator>``, in file order; :mod:`multibody.simulate.actuators`): a constant, a
         :class:`~multibody.TorqueTable` of controls in time (rows (nu,)), or a callable (t, q, v) -> (nu,); for
         several runs, (B, nu) or a list of B tables or callables, one per run. Default: u = 0 (MuJoCo's default;
-        position servos then hold their zero). A run with ``ctrl``, or with actuators or tendons that act at u = 0
-        (servos, tendon springs), takes the Python loop.
+        position servos then hold their zero). Constant and tabulated controls run in the compiled loop, with the
+        actuators and fixed tendons as compiled force elements; a callable takes the Python loop.
     events : callables g(t, q, v) (attributes ``terminal``, ``direction``, ``action`` honoured) or
         :class:`Event` objects; crossings are recorded in ``Trajectory.events`` as (name, time) (located on the
         fixed-step methods' interpolant between steps: cubic Hermite, linear for "contact"). A terminal event ends
@@ -194,7 +194,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         return run_to_limits(one, q0, v0, t_end, t_eval, limits, _compiled_run(one, q0, v0, t_end, t_eval, options),
                              lambda t, q, v, rest: simulate(
                                  one, q, v, t_end, t_start=t, method=method, dt=dt, rtol=rtol, atol=atol,
-                                 max_step=max_step, t_eval=rest, torque=torque, events=events,
+                                 max_step=max_step, t_eval=rest, torque=torque, ctrl=ctrl, events=events,
                                  progress=progress, compiled=False, joint_limits=joint_limits))
     if in_compiled_loop(one, method, options["compiled"], progress, impacts is not None, torque, f_ext,
                         options["events"], dynamics, atol, joint_limits):
@@ -207,7 +207,8 @@ def _planned(model, q0, v0, t_start, t_end, options):
     """The checks of a single run before it starts (finite state, a span, the method and its options, the controls,
     a constrained start on its constraints, a start inside the enforced joint limits); returns (impacts: the
     :class:`multibody.impact.Collisions` or None, the enforced joint limits, the output times). Sets
-    ``options["compiled"]`` False when controls are given (the compiled loop applies none)."""
+    ``options["compiled"]`` False when the controls are a Python callable (the compiled loop takes constant and
+    tabulated controls)."""
     method, ctrl, collisions = options["method"], options["ctrl"], options["collisions"]
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
         raise ValueError("simulate: q0 and v0 must be finite")
@@ -218,10 +219,10 @@ def _planned(model, q0, v0, t_start, t_end, options):
     check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=5)
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    if ctrl is not None and options["compiled"] and (method in COMPILED or method == "contact") and options[
+    if options["compiled"] and not compiled_controls(ctrl) and (method in COMPILED or method == "contact") and options[
             "progress"] is not True:
-        python_loop_notice(model, "controls (ctrl) are given")
-    options["compiled"] = options["compiled"] and ctrl is None
+        python_loop_notice(model, "the controls (ctrl) are a Python callable")
+    options["compiled"] = options["compiled"] and compiled_controls(ctrl)
     normalized = normalizer(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
@@ -245,7 +246,8 @@ def _compiled_run(model, q0, v0, t_end, t_eval, options):
         return loop.tree_run_trajectory(
             model, q0, v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
             method=COMPILED[options["method"]], rtol=options["rtol"], atol=options["atol"],
-            max_step=options["max_step"], dt=options["dt"], tau=applied, t_start=options["t_start"], events=events)
+            max_step=options["max_step"], dt=options["dt"], tau=applied, t_start=options["t_start"], events=events,
+            ctrl=options["ctrl"])
     return run
 
 

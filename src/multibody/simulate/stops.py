@@ -16,7 +16,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from ..constraints.limit_stops import LimitStops
-from ..constraints.types import JointLimit
+from ..constraints.bounds import JointLimit
 from ..event import Event
 from .events import JointValue
 from .trajectory import Trajectory

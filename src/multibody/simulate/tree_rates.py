@@ -3,8 +3,8 @@ a tree under a torque table and its force elements; the run's status codes and c
 accelerations and applied forces.
 
 q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints), v̇ = ABA(q, v, τ(q, v)) with
-τ = τ(t) − k (q − q₀) − c q̇ − F_c tanh(q̇ / v_s) on one-dof joints, and the body forces of the springs between
-points and of the gyrostats' rotors.
+τ = τ(t) − k (q − q₀) − c q̇ − F_c tanh(q̇ / v_s) on one-dof joints + the fixed tendons' and actuators' forces at
+the controls u(t), and the body forces of the springs between points and of the gyrostats' rotors.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..dynamics._configuration import configuration_rate
 from ..dynamics._core import aba, rnea
 from ..dynamics._spatial_kernels import njit_without_refcounts
 from .dense_output import dense_state, normalize_quaternions
+from .actuators import add_actuation, table_interval
 from .forces import add_joint_forces, element_body_forces
 
 # Status of a run: finished, stopped at a non-finite state, step size underflow, step budget spent, Ctrl-C, a
@@ -29,18 +30,22 @@ NFEV, STEPS, REJECTED, T_REACHED, STOP = range(5)  # stats entries; STOP ≠ 0, 
 @njit_without_refcounts(cache=True, inline="always")
 def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx):
     """dx = ẋ = (q̇, v̇) at time t and x = (q, v): configuration_rate and the ABA with τ = τ(t) (the torque table
-    ``tau``, :func:`torque_at`) + joint force elements and the body forces of springs and rotors.
+    ``tau``, :func:`torque_at`) + joint force elements + fixed tendons and actuators, and the body forces of springs
+    and rotors.
 
-    forces: (joint rows (m, 7), spring rows (s, 11), rotor rows (g, 5)). The joint rows (iq, iv, k, q₀, c, F_c, v_s)
-    are those of :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the
-    springs between body points and the gyrostats' spinning rotors act on the bodies
-    (:func:`multibody.simulate.forces.element_body_forces`, into ``body_forces`` (n, 6), or (0, 6) when there are
-    none).
+    forces: (joint rows (m, 7), spring rows (s, 11), rotor rows (g, 5), actuation, ctrl)
+    (:func:`multibody.simulate.compiled.force_arrays`). The joint rows (iq, iv, k, q₀, c, F_c, v_s) are those of
+    :func:`joint_force_array`, added to τ by :func:`multibody.simulate.forces.add_joint_forces`; the fixed tendons
+    and actuators (lines, arm_q, arm_v) at the control table ctrl = (times, values (T, nu)) by
+    :func:`multibody.simulate.actuators.add_actuation`; the springs between body points and the gyrostats' spinning
+    rotors act on the bodies (:func:`multibody.simulate.forces.element_body_forces`, into ``body_forces`` (n, 6), or
+    (0, 6) when there are none).
     """
     q, v = x[:nq], x[nq:]
     configuration_rate(topology, q, v, dx[:nq])
     torque_at(tau, t, tau_work)
     add_joint_forces(forces[0], q, v, tau_work)
+    add_actuation(forces[3], forces[4], t, q, v, tau_work)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
@@ -51,20 +56,11 @@ def torque_at(tau, t, out):
     """out = τ(t) from the torque table tau = (times (T,), values (T, nv)): linear between its rows, held at the
     first and last outside them; one row is a constant torque (:func:`multibody.simulate.TorqueTable`)."""
     times, values = tau
-    last = times.shape[0] - 1
-    if last == 0 or t <= times[0] or t >= times[last]:
-        row = 0 if last == 0 or t <= times[0] else last
+    low, high, w = table_interval(times, t)
+    if low == high:
         for k in range(out.shape[0]):
-            out[k] = values[row, k]
+            out[k] = values[low, k]
         return
-    low, high = 0, last  # times[low] < t < times[high]: bisect to adjacent rows
-    while high - low > 1:
-        middle = (low + high) // 2
-        if times[middle] <= t:
-            low = middle
-        else:
-            high = middle
-    w = (t - times[low]) / (times[high] - times[low])
     for k in range(out.shape[0]):
         out[k] = values[low, k] + w * (values[high, k] - values[low, k])
 
@@ -97,11 +93,13 @@ def stopped_at_event(topology, method, dense, x, t, h, t_stop, stats, j, log, co
 
 @njit_without_refcounts(cache=True)
 def sample_torques(tau, forces, times, X, nq, TAU):
-    """At each time times[j] and state X[j] (T, nx): the generalized forces TAU[j] (T, nv) of the torque and the
-    joint force elements (as :func:`rates` applies them; no springs between bodies or rotors)."""
+    """At each time times[j] and state X[j] (T, nx): the generalized forces TAU[j] (T, nv) of the torque, the
+    joint force elements, the fixed tendons and the actuators (as :func:`rates` applies them; no springs between
+    bodies or rotors)."""
     for j in range(X.shape[0]):
         torque_at(tau, times[j], TAU[j])
         add_joint_forces(forces[0], X[j, :nq], X[j, nq:], TAU[j])
+        add_actuation(forces[3], forces[4], times[j], X[j, :nq], X[j, nq:], TAU[j])
 
 
 @njit(cache=True)
