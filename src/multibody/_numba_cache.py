@@ -26,15 +26,15 @@ PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # tests/test_numba_cache.py checks this list against the package's sources.
 KERNEL_SOURCES = (
     "constraints/_faces.py", "constraints/_kinematics.py", "constraints/_narrow.py", "constraints/convex.py",
-    "constraints/lcp.py",
+    "constraints/lcp.py", "constraints/_step.py",
     "dynamics/_algorithm_family.py", "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py",
     "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_derivatives_lanes.py", "dynamics/_gpu_kernels.py",
     "dynamics/_joint_family.py",
     "dynamics/_lanes.py", "dynamics/_layout.py", "dynamics/_quantities.py", "dynamics/_spatial_family.py",
     "dynamics/_spatial_kernels.py", "dynamics/_stepper_family.py", "dynamics/algorithms.py", "dynamics/gpu.py",
     "model/joints.py",
-    "simulate/actuators.py", "simulate/adaptive.py", "simulate/compiled.py", "simulate/dense_output.py",
-    "simulate/events.py",
+    "simulate/_contact_kernel.py", "simulate/actuators.py", "simulate/adaptive.py", "simulate/compiled.py",
+    "simulate/dense_output.py", "simulate/events.py",
     "simulate/forces.py", "simulate/handoff.py", "simulate/lockstep.py", "simulate/steppers.py",
     "simulate/tree_rates.py",
     "symbolic/llvm_kernel.py", "symbolic/numeric.py",

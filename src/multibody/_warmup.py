@@ -137,7 +137,9 @@ def derivatives():
 
 
 def contact():
-    """The time stepper and the event-driven impacts of shapes on a floor (--method contact, --collisions)."""
+    """The time stepper, compiled (its whole loop) and in the Python loop (the step of models with equality
+    constraints or Python callables), and the event-driven impacts of shapes on a floor (--method contact,
+    --collisions)."""
     import multibody as mb
     box = mb.Model("box")
     box.add(mb.Body("box", mass=1.0, inertia=np.eye(3) * 4e-3), joint=mb.Free())
@@ -148,6 +150,7 @@ def contact():
     q0[2] = 0.11
     with _quiet():
         mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3)
+        mb.simulate(box, q0, np.zeros(6), 0.02, method="contact", dt=2e-3, compiled=False)
         mb.simulate(box, q0, np.zeros(6), 0.02, collisions=True)
 
 

@@ -198,25 +198,41 @@ def point_jacobians(topology, params, R0, p0, bodies, r, J):
             jacobian_at_poses(topology, params, R0, p0, bodies[k], r[k], J[k])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def world_motion(topology, params, q, v, R0, p0, motion):
     """Body poses R0, p0 and motion = (ω, ṗ, α⁰, p̈⁰) (4, n, 3), world axes, by the recursion of the module
     docstring; False if a result is not finite."""
     world_poses(topology, params, q, R0, p0)
-    w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
+    zero = (0.0, 0.0, 0.0)
+    finite = True
     for i in range(topology.shape[0]):
         lam = topology[i, PARENT]
         S = subspace_times(params, i, topology[i, NVJ], v, topology[i, IV])   # S_i v_i, body axes
-        wJ = np.array(rotated_to_world(R0, i, S[0], S[1], S[2]))
-        uJ = np.array(rotated_to_world(R0, i, S[3], S[4], S[5]))
+        wJ, uJ = rotated_to_world(R0, i, S[0], S[1], S[2]), rotated_to_world(R0, i, S[3], S[4], S[5])
         if lam < 0:
-            w_l, dp_l, dw_l, ddp_l, r = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), p0[i].copy()
+            w_l, dp_l, dw_l, ddp_l, r = zero, zero, zero, zero, (p0[i, 0], p0[i, 1], p0[i, 2])
         else:
-            w_l, dp_l, dw_l, ddp_l, r = w[lam], dp[lam], dw[lam], ddp[lam], p0[i] - p0[lam]
+            w_l, dp_l, dw_l, ddp_l = _row(motion[0], lam), _row(motion[1], lam), _row(motion[2], lam), _row(motion[3], lam)
+            r = (p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2])
         # ω_i = ω_λ + ω_J,  α_i = α_λ + ω_i × ω_J
-        w[i] = w_l + wJ
-        dw[i] = dw_l + np.cross(w[i], wJ)
+        w_i = _sum(w_l, wJ)
+        dw_i = _sum(dw_l, cross3(w_i, wJ))
         # ṗ_i = ṗ_λ + ω_λ × r + u_J,  p̈_i = p̈_λ + α_λ × r + ω_λ × (ω_λ × r + u_J) + ω_i × u_J
-        dp[i] = dp_l + np.cross(w_l, r) + uJ
-        ddp[i] = ddp_l + np.cross(dw_l, r) + np.cross(w_l, np.cross(w_l, r) + uJ) + np.cross(w[i], uJ)
-    return np.isfinite(motion).all() and np.isfinite(p0).all()
+        w_r = cross3(w_l, r)
+        dp_i = _sum(_sum(dp_l, w_r), uJ)
+        ddp_i = _sum(_sum(_sum(ddp_l, cross3(dw_l, r)), cross3(w_l, _sum(w_r, uJ))), cross3(w_i, uJ))
+        for c in range(3):
+            motion[0, i, c], motion[1, i, c], motion[2, i, c], motion[3, i, c] = w_i[c], dp_i[c], dw_i[c], ddp_i[c]
+            finite = finite and np.isfinite(w_i[c] + dp_i[c] + dw_i[c] + ddp_i[c] + p0[i, c])
+    return finite
+
+
+@njit(cache=True, inline="always")
+def _row(x, i):
+    """x[i] of an (n, 3) array as a 3-tuple."""
+    return x[i, 0], x[i, 1], x[i, 2]
+
+
+@njit(cache=True, inline="always")
+def _sum(x, y):
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2]

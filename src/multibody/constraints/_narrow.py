@@ -1,21 +1,50 @@
-"""Compiled broad and narrow phase of the round shapes: every candidate pair of geometries in one call.
+"""Compiled broad and narrow phase: the contacts of every candidate pair of geometries in one call,
+:func:`detect_contacts`, callable from another compiled function.
 
-Spheres, capsules and planes (the shapes of the dm_control files and of most robots' feet) are tested here,
-pair after pair, with the formulas of :mod:`.geometry` (:func:`~.geometry.sphere_plane`,
-:func:`~.geometry.closest_on_segment`, :func:`~.geometry.closest_between_segments` and the two-sphere contact);
-a sphere is a capsule of half length zero. Pairs of other shapes whose bounding spheres come within the margin
-are handed back for :func:`~.geometry.collide`.
+Each pair is tested with the formulas of :mod:`.geometry` (:func:`~.geometry.collide`'s table, line for line, with
+the same contacts): spheres, capsules and planes by :func:`~.geometry.sphere_plane`,
+:func:`~.geometry.closest_on_segment`, :func:`~.geometry.closest_between_segments` and the two-sphere contact (a
+sphere is a capsule of half length zero); a box by :func:`~.geometry.points_plane`, :func:`~.geometry.sphere_box`,
+:func:`~.geometry.capsule_box`, :func:`~.geometry.box_box` (:func:`._faces.box_box`); a convex hull by
+:func:`~.geometry.hull_plane` and :func:`~.geometry.hull_polytope` (GJK, then EPA where they overlap:
+:mod:`.convex`).
 
-A contact is written as one row (13,) of ``contacts``: point (3), normal from B to A (3), signed gap [m],
-anchor on A (3), anchor on B (3), world axes (the fields of :class:`~.geometry.ContactPoint`), A the pair's
-first geometry.
+The shapes, g geometries (``shapes``, a tuple of arrays made once per model by
+:func:`multibody.constraints.contact.shape_arrays`):
+
+=============  ==========  ===================================================================================
+kind           (g,) int    HULL, SPHERE, CAPSULE, BOX or PLANE
+size           (g, 3)      sphere (radius, 0, 0); capsule (radius, half_length, 0); box half extents; else 0 [m]
+body           (g,) int    the body the geometry is on (−1: the world)
+R_local        (g, 3, 3)   the geometry's axes in its body's axes (the world's for body −1)
+p_local        (g, 3)      the geometry's origin in its body's frame [m]
+center         (g, 3)      the centre of its bounding sphere, geometry axes [m]
+bound          (g,)        the radius of its bounding sphere [m] (a plane: inf)
+vertices       (v, 3)      the convex hulls' vertices, geometry axes, hull after hull [m]
+first_vertex   (g,) int    the row of ``vertices`` where a hull's vertices start (0 for other shapes)
+vertex_count   (g,) int    its number of vertices (0 for other shapes)
+=============  ==========  ===================================================================================
+
+A contact is one row (14,) of ``out``: point (3), normal from B to A (3), signed gap [m], anchor on A (3), anchor
+on B (3) (world axes: the fields of :class:`~.geometry.ContactPoint`), and the index of its pair in ``pairs``
+(a float holding an integer); A is the pair's first geometry. Rows come pair after pair, in the order of the pairs.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-SPHERE, CAPSULE, PLANE, OTHER = 0, 1, 2, 3  # the shape codes of ``kind``
+from ._faces import _closest_between_segments, box_box
+from .convex import MAX_PLANE_CONTACTS, expanded_polytope, gjk_simplex, spread_contacts
+
+HULL, SPHERE, CAPSULE, BOX, PLANE = 0, 1, 2, 3, 4  # the shape codes of ``kind``, in collide's order of A and B
+ROW = 14  # the columns of a contact row
+MAX_CONTACTS = np.array([  # the most contacts of a pair of kinds [A, B] (A before B in the order of the codes)
+    [1, 1, 1, 1, MAX_PLANE_CONTACTS],  # hull with hull, sphere, capsule, box: one; with a plane: the spread
+    [1, 1, 1, 1, 1],  # sphere
+    [1, 1, 1, 3, 2],  # capsule: with a box, its ends and its deepest point; with a plane, its ends
+    [1, 1, 3, 8, 8],  # box: with a box, the clipped face's corners; with a plane, its corners
+    [MAX_PLANE_CONTACTS, 1, 2, 8, 0]], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -97,60 +126,248 @@ def _closest_on_segment(x, p0, p1):
 
 
 @njit(cache=True)
-def _closest_between_segments(p0, p1, q0, q1):
-    """Closest points of segments p0–p1 and q0–q1 by alternating clamped projections
-    (:func:`~.geometry.closest_between_segments`)."""
-    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
-    a, e, b, c, f = _dot(d1, d1), _dot(d2, d2), _dot(d1, d2), _dot(d1, r), _dot(d2, r)
-    denom = a * e - b * b
-    s = _clip((b * f - c * e) / denom) if denom > 1e-12 * a * e else 0.0
-    t = _clip((b * s + f) / e)
-    s = _clip((b * t - c) / a)
-    return p0 + s * d1, q0 + t * d2
-
-
-@njit(cache=True)
-def _round_pair(i, j, kind, radius, half_length, R, p, margin, out, row, flip):
-    """Contacts of geometry i (A) with geometry j (B), both spheres or capsules or i round and j a plane, from
-    row ``row`` of ``out``; returns the next free row."""
-    if kind[j] == PLANE:
-        normal = R[j, :, 2].copy()
-        axis = R[i, :, 2] * half_length[i]
-        ends = 1 if kind[i] == SPHERE else 2
+def _round_pair(a, b, kind, size, R, p, margin, out, row, flip):
+    """Contacts of sphere or capsule a with sphere, capsule or plane b from row ``row`` of ``out``; returns the next
+    free row."""
+    radius_a, radius_b = size[a, 0], size[b, 0]
+    if kind[b] == PLANE:
+        normal = R[b, :, 2].copy()
+        axis = R[a, :, 2] * size[a, 1]
+        ends = 1 if kind[a] == SPHERE else 2
         for end in range(ends):  # a capsule: one sphere at each end of its axis
-            center = p[i] if ends == 1 else (p[i] - axis if end == 0 else p[i] + axis)
-            if _sphere_plane(center, radius[i], p[j], normal, out, row, flip) <= margin:
+            center = p[a] if ends == 1 else (p[a] - axis if end == 0 else p[a] + axis)
+            if _sphere_plane(center, radius_a, p[b], normal, out, row, flip) <= margin:
                 row += 1
         return row
-    if kind[i] == SPHERE and kind[j] == SPHERE:
-        gap = _round(p[i], radius[i], p[j], radius[j], R[i, :, 2].copy(), out, row, flip)
-    elif kind[i] == SPHERE:
-        axis = R[j, :, 2] * half_length[j]
-        nearest = _closest_on_segment(p[i], p[j] - axis, p[j] + axis)
-        gap = _round(p[i], radius[i], nearest, radius[j], R[j, :, 0].copy(), out, row, flip)
+    if kind[a] == SPHERE and kind[b] == SPHERE:
+        gap = _round(p[a], radius_a, p[b], radius_b, R[a, :, 2].copy(), out, row, flip)
+    elif kind[a] == SPHERE:
+        axis = R[b, :, 2] * size[b, 1]
+        nearest = _closest_on_segment(p[a], p[b] - axis, p[b] + axis)
+        gap = _round(p[a], radius_a, nearest, radius_b, R[b, :, 0].copy(), out, row, flip)
     else:
-        axis_a, axis_b = R[i, :, 2] * half_length[i], R[j, :, 2] * half_length[j]
-        x_a, x_b = _closest_between_segments(p[i] - axis_a, p[i] + axis_a, p[j] - axis_b, p[j] + axis_b)
-        gap = _round(x_a, radius[i], x_b, radius[j], R[i, :, 0].copy(), out, row, flip)
+        axis_a, axis_b = R[a, :, 2] * size[a, 1], R[b, :, 2] * size[b, 1]
+        x_a, x_b = _closest_between_segments(p[a] - axis_a, p[a] + axis_a, p[b] - axis_b, p[b] + axis_b)
+        gap = _round(x_a, radius_a, x_b, radius_b, R[a, :, 0].copy(), out, row, flip)
     return row + 1 if gap <= margin else row
 
 
 @njit(cache=True)
-def round_contacts(kind, radius, half_length, center, bound, R, p, pairs, margin, out, found, others):
-    """Broad and narrow phase over ``pairs`` (m, 2) of geometries posed at R (g, 3, 3), p (g, 3).
+def _box_corners(R, p, h):
+    """The 8 corners (8, 3) of a box (rotation R, centre p, half extents h), in the order of ``Box.corners``."""
+    corners = np.empty((8, 3))
+    k = 0
+    for sx in (-1.0, 1.0):
+        for sy in (-1.0, 1.0):
+            for sz in (-1.0, 1.0):
+                corners[k] = p + R[:, 0] * (sx * h[0]) + R[:, 1] * (sy * h[1]) + R[:, 2] * (sz * h[2])
+                k += 1
+    return corners
+
+
+@njit(cache=True)
+def _hull_world(R, p, vertices):
+    """Vertices (k, 3) of a hull in its geometry's axes, posed at R, p: p + R v."""
+    world = np.empty(vertices.shape)
+    for k in range(vertices.shape[0]):
+        world[k] = p + R[:, 0] * vertices[k, 0] + R[:, 1] * vertices[k, 1] + R[:, 2] * vertices[k, 2]
+    return world
+
+
+@njit(cache=True)
+def _points_plane(points, origin, normal, margin, out, row, flip, spread):
+    """Contacts of points (k, 3) (a box's corners, a hull's vertices) with the plane through ``origin`` with
+    outward ``normal``: those within ``margin``, cut to :data:`MAX_PLANE_CONTACTS` that span them when ``spread``
+    (:func:`~.geometry.points_plane`, :func:`~.geometry.hull_plane`)."""
+    gaps = np.empty(points.shape[0])
+    near = 0
+    for k in range(points.shape[0]):
+        gaps[k] = _dot(points[k] - origin, normal)
+        near += gaps[k] <= margin
+    if near == 0:
+        return row
+    chosen = np.empty(near, dtype=np.int64)
+    near = 0
+    for k in range(points.shape[0]):
+        if gaps[k] <= margin:
+            chosen[near] = k
+            near += 1
+    if spread:
+        chosen = chosen[spread_contacts(points[chosen], gaps[chosen], MAX_PLANE_CONTACTS)]
+    for k in chosen:
+        x, g = points[k], gaps[k]
+        _write(out, row, x - 0.5 * g * normal, normal, g, x, x - g * normal, flip)
+        row += 1
+    return row
+
+
+@njit(cache=True)
+def _sphere_box(center, radius, R, p, h):
+    """(point, normal, gap, witness on the box) of a sphere against a box (:func:`~.geometry.sphere_box`)."""
+    local = R.T @ (center - p)
+    closest = np.minimum(np.maximum(local, -h), h)
+    if np.any(closest != local):
+        outward = local - closest
+        length = np.sqrt(_dot(outward, outward))
+        n_local, gap = outward / length, length - radius
+    else:
+        depth = h - np.abs(local)
+        axis = np.argmin(depth)
+        n_local = np.zeros(3)
+        n_local[axis] = 1.0 if local[axis] >= 0 else -1.0
+        closest = local.copy()
+        closest[axis] = n_local[axis] * h[axis]
+        gap = -depth[axis] - radius
+    n, witness_b = R @ n_local, p + R @ closest
+    return 0.5 * ((center - radius * n) + witness_b), n, gap, witness_b
+
+
+@njit(cache=True)
+def _box_distance(local, h):
+    """Signed distance of a point in a box's frame to the box (half extents h): negative inside."""
+    q = np.abs(local) - h
+    outside = np.maximum(q, 0.0)
+    return np.sqrt(_dot(outside, outside)) + min(q.max(), 0.0)
+
+
+@njit(cache=True)
+def _capsule_box(p0, p1, radius, R, p, h, margin, out, row, flip):
+    """Contacts of a capsule (axis p0–p1, radius) with a box: a sphere–box contact at each end of the axis and at
+    the axis point deepest in (or nearest to) the box, bracketed by 8 rounds of 17 samples
+    (:func:`~.geometry.capsule_box`)."""
+    a, b = R.T @ (p0 - p), R.T @ (p1 - p)
+    lo, hi = 0.0, 1.0
+    s = np.empty(17)
+    for _ in range(8):
+        step = (hi - lo) / 16.0
+        for k in range(17):  # (numpy's linspace)
+            s[k] = k * step + lo
+        s[16] = hi
+        best, nearest = 0, np.inf
+        for k in range(17):
+            distance = _box_distance(a + s[k] * (b - a), h)
+            if distance < nearest:
+                best, nearest = k, distance
+        lo, hi = s[max(best - 1, 0)], s[min(best + 1, 16)]
+    gap_ends = np.inf
+    for end in range(2):
+        x = p0 if end == 0 else p1
+        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+        gap_ends = min(gap_ends, gap)
+        if gap <= margin:
+            _write(out, row, point, n, gap, x, witness, flip)
+            row += 1
+    x = p0 + 0.5 * (lo + hi) * (p1 - p0)
+    point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+    if gap + radius > 0.0:  # the axis misses the box: its point nearest to the box's nearest point
+        x = _closest_on_segment(witness, p0, p1)
+        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+    d = p1 - p0
+    if gap < gap_ends - (1e-9 + 1e-7 * np.sqrt(_dot(d, d))) and gap <= margin:
+        _write(out, row, point, n, gap, x, witness, flip)
+        row += 1
+    return row
+
+
+@njit(cache=True)
+def _hull_polytope(A, B, radius, margin, out, row, flip):
+    """The contact of a hull (world vertices A) with a polytope B rounded by ``radius``: along the shortest line
+    between them (GJK) or, where they overlap, the least translation that separates them (EPA)
+    (:func:`~.geometry.hull_polytope`)."""
+    simplex, on_a, on_b, weights = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3)), np.ones(4)
+    count, x = gjk_simplex(A, B, simplex, on_a, on_b, weights, 64)
+    distance = np.sqrt(_dot(x, x))
+    if distance - radius > margin:
+        return row
+    if distance > 1e-9 * (1.0 + np.abs(A).max()):
+        a, b = weights[:count] @ on_a[:count], weights[:count] @ on_b[:count]
+        n, core_gap = (a - b) / distance, distance
+    else:
+        depth, u, a, b = expanded_polytope(A, B, simplex, on_a, on_b, count)
+        n, core_gap = -u, -depth
+    if core_gap - radius > margin:
+        return row
+    _write(out, row, 0.5 * (a + (b + radius * n)), n, core_gap - radius, a, b, flip)
+    return row + 1
+
+
+@njit(cache=True)
+def _core(k, kind, size, R, p, vertices, first_vertex, vertex_count):
+    """The polytope (its world vertices) whose rounding by size[k, 0] is geometry k: a sphere's centre, a capsule's
+    axis ends, a box's corners, a hull's vertices."""
+    if kind[k] == SPHERE:
+        return p[k:k + 1].copy()
+    if kind[k] == CAPSULE:
+        ends = np.empty((2, 3))
+        ends[0], ends[1] = p[k] - size[k, 1] * R[k, :, 2], p[k] + size[k, 1] * R[k, :, 2]
+        return ends
+    if kind[k] == BOX:
+        return _box_corners(R[k], p[k], size[k])
+    return _hull_world(R[k], p[k], vertices[first_vertex[k]:first_vertex[k] + vertex_count[k]])
+
+
+@njit(cache=True)
+def pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, row, flip):
+    """Contacts with gap ≤ ``margin`` of geometry a (shape A) with geometry b (B), kind[a] ≤ kind[b] (the order of
+    :func:`~.geometry.collide`'s table), posed at R (g, 3, 3), p (g, 3), written from row ``row`` of ``out``, seen
+    from B when ``flip``; returns the next free row."""
+    ka, kb = kind[a], kind[b]
+    if ka == HULL and kb == PLANE:
+        points = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
+        return _points_plane(points, p[b], R[b, :, 2].copy(), margin, out, row, flip, True)
+    if ka == HULL:
+        A = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
+        B = _core(b, kind, size, R, p, vertices, first_vertex, vertex_count)
+        return _hull_polytope(A, B, size[b, 0] if kb == SPHERE or kb == CAPSULE else 0.0, margin, out, row, flip)
+    if ka == BOX and kb == PLANE:
+        corners = _box_corners(R[a], p[a], size[a])
+        return _points_plane(corners, p[b], R[b, :, 2].copy(), margin, out, row, flip, False)
+    if ka == BOX:
+        rows = np.empty((8, 13))
+        for k in range(box_box(R[a], p[a], size[a], R[b], p[b], size[b], margin, rows)):
+            _write(out, row, rows[k, :3], rows[k, 3:6], rows[k, 6], rows[k, 7:10], rows[k, 10:13], flip)
+            row += 1
+        return row
+    if kb == BOX:
+        if ka == SPHERE:
+            point, n, gap, witness = _sphere_box(p[a], size[a, 0], R[b], p[b], size[b])
+            if gap > margin:
+                return row
+            _write(out, row, point, n, gap, p[a], witness, flip)
+            return row + 1
+        ends = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
+        return _capsule_box(ends[0], ends[1], size[a, 0], R[b], p[b], size[b], margin, out, row, flip)
+    return _round_pair(a, b, kind, size, R, p, margin, out, row, flip)
+
+
+@njit(cache=True)
+def contact_capacity(kind, pairs):
+    """The most contact rows ``pairs`` (m, 2) can give at once: the size ``out`` needs in :func:`detect_contacts`."""
+    rows = 0
+    for m in range(pairs.shape[0]):
+        i, j = pairs[m, 0], pairs[m, 1]
+        rows += MAX_CONTACTS[min(kind[i], kind[j]), max(kind[i], kind[j])]
+    return rows
+
+
+@njit(cache=True)
+def detect_contacts(shapes, pairs, R0, p0, margin, out):
+    """Broad and narrow phase over the candidate ``pairs`` (m, 2) of geometries (``shapes``: the tuple of arrays of
+    the module docstring) on bodies posed at R0 (nb, 3, 3), p0 (nb, 3) (body axes → world, origins [m]): writes
+    the contacts with gap ≤ ``margin`` [m] to ``out`` (≥ :func:`contact_capacity` rows, 14 columns: the row
+    layout of the module docstring) and returns their number.
 
     Broad phase: a pair goes on if its bounding spheres (centre R ``center`` + p, radius ``bound``) are within
-    ``margin`` [m] of each other, or, for a plane and another shape, the other's bounding sphere is within
-    ``margin`` above the plane. Narrow phase: a pair of round shapes (``kind`` SPHERE, CAPSULE with ``radius``
-    and ``half_length``, or one of them and a PLANE) writes its contacts with gap ≤ ``margin`` to ``out``
-    (2 m, 13) and its pair index to ``found`` (2 m,); any other pair's index goes to ``others`` (m,).
-    Returns (number of contacts, number of others)."""
+    ``margin`` of each other, or, for a plane and another shape, the other's bounding sphere is within ``margin``
+    above the plane. Narrow phase: :func:`pair_contacts`."""
+    kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count = shapes
     g = kind.shape[0]
-    centers = np.empty((g, 3))
+    R, p, centers = np.empty((g, 3, 3)), np.empty((g, 3)), np.empty((g, 3))
+    geometry_poses(body, R_local, p_local, R0, p0, R, p)
     for k in range(g):
         for c in range(3):
             centers[k, c] = p[k, c] + R[k, c, 0] * center[k, 0] + R[k, c, 1] * center[k, 1] + R[k, c, 2] * center[k, 2]
-    count, handed = 0, 0
+    count = 0
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
         if kind[i] == PLANE and kind[j] != PLANE:
@@ -162,15 +379,10 @@ def round_contacts(kind, radius, half_length, center, bound, R, p, pairs, margin
             apart = np.sqrt(_dot(d, d)) - bound[i] - bound[j]
         if not apart <= margin:
             continue
-        if kind[i] == OTHER or kind[j] == OTHER or (kind[i] == PLANE and kind[j] == PLANE):
-            others[handed] = m
-            handed += 1
-            continue
-        # (the order of geometry.collide's table: sphere before capsule before plane; the other order flipped)
         flip = kind[i] > kind[j]
         a, b = (j, i) if flip else (i, j)
-        last = _round_pair(a, b, kind, radius, half_length, R, p, margin, out, count, flip)
+        last = pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, count, flip)
         for row in range(count, last):
-            found[row] = m
+            out[row, 13] = m
         count = last
-    return count, handed
+    return count

@@ -38,8 +38,9 @@ import numpy as np
 
 from ..model.joints import Fixed
 from ._kinematics import contact_rows
-from ._narrow import CAPSULE, OTHER, PLANE, SPHERE, geometry_poses, round_contacts
-from .geometry import Capsule, ContactPoint, Plane, Sphere, collide, contact_coefficients, has_contact_model
+from ._narrow import BOX, CAPSULE, HULL, PLANE, SPHERE, contact_capacity, detect_contacts
+from .geometry import (Box, Capsule, ContactPoint, ConvexHull, Plane, Sphere, contact_coefficients,
+                       has_contact_model)
 from .lcp import first_solution, projected_gauss_seidel, pyramid_acceleration, pyramid_lcp
 
 
@@ -219,49 +220,50 @@ class ContactArrays(NamedTuple):
 
 
 def shape_arrays(model):
-    """(kind (g,), radius (g,), half_length (g,), bounding centre (g, 3)) of the geometries for the compiled narrow
-    phase (:mod:`._narrow`): kind SPHERE, CAPSULE, PLANE or OTHER (a shape :func:`~.geometry.collide` tests). Found
-    once per compiled model (kept in ``CompiledModel.derived``)."""
+    """The geometries of ``model`` as the tuple of arrays of the compiled detection (:mod:`._narrow`'s module
+    docstring): (kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count). Found once
+    per compiled model (kept in ``CompiledModel.derived``)."""
     derived = (model._compiled or model.compile()).derived
     if "shape_arrays" not in derived:
+        body, R_local, p_local, bound, _ = geometry_arrays(model)
         shapes = [g.shape for g in model.geometries]
+        codes = {Sphere: SPHERE, Capsule: CAPSULE, Box: BOX, Plane: PLANE, ConvexHull: HULL}
+        size = np.zeros((len(shapes), 3))
+        for k, s in enumerate(shapes):
+            size[k] = s.half_extents if isinstance(s, Box) else (getattr(s, "radius", 0.0),
+                                                                 getattr(s, "half_length", 0.0), 0.0)
+        counts = np.array([len(s.vertices) if isinstance(s, ConvexHull) else 0 for s in shapes], dtype=np.int64)
+        hulls = [s.vertices for s in shapes if isinstance(s, ConvexHull)]
         derived["shape_arrays"] = (
-            np.array([SPHERE if isinstance(s, Sphere) else CAPSULE if isinstance(s, Capsule)
-                      else PLANE if isinstance(s, Plane) else OTHER for s in shapes], dtype=np.int64),
-            np.array([getattr(s, "radius", 0.0) for s in shapes], dtype=float),
-            np.array([getattr(s, "half_length", 0.0) for s in shapes], dtype=float),
-            np.array([s.bounding_center for s in shapes], dtype=float).reshape(-1, 3))
+            np.array([codes.get(type(s), -1) for s in shapes], dtype=np.int64), size, body, R_local, p_local,
+            np.array([s.bounding_center for s in shapes], dtype=float).reshape(-1, 3), bound,
+            np.ascontiguousarray(np.concatenate(hulls) if hulls else np.zeros((0, 3))),
+            np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)[:len(shapes)], counts)
     return derived["shape_arrays"]
 
 
+def detection_arrays(model):
+    """(shapes, pairs (m, 2), capacity): the arguments of :func:`._narrow.detect_contacts` for ``model``'s contact
+    pairs (:func:`contact_pairs`) and the rows its output needs for every contact they can give
+    (:func:`._narrow.contact_capacity`). Found once per compiled model and ``filter_parent``."""
+    derived = (model._compiled or model.compile()).derived
+    entry = _pairs_entry(model)
+    if derived.get("detection_arrays", (None,))[0] is not entry:
+        shapes, pairs = shape_arrays(model), entry[3]
+        derived["detection_arrays"] = (entry, shapes, pairs, int(contact_capacity(shapes[0], pairs)))
+    return derived["detection_arrays"][1:]
+
+
 def found_contacts(model, snapshot, margin=0.0):
-    """:func:`detect` as :class:`ContactArrays`: the broad phase and the narrow phase of spheres, capsules and planes
-    in one compiled call over all pairs (:func:`._narrow.round_contacts`), the other shapes' pairs that pass the
-    broad phase by :func:`~.geometry.collide`."""
+    """:func:`detect` as :class:`ContactArrays`: the broad and narrow phase of every pair in one compiled call
+    (:func:`._narrow.detect_contacts`)."""
     contact_pairs(model)  # (its warning, once)
-    pairs = _pairs_entry(model)[3]
-    index, R_local, p_local, bound, _ = geometry_arrays(model)
-    kind, radius, half_length, center = shape_arrays(model)
-    g, m = len(index), len(pairs)
-    R, p = np.empty((g, 3, 3)), np.empty((g, 3))
-    geometry_poses(index, R_local, p_local, snapshot.R0, snapshot.p0, R, p)
-    out, found, others = np.empty((2 * m, 13)), np.empty(2 * m, dtype=np.int64), np.empty(m, dtype=np.int64)
-    count, handed = round_contacts(kind, radius, half_length, center, bound, R, p, pairs, float(margin), out, found,
-                                   others)
-    out, found = out[:count], found[:count]
-    if handed:
-        geometries, rows, owners = model.geometries, [out], [found]
-        for k in others[:handed].tolist():
-            i, j = pairs[k]
-            points = collide(geometries[i].shape, (R[i], p[i]), geometries[j].shape, (R[j], p[j]), margin)
-            rows.append(np.array([[*c.point, *c.normal, c.distance, *c.anchor_a, *c.anchor_b] for c in points],
-                                 dtype=float).reshape(-1, 13))
-            owners.append(np.full(len(points), k, dtype=np.int64))
-        found = np.concatenate(owners)
-        order = np.argsort(found, kind="stable")  # pair after pair, as the pairs come
-        out, found = np.concatenate(rows)[order], found[order]
-    first, second = pairs[found].T
-    return ContactArrays(first, second, out[:, :3], out[:, 3:6], out[:, 6], out[:, 7:10], out[:, 10:13])
+    shapes, pairs, capacity = detection_arrays(model)
+    out = np.empty((capacity, 14))
+    count = detect_contacts(shapes, pairs, snapshot.R0, snapshot.p0, float(margin), out)
+    rows = out[:count]
+    first, second = pairs[rows[:, 13].astype(np.int64)].T
+    return ContactArrays(first, second, rows[:, :3], rows[:, 3:6], rows[:, 6], rows[:, 7:10], rows[:, 10:13])
 
 
 def coefficient_arrays(model, first, second):

@@ -7,8 +7,8 @@ A − B = {a − b}, a polytope whose support point in a direction is A's suppor
 Separated, that distance and the closest points come from the Gilbert–Johnson–Keerthi algorithm (Gilbert, Johnson
 & Keerthi 1988, :func:`gjk_distance`); overlapping, the penetration depth is the distance from the origin to the
 boundary of A − B (Cameron & Culley 1986: the minimum translation that separates them), the nearest of its facets
-(:func:`penetration`; EPA, van den Bergen 2001, finds the same facet incrementally; here the difference's hull is
-built at once by qhull, exact and fast for the few hundred vertices of a collision mesh against a primitive).
+(:func:`penetration`, by the expanding polytope algorithm, EPA, van den Bergen 2001, from GJK's last simplex).
+All of it is compiled, callable from the compiled narrow phase (:mod:`._narrow`).
 
 A mesh touches a plane along a face, an edge or at a vertex; its vertices below the plane all touch, and a
 flat face of a finely tessellated mesh puts dozens of them there at once. Those contacts are redundant for the
@@ -42,16 +42,34 @@ def hull_vertices(points: np.ndarray, source: str) -> np.ndarray:
     return points[np.sort(hull.vertices)]
 
 
+@njit(cache=True)
 def spread_contacts(points: np.ndarray, gaps: np.ndarray, count: int = MAX_PLANE_CONTACTS) -> np.ndarray:
     """Indices of at most ``count`` of ``points`` (k, 3) that span them: the one of smallest gap (the deepest),
-    then each time the point farthest from those chosen (farthest-point sampling; ties: the first)."""
-    chosen = [int(np.argmin(gaps))]
-    nearest = np.linalg.norm(points - points[chosen[0]], axis=1)
-    while len(chosen) < min(count, len(points)) and nearest.max() > 0.0:
-        far = int(np.argmax(nearest))
-        chosen.append(far)
-        nearest = np.minimum(nearest, np.linalg.norm(points - points[far], axis=1))
-    return np.array(chosen)
+    then each time the point farthest from those chosen (farthest-point sampling; ties: the first). Compiled."""
+    k = points.shape[0]
+    chosen = np.empty(min(count, k), dtype=np.int64)
+    chosen[0] = np.argmin(gaps)
+    nearest = np.empty(k)
+    for i in range(k):
+        nearest[i] = _norm(points[i] - points[chosen[0]])
+    kept = 1
+    while kept < chosen.shape[0] and nearest.max() > 0.0:
+        far = np.argmax(nearest)
+        chosen[kept] = far
+        kept += 1
+        for i in range(k):
+            nearest[i] = min(nearest[i], _norm(points[i] - points[far]))
+    return chosen[:kept]
+
+
+@njit(cache=True)
+def _norm(x):
+    return np.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+
+
+@njit(cache=True)
+def _cross(x, y):
+    return np.array([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]])
 
 
 @njit(cache=True)
@@ -82,16 +100,26 @@ def closest_on_simplex(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def gjk_distance(A: np.ndarray, B: np.ndarray, max_iterations: int = 64) -> tuple[float, np.ndarray, np.ndarray]:
     """(distance, a, b): the distance [m] between the convex hulls of vertex sets A (n, 3) and B (m, 3) and their
     closest points a on A and b on B (Gilbert, Johnson & Keerthi 1988): the simplex of support points
-    w = s_A(−x) − s_B(x) of A − B closes on the origin until w brings x no nearer (|x|² − x·w ≤ 1e-12 |x|²).
+    w = s_A(−x) − s_B(x) of A − B closes on the origin until w brings x no nearer (|x|² − x·w ≤ 1e-12 |x|², or w
+    is in the simplex already).
     Distance 0: the hulls overlap or touch (a and b are then not meaningful: :func:`penetration`). Compiled."""
     simplex, on_a, on_b, weights = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3)), np.ones(4)
-    simplex[0], on_a[0], on_b[0] = A[0] - B[0], A[0], B[0]
+    count, x = gjk_simplex(A, B, simplex, on_a, on_b, weights, max_iterations)
+    return np.sqrt(x @ x), weights[:count] @ on_a[:count], weights[:count] @ on_b[:count]
+
+
+@njit(cache=True)
+def gjk_simplex(A, B, simplex, on_a, on_b, weights, max_iterations=64):
+    """The iteration of :func:`gjk_distance`: (count, x), x the point of A − B nearest the origin, the convex
+    combination of the first ``count`` points of ``simplex`` (4, 3) with ``weights`` (4,) (their parts of A and B in
+    ``on_a``, ``on_b``); count 4 or x = 0: the hulls overlap or touch (the simplex starts :func:`penetration`)."""
+    simplex[0], on_a[0], on_b[0], weights[0] = A[0] - B[0], A[0], B[0], 1.0
     count, x = 1, A[0] - B[0]
     for _ in range(max_iterations):
         if x @ x < 1e-24:
             break
         a, b = A[np.argmax(A @ -x)], B[np.argmax(B @ x)]
-        if x @ x - x @ (a - b) <= 1e-12 * (x @ x):
+        if x @ x - x @ (a - b) <= 1e-12 * (x @ x) or _kept(simplex, count, a - b):
             break
         simplex[count], on_a[count], on_b[count] = a - b, a, b
         x, lam = closest_on_simplex(simplex[:count + 1].copy())
@@ -103,25 +131,184 @@ def gjk_distance(A: np.ndarray, B: np.ndarray, max_iterations: int = 64) -> tupl
         if count == 4:
             x = np.zeros(3)
             break
-    return np.sqrt(x @ x), weights[:count] @ on_a[:count], weights[:count] @ on_b[:count]
+    return count, x
 
 
+@njit(cache=True)
+def _kept(simplex, count, w):
+    """Whether w is one of the first ``count`` points of ``simplex`` already (no progress: x is the nearest)."""
+    for i in range(count):
+        if simplex[i, 0] == w[0] and simplex[i, 1] == w[1] and simplex[i, 2] == w[2]:
+            return True
+    return False
+
+
+MAX_POLYTOPE_VERTICES = 128  # the expanding polytope's vertices (support points of A − B) at most
+_MAX_FACES = 8 * MAX_POLYTOPE_VERTICES
+
+
+@njit(cache=True)
 def penetration(A: np.ndarray, B: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """(depth, u, a, b) of overlapping convex hulls of vertex sets A (n, 3) and B (m, 3): the distance [m] from the
     origin to the boundary of A − B, the outward unit normal u of the facet where it is nearest (Cameron & Culley
     1986: moving A by −depth u separates them), and the points a of A and b of B with a − b = depth u, the origin's
-    projection on that facet (A − B's hull by qhull: triangles of vertices a_i − b_j, planes n·x + offset ≤ 0)."""
-    difference = (A[:, None, :] - B[None, :, :]).reshape(-1, 3)
-    hull = _Qhull(difference)
-    offsets = hull.equations[:, 3]
-    best, depth, u, weights, corners = -np.inf, 0.0, np.zeros(3), np.zeros(3), hull.simplices[0]
-    for facet in np.flatnonzero(offsets >= offsets.max() - 1e-12):  # coplanar triangles: the one holding the foot
-        triangle = difference[hull.simplices[facet]]
-        foot = -offsets[facet] * hull.equations[facet, :3]
-        mu = np.linalg.lstsq((triangle[1:] - triangle[0]).T, foot - triangle[0], rcond=None)[0]
-        lam = np.array([1.0 - mu.sum(), *mu])
-        if lam.min() > best:
-            best, depth, u, weights, corners = lam.min(), -offsets[facet], hull.equations[facet, :3], lam, \
-                hull.simplices[facet]
-    i, j = np.divmod(corners, len(B))
-    return float(depth), u, weights @ A[i], weights @ B[j]
+    projection on that facet. The facet is found by the expanding polytope algorithm (EPA, van den Bergen 2001)
+    from GJK's last simplex (:func:`gjk_simplex`): exact for polytopes, its faces being triangles of vertices of
+    A − B. Compiled."""
+    simplex, on_a, on_b, weights = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3)), np.ones(4)
+    count, _ = gjk_simplex(A, B, simplex, on_a, on_b, weights, 64)
+    return expanded_polytope(A, B, simplex, on_a, on_b, count)
+
+
+@njit(cache=True)
+def _support(A, B, d):
+    """The support point of A − B along d and its parts (w, a, b): a maximizes d·a over A, b minimizes d·b over B."""
+    a, b = A[np.argmax(A @ d)], B[np.argmax(B @ -d)]
+    return a - b, a, b
+
+
+@njit(cache=True)
+def _add_face(F, N, D, alive, faces, V, i, j, k):
+    """Face (i, j, k) of vertices V, counter-clockwise seen from outside: its unit normal and the origin's signed
+    distance below its plane n·v_i."""
+    n = _cross(V[j] - V[i], V[k] - V[i])
+    n = n / max(_norm(n), 1e-300)
+    F[faces, 0], F[faces, 1], F[faces, 2] = i, j, k
+    N[faces], D[faces], alive[faces] = n, n @ V[i], True
+    return faces + 1
+
+
+@njit(cache=True)
+def expanded_polytope(A, B, simplex, on_a, on_b, count):
+    """(depth, u, a, b) of :func:`penetration` from GJK's last simplex (``count`` points of ``simplex`` (4, 3),
+    their parts ``on_a``, ``on_b``). The simplex is first grown to a tetrahedron of support points around the
+    origin (along the coordinate axes, around a segment, to either side of a triangle); then each time the face
+    nearest the origin is pushed out to the support point along its normal, the faces that point sees replaced by
+    the fan from their horizon to it, until the support point is no farther than the face (1e-13 of the size)."""
+    scale = 1.0 + np.abs(A).max() + np.abs(B).max()
+    eps, tol = 1e-10 * scale, 1e-13 * scale
+    V, Va, Vb = np.empty((MAX_POLYTOPE_VERTICES, 3)), np.empty((MAX_POLYTOPE_VERTICES, 3)), \
+        np.empty((MAX_POLYTOPE_VERTICES, 3))
+    V[:count], Va[:count], Vb[:count] = simplex[:count], on_a[:count], on_b[:count]
+    # a degenerate simplex loses its last point (a flat tetrahedron, a thin triangle, a point twice)
+    if count == 4 and abs(_cross(V[1] - V[0], V[2] - V[0]) @ (V[3] - V[0])) < eps ** 3:
+        count = 3
+    if count == 3 and _norm(_cross(V[1] - V[0], V[2] - V[0])) < eps ** 2:
+        count = 2
+    if count == 2 and _norm(V[1] - V[0]) < eps:
+        count = 1
+    if count == 1:  # a second point: the first support point along ±x, ±y, ±z away from the first
+        for k in range(6):
+            d = np.zeros(3)
+            d[k // 2] = 1.0 if k % 2 == 0 else -1.0
+            w, a, b = _support(A, B, d)
+            if _norm(w - V[0]) > eps:
+                V[1], Va[1], Vb[1] = w, a, b
+                count = 2
+                break
+    if count == 2:  # a third: around the segment, in six directions perpendicular to it
+        axis = V[1] - V[0]
+        e = np.zeros(3)
+        e[np.argmin(np.abs(axis))] = 1.0
+        u = _cross(axis, e)
+        u = u / _norm(u)
+        v = _cross(axis / _norm(axis), u)
+        for k in range(6):
+            d = np.cos(k * np.pi / 3.0) * u + np.sin(k * np.pi / 3.0) * v
+            w, a, b = _support(A, B, d)
+            if _norm(_cross(w - V[0], axis)) > eps * _norm(axis):
+                V[2], Va[2], Vb[2] = w, a, b
+                count = 3
+                break
+    if count == 3:  # a fourth: to the side of the triangle's plane that A − B reaches beyond it
+        n = _cross(V[1] - V[0], V[2] - V[0])
+        n = n / _norm(n)
+        w, a, b = _support(A, B, n)
+        if (w - V[0]) @ n <= eps:
+            w, a, b = _support(A, B, -n)
+        V[3], Va[3], Vb[3] = w, a, b
+        count = 4
+    if count < 4 or abs(_cross(V[1] - V[0], V[2] - V[0]) @ (V[3] - V[0])) < eps ** 3:
+        return 0.0, np.array([0.0, 0.0, 1.0]), Va[0].copy(), Vb[0].copy()  # A − B flat: no depth
+    F, N = np.empty((_MAX_FACES, 3), dtype=np.int64), np.empty((_MAX_FACES, 3))
+    D, alive = np.empty(_MAX_FACES), np.zeros(_MAX_FACES, dtype=np.bool_)
+    faces = 0
+    inside = 0.25 * (V[0] + V[1] + V[2] + V[3])
+    for i, j, k in ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2)):
+        if _cross(V[j] - V[i], V[k] - V[i]) @ (V[i] - inside) < 0.0:
+            j, k = k, j
+        faces = _add_face(F, N, D, alive, faces, V, i, j, k)
+    vertices = 4
+    visible = np.empty(_MAX_FACES, dtype=np.int64)
+    horizon = np.empty((3 * _MAX_FACES, 2), dtype=np.int64)
+    while True:
+        nearest, best = -1, np.inf
+        for f in range(faces):
+            if alive[f] and D[f] < best:
+                nearest, best = f, D[f]
+        w, a, b = _support(A, B, N[nearest])
+        if w @ N[nearest] - D[nearest] <= tol or vertices == MAX_POLYTOPE_VERTICES or faces + 64 > _MAX_FACES:
+            break
+        V[vertices], Va[vertices], Vb[vertices] = w, a, b
+        # the faces w sees, grown from the nearest over shared edges; their edges not shared among them: the horizon
+        seen = 0
+        visible[seen] = nearest
+        seen += 1
+        alive[nearest] = False
+        grown = 0
+        while grown < seen:
+            f = visible[grown]
+            grown += 1
+            for g in range(faces):
+                if alive[g] and N[g] @ (w - V[F[g, 0]]) > tol and _shares_edge(F, f, g):
+                    alive[g] = False
+                    visible[seen] = g
+                    seen += 1
+        edges = 0
+        for s in range(seen):
+            f = visible[s]
+            for e in range(3):
+                i, j = F[f, e], F[f, (e + 1) % 3]
+                shared = False
+                for t in range(seen):
+                    g = visible[t]
+                    if t != s and ((F[g, 0] == j and F[g, 1] == i) or (F[g, 1] == j and F[g, 2] == i)
+                                   or (F[g, 2] == j and F[g, 0] == i)):
+                        shared = True
+                        break
+                if not shared:
+                    horizon[edges, 0], horizon[edges, 1] = i, j
+                    edges += 1
+        for e in range(edges):
+            faces = _add_face(F, N, D, alive, faces, V, horizon[e, 0], horizon[e, 1], vertices)
+        vertices += 1
+    # of the faces as near as the nearest (a facet of A − B cut in triangles), the one holding the origin's foot
+    nearest, most = -1, np.inf
+    for f in range(faces):
+        if alive[f] and D[f] < most:
+            nearest, most = f, D[f]
+    best, depth, u = -np.inf, most, N[nearest].copy()  # (a degenerate face's weights are not finite: skipped)
+    a, b = Va[F[nearest, 0]].copy(), Vb[F[nearest, 0]].copy()
+    for f in range(faces):
+        if alive[f] and D[f] <= most + tol:
+            foot = D[f] * N[f]
+            i, j, k = F[f, 0], F[f, 1], F[f, 2]
+            area = N[f] @ _cross(V[j] - V[i], V[k] - V[i])
+            lam = np.array([N[f] @ _cross(V[j] - foot, V[k] - foot), N[f] @ _cross(V[k] - foot, V[i] - foot),
+                            N[f] @ _cross(V[i] - foot, V[j] - foot)]) / area
+            if lam.min() > best:
+                best, depth, u = lam.min(), D[f], N[f].copy()
+                a = lam[0] * Va[i] + lam[1] * Va[j] + lam[2] * Va[k]
+                b = lam[0] * Vb[i] + lam[1] * Vb[j] + lam[2] * Vb[k]
+    return depth, u, a, b
+
+
+@njit(cache=True)
+def _shares_edge(F, f, g):
+    """Whether faces f and g of F have two vertices in common."""
+    common = 0
+    for x in range(3):
+        for y in range(3):
+            if F[f, x] == F[g, y]:
+                common += 1
+    return common >= 2

@@ -28,14 +28,20 @@ from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..model.joint_forces import joint_force_rows
 from ._kinematics import Snapshot
 from ._narrow import speed_bound
+from ._step import closing_velocity
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
-from .contact import coefficient_arrays, found_contacts, geometry_arrays, point_rows, solve_rows
+from .contact import (ACCEPTED_ERROR, MAX_PIVOTS, _TOLERANCES, _pyramid, coefficient_arrays, found_contacts,
+                      geometry_arrays, point_rows, relaxed_forces)
 from .gauss import GaussSolver
 from .limits import bound_arrays, enforced_limits
 from .types import stack
 
 if TYPE_CHECKING:
     from ..model import Model
+
+EDGES = 8  # edges of the friction pyramid
+REGULARIZATION = 1e-10  # the LCP's diagonal regularization, relative to its mean diagonal
+MARGIN, ERP, BOUNCE_VELOCITY = 1e-3, 0.2, 0.1  # [m], the error reduction per step, [m/s]: contact_step's defaults
 
 
 def project(model, q, v):
@@ -53,7 +59,7 @@ def _speed_bound(model, s):
     return speed_bound(index, origin, radius, s.dp, s.w)
 
 
-def _joint_damping(model):
+def joint_damping(model):
     """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere: the
     damping column of :func:`~multibody.model.joint_forces.joint_force_rows`, summed per joint. Found once per compiled
     model (kept in ``CompiledModel.derived``, which any edit of the model or its force elements drops)."""
@@ -66,7 +72,14 @@ def _joint_damping(model):
     return derived["joint_damping"]
 
 
-def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocity=0.1, limits=None):
+def step_settings(margin, erp, bounce_velocity):
+    """The compiled step's settings: (margin [m], erp, bounce_velocity [m/s], LCP regularization, accepted LCP
+    error, Lemke's pivots per unknown), the pyramid's edge directions (edges, 2) and Lemke's pivot tolerances."""
+    return (np.array([margin, erp, bounce_velocity, REGULARIZATION, ACCEPTED_ERROR, MAX_PIVOTS], dtype=float),
+            _pyramid(EDGES), _TOLERANCES)
+
+
+def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_velocity=BOUNCE_VELOCITY, limits=None):
     """One velocity-level time step with contacts, joint limits and constraints (see module docstring); returns
     (q⁺, v⁺). ``limits``: the :class:`~multibody.JointLimit` s and :class:`~multibody.TendonLimit` s to enforce
     (default :func:`~multibody.constraints.limits.enforced_limits`, the model's and the joints' and tendons' stored
@@ -74,7 +87,7 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
-    damping = _joint_damping(model)
+    damping = joint_damping(model)
     if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
         M = crba(model, q)
         M[np.diag_indices_from(M)] += h * damping
@@ -91,7 +104,7 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     if not (nc or nb):
         v_new = v + h * a
         return integrate(model, q, v_new, h), v_new
-    # the rows: the contacts', then every finite bound's (g = G q − offset, n = N, frictionless)
+    # the rows: the contacts', then every finite bound's (g = G q − offset, ġ = N v, frictionless, no tangents)
     index = geometry_arrays(model)[0]
     c_rows = point_rows(s, index[found.first], index[found.second], found.point, found.normal, found.anchor_a,
                         found.anchor_b)
@@ -103,22 +116,18 @@ def contact_step(model, q, v, dt, tau=None, margin=1e-3, erp=0.2, bounce_velocit
     restitution = np.concatenate([restitution, e_limits])
     gaps = np.concatenate([found.gap, G @ q - offset])
     vn = np.concatenate([c_rows.vn, N_limits @ v])
-    # n·v⁺ ≥ −gap/h: at most to the surface by the step's end (plastic); −erp·gap/h out of a penetration
-    target = np.where(gaps >= 0, -gaps / h, -erp * gaps / h)
-    closing = N @ (v + h * a) < target  # the free motion reaches the surface (or bound) within the step
-    # only rows that the step's motion closes take an impulse: those of the free motion, then those the impulses
-    # of the others close (an impact on a foot swinging a knee onto its stop), until none is left out
-    rows = closing | (gaps <= 0)
-    v_new = v + h * a
     K = solver.compliance()
-    while rows.any():
-        k = np.flatnonzero(rows)
-        # Newton's restitution on arrival, for rows reaching their surface in this step
-        bounce = (restitution[k] > 0) & (vn[k] < -bounce_velocity)
-        goal = np.where(bounce, np.maximum(target[k], -restitution[k] * vn[k]), target[k])
-        v_new = v + h * solve_rows(K, a, N[k], T[k], mu[k], (goal - vn[k]) / h, -vt[k] / h)
-        late = ~rows & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
+    n = nc + nb
+    chosen, v_new, target, gamma_n, gamma_t = (np.zeros(n, dtype=bool), np.empty(model.nv), np.empty(n),
+                                               np.empty(n), np.empty((n, 2)))
+    while not closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, _pyramid(EDGES),
+                               REGULARIZATION, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, chosen, v_new, target,
+                               gamma_n, gamma_t):
+        # Lemke's method failed on the rows chosen: their forces by projected Gauss–Seidel, then any rows these close
+        k = np.flatnonzero(chosen)
+        v_new = v + h * (a + K @ relaxed_forces(K, a, N[k], T[k], mu[k], gamma_n[k], gamma_t[k])[1])
+        late = ~chosen & (N @ v_new < target - 1e-12 * np.maximum(1.0, np.abs(target)))
         if not late.any():
             break
-        rows |= late
+        chosen |= late
     return integrate(model, q, v_new, h), v_new

@@ -46,6 +46,10 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
         torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
     method, collisions = options["method"], options["collisions"] not in (False, None)
     check_method(model, method, options["dt"], options["dynamics"], collisions, stacklevel=5)  # (to simulate's caller)
+    if method == "contact" and models is None and options["compiled"] and options["progress"] is not True:
+        from . import contact_loop
+        if not contact_loop.unsupported(model, torque, options["f_ext"], options["events"], options["dynamics"]):
+            return _contact_runs(model, Q0, V0, t_end, torque, controls, options)
     if not in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
                             options["f_ext"], options["events"], options["dynamics"], options["atol"],
                             options["joint_limits"], stacklevel=5):
@@ -60,6 +64,23 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
                 failures[b] = (str(exc), exc.time)
         return gathered(runs, failures, SimulationError)
     return _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options)
+
+
+def _contact_runs(model, Q0, V0, t_end, torque, controls, options):
+    """:func:`runs` of ``method="contact"`` all together in the compiled contact loop, across threads
+    (:func:`multibody.simulate.contact_loop.contact_runs`)."""
+    from ..constraints.limits import enforced_limits
+    from . import contact_loop
+    if not t_end > options["t_start"]:
+        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({options['t_start']})")
+    t_eval = output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
+                          options["dt"])
+    trajectories, failures = contact_loop.contact_runs(model, np.ascontiguousarray(Q0), np.ascontiguousarray(V0),
+                                                       t_eval, {**options, "torque": torque},
+                                                       enforced_limits(model, options["joint_limits"]), controls)
+    warn_beyond_limits(model, *trajectories, stacklevel=5, stored=options["joint_limits"])
+    interrupted = any(reason == "interrupted" for reason, _ in failures.values())
+    return gathered(trajectories, failures, SimulationInterrupted if interrupted else SimulationError)
 
 
 def _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options):

@@ -42,13 +42,9 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
         return "the model has constraints"
     if model.ne:
         return "the model has flexible beams"
-    others = not_compiled(model)
-    if others:
-        return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
-    if callable(torque) and not isinstance(torque, TorqueTable):
-        return "the torque is a callable"
-    if f_ext is not None:
-        return "body forces (f_ext) are given"
+    reason = inputs_unsupported(model, torque, f_ext)
+    if reason:
+        return reason
     for event in events:
         if not builtin(event):
             name = getattr(event, "name", None) or getattr(event, "__name__", "event")
@@ -58,6 +54,19 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1
         return "custom dynamics are given"
     if not atol > 0.0:
         return "atol is not positive"
+    return ""
+
+
+def inputs_unsupported(model, torque=None, f_ext=None):
+    """Why a compiled loop cannot take the model's force elements or these inputs ("" if it can): force elements
+    it does not compile (:func:`not_compiled`), a torque that is a Python callable, body forces ``f_ext``."""
+    others = not_compiled(model)
+    if others:
+        return f"force element {others[0].name!r} ({type(others[0]).__name__}) is not compiled"
+    if callable(torque) and not isinstance(torque, TorqueTable):
+        return "the torque is a callable"
+    if f_ext is not None:
+        return "body forces (f_ext) are given"
     return ""
 
 

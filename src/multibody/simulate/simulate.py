@@ -187,6 +187,13 @@ def _one_run(model, q0, v0, t_end, options):
     impacts, limits, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
     method, progress, events = options["method"], options["progress"], options["events"]
     torque, f_ext, dynamics = options["torque"], options["f_ext"], options["dynamics"]
+    if method == "contact" and options["compiled"] and progress is not True:
+        from . import contact_loop
+        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
+        if not reason:
+            return warn_beyond_limits(model, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
+                                      stacklevel=4, stored=options["joint_limits"])
+        python_loop_notice(model, reason, stacklevel=5)
     if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
             in_compiled_loop(model, method, options["compiled"], progress, False, torque, f_ext, events, dynamics,
                              options["atol"], False, stacklevel=5)):
@@ -215,7 +222,8 @@ def _planned(model, q0, v0, t_start, t_end, options):
     check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=6)
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    if options["compiled"] and not compiled_controls(ctrl) and method in COMPILED and options["progress"] is not True:
+    if options["compiled"] and not compiled_controls(ctrl) and (method in COMPILED or method == "contact") and options[
+            "progress"] is not True:
         python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=5)
     options["compiled"] = options["compiled"] and compiled_controls(ctrl)
     if getattr(model, "constraints", None):

@@ -1,0 +1,168 @@
+"""The contact time step compiled, and its loop through the output times: no Python per step.
+
+The step of :func:`multibody.constraints.integrate.contact_step` for a model without equality constraints whose
+contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), under a torque
+table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
+
+    kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
+    free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
+    detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
+    rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
+    velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
+    position          q⁺ = q ⊕ h v⁺, quaternions normalized
+
+The loop cuts each interval between output times into equal steps of at most dt (the rule of
+:class:`multibody.simulate.fixed_step.FixedStep`), writes the state at each output time, and stops at a non-finite
+state, at Ctrl-C (``stats[STOP]`` set by another thread), or at a step whose LCP Lemke's method cannot solve (the
+Python step takes that one, with its Gauss–Seidel fallback, and the loop goes on).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..constraints._kinematics import contact_rows, world_motion
+from ..constraints._narrow import detect_contacts, speed_bound
+from ..constraints._step import closing_velocity
+from ..dynamics._configuration import integrate, normalize_quaternions
+from ..dynamics._core import aba, crba, rnea
+from .actuators import add_actuation
+from .forces import add_joint_forces, element_body_forces
+from .tree_rates import INTERRUPTED, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite, torque_at
+
+UNSOLVED = 6  # a step whose contact LCP Lemke's method found no solution for (the Python step takes it)
+# clock entries: time [s], step [s], steps left to the next output time, index of the next output time, and whether
+# ``given`` holds the state after the next step (computed by the Python step)
+TIME, STEP, LEFT, NEXT, GIVEN = range(5)
+# settings entries (:func:`multibody.constraints.integrate.step_settings`, then dt and |g|)
+MARGIN, ERP, BOUNCE, REGULARIZATION, ACCEPTED, PIVOTS, DT, GRAVITY = range(8)
+
+
+@njit(cache=True, nogil=True)
+def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, clock, given, t_eval,
+                x_out, stats):
+    """Step x = (q, v) from the clock's time through the output times t_eval, writing the state at each to x_out;
+    returns the status (OK, NONFINITE, INTERRUPTED or UNSOLVED: x and the clock are then at the step's start).
+
+    model = (topology, params, gravity); tau = (times, values), the torque table; forces = (joint rows, spring rows,
+    rotor rows, actuation, control table) (:func:`multibody.simulate.compiled.force_arrays`); damping (nv,) the joint dampers;
+    shapes = (the geometries' arrays of :mod:`~..constraints._narrow` (kind, size, body, R_local, p_local, center,
+    bound, vertices, first_vertex, vertex_count), pairs (m, 2), the most contacts they give at once, friction (m,),
+    restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
+    entries above; cone (edges, 2) the friction pyramid; tolerances Lemke's pivot tolerances; clock (5,) as above;
+    stats as the compiled tree loop's (:mod:`.tree_rates`)."""
+    topology, params, gravity = model
+    nv = damping.shape[0]
+    nq = x.shape[0] - nv
+    n = topology.shape[0]
+    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((shapes[2], 14)), np.empty((nv, nv)),
+            np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq))
+    t, h, left, j = clock[TIME], clock[STEP], int(clock[LEFT]), int(clock[NEXT])
+    while j < t_eval.shape[0]:
+        if left == 0:  # the next output time, in equal steps of at most dt
+            left = max(1, int(np.ceil((t_eval[j] - t) / settings[DT] * (1.0 - 1e-12))))
+            h = (t_eval[j] - t) / left
+        if clock[GIVEN] != 0.0:
+            x[:] = given
+            clock[GIVEN] = 0.0
+        elif not contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, t, h, work):
+            clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
+            return UNSOLVED
+        left -= 1
+        t = t_eval[j] if left == 0 else t + h
+        stats[STEPS] += 1
+        stats[T_REACHED] = t
+        if not finite(x):
+            return NONFINITE
+        while left == 0 and j < t_eval.shape[0] and t_eval[j] <= t:
+            x_out[j] = x
+            j += 1
+        if stats[STOP] != 0.0:
+            clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
+            return INTERRUPTED
+    clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
+    return OK
+
+
+@njit(cache=True, nogil=True, inline="always")  # (inlined: compiled once, within contact_run)
+def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, t, h, work):
+    """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
+    Lemke's method finds no solution of the step's LCP. ``work``: the loop's scratch arrays."""
+    topology, params, gravity = model
+    geometries, pairs, _, pair_mu, pair_e = shapes
+    index, p_local, bound = geometries[2], geometries[4], geometries[6]
+    G, offset, N_limits, e_limits = limits
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q = work
+    nv = damping.shape[0]
+    nq = x.shape[0] - nv
+    q[:] = x[:nq]
+    normalize_quaternions(topology, q)
+    v = x[nq:].copy()
+    if not world_motion(topology, params, q, v, R0, p0, motion):
+        x[0] = np.nan
+        return True
+    # the applied forces: τ(t), the joint springs and friction, the tendons and actuators at the controls u(t),
+    # the springs' and rotors' body forces
+    torque_at(tau, t, Q)
+    add_joint_forces(forces[0], q, v, Q)
+    add_actuation(forces[3], forces[4], t, q, v, Q)
+    if body_forces.shape[0] > 0:
+        element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
+    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c
+    crba(topology, params, q, M)
+    damped = False
+    for k in range(nv):
+        if damping[k] != 0.0:
+            damped = True
+    if damped:
+        for k in range(nv):
+            M[k, k] += h * damping[k]
+        rnea(topology, params, gravity, q, v, zero, body_forces, c)
+        a[:] = np.linalg.solve(M, Q - c)
+    else:
+        aba(topology, params, gravity, q, v, Q, body_forces, a)
+    # the compliance K = M⁻¹ = L⁻ᵀ L⁻¹ (M = L Lᵀ), as Gauss's principle without equality rows
+    L_inv = np.linalg.inv(np.linalg.cholesky(M))
+    K = L_inv.T @ L_inv
+    # the contacts within reach of the step
+    speed = speed_bound(index, p_local, bound, motion[1], motion[0])
+    reach = settings[MARGIN] + h * (speed + h * settings[GRAVITY])
+    nc = detect_contacts(geometries, pairs, R0, p0, reach, out)
+    nb = offset.shape[0]
+    rows = nc + nb
+    if rows == 0:
+        for k in range(nv):
+            x[nq + k] = v[k] + h * a[k]
+        integrate(topology, q, x[nq:], h, x[:nq])
+        normalize_quaternions(topology, x)
+        return True
+    # the rows: the contacts', then every finite bound's (frictionless, no tangents)
+    body_a, body_b = np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64)
+    point, normal, anchor_a, anchor_b = np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3))
+    found = np.empty(nc, dtype=np.int64)  # the contacts' pairs
+    for k in range(nc):
+        found[k] = int(out[k, 13])
+        body_a[k], body_b[k] = index[pairs[found[k], 0]], index[pairs[found[k], 1]]
+        point[k], normal[k], anchor_a[k], anchor_b[k] = out[k, 0:3], out[k, 3:6], out[k, 7:10], out[k, 10:13]
+    N_c, T_c, tangents, velocities = np.empty((nc, nv)), np.empty((nc, 2, nv)), np.empty((nc, 2, 3)), np.empty((nc, 6))
+    contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal, anchor_a, anchor_b, N_c, T_c,
+                 tangents, velocities)
+    N, T = np.zeros((rows, nv)), np.zeros((rows, 2, nv))
+    vt, vn, mu, e, gaps = np.zeros((rows, 2)), np.empty(rows), np.zeros(rows), np.empty(rows), np.empty(rows)
+    for k in range(nc):
+        N[k], T[k] = N_c[k], T_c[k]
+        vn[k], vt[k, 0], vt[k, 1] = velocities[k, 0], velocities[k, 1], velocities[k, 2]
+        mu[k], e[k], gaps[k] = pair_mu[found[k]], pair_e[found[k]], out[k, 6]
+    for b in range(nb):
+        r = nc + b
+        N[r] = N_limits[b]
+        e[r], gaps[r], vn[r] = e_limits[b], G[b] @ q - offset[b], N_limits[b] @ v
+    chosen, v_new = np.zeros(rows, dtype=np.bool_), np.empty(nv)
+    if not closing_velocity(K, a, v, h, N, T, vt, vn, mu, e, gaps, settings[ERP], settings[BOUNCE], cone,
+                            settings[REGULARIZATION], tolerances, int(settings[PIVOTS]), settings[ACCEPTED], chosen,
+                            v_new, np.empty(rows), np.empty(rows), np.empty((rows, 2))):
+        return False
+    x[nq:] = v_new
+    integrate(topology, q, v_new, h, x[:nq])
+    normalize_quaternions(topology, x)
+    return True

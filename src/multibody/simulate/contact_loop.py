@@ -1,0 +1,163 @@
+"""``simulate(..., method="contact")`` in the compiled loop: the whole contact time step in numba between output
+times (:mod:`._contact_kernel`), one run or many at once across threads.
+
+It takes the models and runs the Python step (:func:`multibody.constraints.integrate.contact_step`) would take
+without Python callables: no equality constraints (joint and tendon limits are fine), every pair of shapes the
+compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), a constant torque or a
+:class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
+same trajectories (the same compiled pieces in the same order; a step whose LCP Lemke's method cannot solve is taken
+by the Python step, with its Gauss–Seidel fallback). Ctrl-C stops a run at its next step, keeping the samples
+(:func:`~.compiled._interruptible`).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..constraints.contact import coefficient_arrays, contact_pairs, detection_arrays
+from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
+from ..constraints.limits import bound_arrays
+from ..constraints.types import equality_constraints
+from ..dynamics._batch import in_threads
+from ..dynamics.kinematics import normalize
+from ..errors import SimulationError, SimulationInterrupted
+from . import _contact_kernel as kernel
+from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory
+from .actuators import control_table
+from .python_loop import generalized_forces, normalizer
+from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
+
+
+def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
+    """Why the compiled contact loop cannot run this simulation ("" if it can)."""
+    equalities = equality_constraints(model)
+    if equalities:
+        return f"the model has equality constraints ({type(equalities[0]).__name__} first)"
+    if model.ne:
+        return "the model has flexible beams"
+    if events:
+        return "events are given"
+    if dynamics is not None:
+        return "custom dynamics are given"
+    return inputs_unsupported(model, torque, f_ext)
+
+
+def _arrays(model, dt, limits, ctrl=None):
+    """The compiled loop's arguments but the torque, the state and the outputs: (model, forces, damping, shapes,
+    limits, settings, cone, tolerances), the actuators at the controls ``ctrl`` (None, (nu,) or a TorqueTable)."""
+    cm = model._compiled or model.compile()
+    contact_pairs(model)  # (its warning, once)
+    geometries, pairs, capacity = detection_arrays(model)
+    shapes = (geometries, pairs, capacity, *coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
+    g = np.asarray(model.gravity, dtype=float)
+    settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
+    forces = force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl)))
+    return ((cm.topology, cm.params, cm.gravity), forces, joint_damping(model), shapes,
+            bound_arrays(model, limits)[1:], settings, cone, tolerances)
+
+
+def _stepper(model, arrays, tau, torque, ctrl, limits):
+    """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
+    whose LCP Lemke's method cannot solve, from the clock's time through t_eval."""
+    normalized, forces = normalizer(model), generalized_forces(model, torque, None, ctrl)
+    nq = model.nq
+    given = np.empty(model.nq + model.nv)
+    tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
+
+    def run(x, clock, t_eval, x_out, stats):
+        t_eval = np.ascontiguousarray(t_eval, dtype=float)
+        while True:
+            status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats)
+            if status != kernel.UNSOLVED:
+                return status
+            t, h = clock[kernel.TIME], clock[kernel.STEP]
+            q, v = normalized(x[:nq]), x[nq:]
+            q, v = contact_step(model, q, v, h, forces(t, q, v), limits=limits)
+            given[:nq], given[nq:] = normalized(q), v
+            clock[kernel.GIVEN] = 1.0
+    return run
+
+
+def _start(model, q0, v0, t_start, t_eval):
+    """(x, clock, x_out): the initial state (quaternions normalized), the clock at t_start, and the outputs with
+    the samples at t_start written."""
+    x = np.concatenate([normalize(model, q0), v0])
+    first = int(np.searchsorted(t_eval, t_start, side="right"))
+    x_out = np.full((len(t_eval), x.shape[0]), np.nan)
+    x_out[:first] = x
+    return x, np.array([t_start, 0.0, 0.0, first, 0.0]), x_out
+
+
+def _info(dt, stats, status):
+    return {"method": "contact", "dt": float(dt), "nfev": 0, "steps": int(stats[STEPS]), "status": STATUS[status],
+            "t_reached": float(stats[T_REACHED]), "compiled": True}
+
+
+def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl):
+    """The run's Trajectory, or (its partial Trajectory, error) when it stopped early."""
+    count, nq = int(clock[kernel.NEXT]), model.nq
+    info = _info(dt, stats, status)
+    t, q, v = t_eval[:count], x_out[:count, :nq], x_out[:count, nq:]
+    if status == OK:
+        return tree_trajectory(model, t, q, v, info, torque, ctrl=ctrl), None
+    if status == INTERRUPTED:
+        info["interrupted"] = True
+    t, q, v, _ = _with_reached(t, q, v, float(stats[T_REACHED]), x, nq)
+    finite = np.all(np.isfinite(np.concatenate([q, v], axis=1)), axis=1)
+    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, torque, ctrl=ctrl)
+    time = float(stats[T_REACHED])
+    if status == INTERRUPTED:
+        return partial, SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {time:.6g} s",
+                                              time=time, trajectory=partial)
+    return partial, SimulationError(f"state became non-finite at t = {time:.6g} s", time=time, trajectory=partial)
+
+
+def contact_run(model, q0, v0, t_eval, options, limits):
+    """The Trajectory of ``simulate(model, q0, v0, method="contact", ...)`` (``options``: simulate's) in the
+    compiled loop, through the output times ``t_eval``; SimulationError (non-finite state) or
+    SimulationInterrupted (Ctrl-C) carry the samples computed."""
+    torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
+    arrays = _arrays(model, dt, limits, ctrl)
+    tau = torque_table(torque, model.nv)
+    x, clock, x_out = _start(model, q0, v0, float(options["t_start"]), t_eval)
+    stats = np.zeros(5)
+    run = _stepper(model, arrays, tau, torque, ctrl, limits)
+    status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
+    trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl)
+    if error is not None:
+        raise error
+    return trajectory
+
+
+def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=None):
+    """(trajectories, failures {run: (reason, time [s])}) of the runs from the rows of Q0 (B, nq), V0 (B, nv) in the
+    compiled loop, across threads (each run's loop releases the GIL), with ``options["torque"]`` None, (nv,),
+    (B, nv), a TorqueTable or a list of B of them, and the controls ``controls`` (None, or one entry per run:
+    None, (nu,) or a TorqueTable); each run equal to its single run. Ctrl-C stops every run at its next step (their
+    status "interrupted")."""
+    torque, dt, B = options["torque"], options["dt"], Q0.shape[0]
+    per_run = isinstance(torque, (list, tuple)) or (isinstance(torque, np.ndarray) and torque.ndim == 2)
+    torques = [torque[b] for b in range(B)] if per_run else [torque] * B
+    ctrls = [None] * B if controls is None else list(controls)
+    arrays = [_arrays(model, dt, limits, ctrls[b]) for b in range(B)]
+    starts = [_start(model, Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
+    stats, status = np.zeros((B, 5)), np.full(B, OK)
+    runners = [_stepper(model, arrays[b], torque_table(torques[b], model.nv), torques[b], ctrls[b], limits)
+               for b in range(B)]
+
+    def one(b):
+        x, clock, x_out = starts[b]
+        status[b] = runners[b](x, clock, t_eval, x_out, stats[b])
+    threads = max(1, min(B, int(threads or os.cpu_count() or 1)))
+    stop = stats.T  # (stop[STOP] = 1 stops every run)
+    _interruptible(lambda: in_threads(one, B, threads), stop)
+    trajectories, failures = [], {}
+    for b in range(B):
+        trajectory, error = _trajectory(model, t_eval, *starts[b][:2], starts[b][2], stats[b], int(status[b]), dt,
+                                        torques[b], ctrls[b])
+        trajectories.append(trajectory)
+        if error is not None:
+            failures[b] = (STATUS[int(status[b])], error.time)
+    return trajectories, failures
