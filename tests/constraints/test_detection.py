@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from numba import njit
 
 import multibody as mb
 from multibody.constraints._kinematics import Snapshot
@@ -68,8 +69,8 @@ def test_compiled_detection_finds_the_contacts_of_collide(kinds):
 
 
 def test_every_kind_of_pair_in_one_call_from_compiled_code():
-    """All the shapes on bodies of one model, every pair of them a candidate: one call finds the contacts of all
-    pairs, pair after pair, each row naming its pair, within the capacity the pairs can fill."""
+    """All the shapes on bodies of one model, every pair of them a candidate: one call from a compiled function finds
+    the contacts of all pairs, pair after pair, each row naming its pair, within the capacity the pairs can fill."""
     model = mb.Model("all")
     for name, shape in SHAPES.items():
         if isinstance(shape, mb.Plane):
@@ -86,8 +87,13 @@ def test_every_kind_of_pair_in_one_call_from_compiled_code():
     assert len(pairs) == 15 and capacity == contact_capacity(shapes[0], pairs) == sum(
         MAX_CONTACTS[min(shapes[0][i], shapes[0][j]), max(shapes[0][i], shapes[0][j])] for i, j in pairs)
     out = np.full((capacity, 14), np.nan)
-    count = detect_contacts(shapes, pairs, snapshot.R0, snapshot.p0, 0.0, out)
+    count = _compiled_caller(shapes, pairs, snapshot.R0, snapshot.p0, out)
     found = found_contacts(model, snapshot)
     assert count == len(found.gap) >= 15 and np.all(np.diff(out[:count, 13]) >= 0)
     np.testing.assert_array_equal(pairs[out[:count, 13].astype(int)], np.column_stack([found.first, found.second]))
     np.testing.assert_array_equal(out[:count, 6], found.gap)
+
+
+@njit
+def _compiled_caller(shapes, pairs, R0, p0, out):
+    return detect_contacts(shapes, pairs, R0, p0, 0.0, out)

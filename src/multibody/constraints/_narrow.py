@@ -370,13 +370,13 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     count = 0
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
-        if kind[i] == PLANE and kind[j] != PLANE:
-            apart = _dot(centers[j] - p[i], R[i, :, 2]) - bound[j]
-        elif kind[j] == PLANE and kind[i] != PLANE:
-            apart = _dot(centers[i] - p[j], R[j, :, 2]) - bound[i]
-        else:
-            d = centers[i] - centers[j]
-            apart = np.sqrt(_dot(d, d)) - bound[i] - bound[j]
+        if kind[i] == PLANE or kind[j] == PLANE:  # the other's bounding sphere above the plane
+            plane, other = (i, j) if kind[i] == PLANE else (j, i)
+            apart = ((centers[other, 0] - p[plane, 0]) * R[plane, 0, 2] + (centers[other, 1] - p[plane, 1]) * R[plane, 1, 2]
+                     + (centers[other, 2] - p[plane, 2]) * R[plane, 2, 2]) - bound[other]
+        else:  # (scalars: no array per pair, the loop's cost per candidate pair is a few ns)
+            dx, dy, dz = centers[i, 0] - centers[j, 0], centers[i, 1] - centers[j, 1], centers[i, 2] - centers[j, 2]
+            apart = np.sqrt(dx * dx + dy * dy + dz * dz) - bound[i] - bound[j]
         if not apart <= margin:
             continue
         flip = kind[i] > kind[j]
