@@ -3,9 +3,9 @@ standing on a floor: candidate pairs, contacts found, µs per call.
 
     python benchmarks/bench_detection.py [--models go1 humanoid anymal anymal-srdf] [--calls 300]
 
-Models: Go1 and ANYmal (example-robot-data URDFs with their collision shapes, meshes as convex hulls; ``-srdf``:
-with the SRDF's disabled pairs, as benchmarks/bench_contact.py sets up Go1) in their neutral pose, and the dm_control
-humanoid at its initial configuration, each lowered onto a plane until its lowest shape is 1 mm into it.
+Models: Go1, ANYmal and Solo12 (example-robot-data URDFs with their collision shapes, Solo12's STL meshes as
+convex hulls; Go1, Solo12 and ``anymal-srdf`` with the SRDF's disabled pairs, as benchmarks/bench_contact.py sets up
+Go1) in their neutral pose, and the dm_control humanoid at its initial configuration, each lowered onto a plane until its lowest shape is 1 mm into it.
 The time is the best of 5 rounds of ``--calls`` calls at that state, margin 1 mm.
 """
 from __future__ import annotations
@@ -47,11 +47,13 @@ def humanoid():
 
 
 def models():
-    go1, anymal = robots() / "go1_description", robots() / "anymal_b_simple_description"
+    go1, anymal, solo = (robots() / "go1_description", robots() / "anymal_b_simple_description",
+                         robots() / "solo_description")
     return {"go1": lambda: urdf_robot(go1 / "urdf" / "go1.urdf", go1 / "srdf" / "go1.srdf"),
             "humanoid": humanoid,
             "anymal": lambda: urdf_robot(anymal / "robots" / "anymal.urdf"),
-            "anymal-srdf": lambda: urdf_robot(anymal / "robots" / "anymal.urdf", anymal / "srdf" / "anymal.srdf")}
+            "anymal-srdf": lambda: urdf_robot(anymal / "robots" / "anymal.urdf", anymal / "srdf" / "anymal.srdf"),
+            "solo12": lambda: urdf_robot(solo / "robots" / "solo12.urdf", solo / "srdf" / "solo.srdf")}
 
 
 def on_the_floor(model, q):
@@ -66,7 +68,7 @@ def on_the_floor(model, q):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", nargs="+", default=["go1", "humanoid", "anymal", "anymal-srdf"])
+    parser.add_argument("--models", nargs="+", default=["go1", "humanoid", "anymal", "anymal-srdf", "solo12"])
     parser.add_argument("--calls", type=int, default=300)
     args = parser.parse_args()
     print(f"{'model':12s} {'shapes':>6s} {'pairs':>6s} {'contacts':>8s} {'µs/call':>9s}")

@@ -203,8 +203,10 @@ def _points_plane(points, origin, normal, margin, out, row, flip, spread):
 
 
 @njit(cache=True)
-def _sphere_box(center, radius, R, p, h):
-    """(point, normal, gap, witness on the box) of a sphere against a box (:func:`~.geometry.sphere_box`)."""
+def sphere_box(center, radius, R, p, h):
+    """(point, normal, gap, witness on the box) of a sphere (centre, radius) against a box (rotation R, centre p,
+    half extents h): normal from the box's closest point, or through the nearest face when the centre is inside
+    (:func:`~.geometry.sphere_box`)."""
     local = R.T @ (center - p)
     closest = np.minimum(np.maximum(local, -h), h)
     if np.any(closest != local):
@@ -253,16 +255,16 @@ def _capsule_box(p0, p1, radius, R, p, h, margin, out, row, flip):
     gap_ends = np.inf
     for end in range(2):
         x = p0 if end == 0 else p1
-        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+        point, n, gap, witness = sphere_box(x, radius, R, p, h)
         gap_ends = min(gap_ends, gap)
         if gap <= margin:
             _write(out, row, point, n, gap, x, witness, flip)
             row += 1
     x = p0 + 0.5 * (lo + hi) * (p1 - p0)
-    point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+    point, n, gap, witness = sphere_box(x, radius, R, p, h)
     if gap + radius > 0.0:  # the axis misses the box: its point nearest to the box's nearest point
         x = _closest_on_segment(witness, p0, p1)
-        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+        point, n, gap, witness = sphere_box(x, radius, R, p, h)
     d = p1 - p0
     if gap < gap_ends - (1e-9 + 1e-7 * np.sqrt(_dot(d, d))) and gap <= margin:
         _write(out, row, point, n, gap, x, witness, flip)
@@ -331,7 +333,7 @@ def pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, 
         return row
     if kb == BOX:
         if ka == SPHERE:
-            point, n, gap, witness = _sphere_box(p[a], size[a, 0], R[b], p[b], size[b])
+            point, n, gap, witness = sphere_box(p[a], size[a, 0], R[b], p[b], size[b])
             if gap > margin:
                 return row
             _write(out, row, point, n, gap, p[a], witness, flip)
