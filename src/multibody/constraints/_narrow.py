@@ -170,8 +170,9 @@ def _box_corners(R, p, h):
 def _hull_world(R, p, vertices):
     """Vertices (k, 3) of a hull in its geometry's axes, posed at R, p: p + R v."""
     world = np.empty(vertices.shape)
-    for k in range(vertices.shape[0]):
-        world[k] = p + R[:, 0] * vertices[k, 0] + R[:, 1] * vertices[k, 1] + R[:, 2] * vertices[k, 2]
+    for k in range(vertices.shape[0]):  # (in scalars: no array per vertex)
+        for c in range(3):
+            world[k, c] = p[c] + R[c, 0] * vertices[k, 0] + R[c, 1] * vertices[k, 1] + R[c, 2] * vertices[k, 2]
     return world
 
 
@@ -183,7 +184,8 @@ def _points_plane(points, origin, normal, margin, out, row, flip, spread):
     gaps = np.empty(points.shape[0])
     near = 0
     for k in range(points.shape[0]):
-        gaps[k] = _dot(points[k] - origin, normal)
+        gaps[k] = ((points[k, 0] - origin[0]) * normal[0] + (points[k, 1] - origin[1]) * normal[1]
+                   + (points[k, 2] - origin[2]) * normal[2])
         near += gaps[k] <= margin
     if near == 0:
         return row
