@@ -5,11 +5,14 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy.spatial import ConvexHull
+from numba import njit
 
 import multibody as mb
 from multibody.constraints._kinematics import Snapshot
 from multibody.constraints._narrow import MAX_CONTACTS, contact_capacity, detect_contacts
 from multibody.constraints.contact import detection_arrays, found_contacts
+from multibody.constraints.convex import gjk_distance, penetration
 from multibody.constraints.geometry import collide, has_contact_model
 
 
@@ -68,8 +71,8 @@ def test_compiled_detection_finds_the_contacts_of_collide(kinds):
 
 
 def test_every_kind_of_pair_in_one_call_from_compiled_code():
-    """All the shapes on bodies of one model, every pair of them a candidate: one call finds the contacts of all
-    pairs, pair after pair, each row naming its pair, within the capacity the pairs can fill."""
+    """All the shapes on bodies of one model, every pair of them a candidate: one call from a compiled function finds
+    the contacts of all pairs, pair after pair, each row naming its pair, within the capacity the pairs can fill."""
     model = mb.Model("all")
     for name, shape in SHAPES.items():
         if isinstance(shape, mb.Plane):
@@ -86,8 +89,36 @@ def test_every_kind_of_pair_in_one_call_from_compiled_code():
     assert len(pairs) == 15 and capacity == contact_capacity(shapes[0], pairs) == sum(
         MAX_CONTACTS[min(shapes[0][i], shapes[0][j]), max(shapes[0][i], shapes[0][j])] for i, j in pairs)
     out = np.full((capacity, 14), np.nan)
-    count = detect_contacts(shapes, pairs, snapshot.R0, snapshot.p0, 0.0, out)
+    count = _compiled_caller(shapes, pairs, snapshot.R0, snapshot.p0, out)
     found = found_contacts(model, snapshot)
     assert count == len(found.gap) >= 15 and np.all(np.diff(out[:count, 13]) >= 0)
     np.testing.assert_array_equal(pairs[out[:count, 13].astype(int)], np.column_stack([found.first, found.second]))
     np.testing.assert_array_equal(out[:count, 6], found.gap)
+
+
+@njit
+def _compiled_caller(shapes, pairs, R0, p0, out):
+    return detect_contacts(shapes, pairs, R0, p0, 0.0, out)
+
+
+def test_penetration_is_the_nearest_facet_of_the_minkowski_difference():
+    """Overlapping random polytopes (a point, a segment, a box's corners, a hull of 4 to 60 points, against a hull):
+    the expanding polytope's depth and normal are those of the nearest facet of A − B's hull by qhull to 1e-12, and
+    its witness points a ∈ A, b ∈ B differ by depth · u."""
+    rng = np.random.default_rng(4)
+    tested = 0
+    for trial in range(200):
+        A = rng.normal(size=(rng.integers(4, 60), 3)) * 0.05
+        B = [rng.normal(size=(1, 3)) * 0.02, rng.normal(size=(2, 3)) * 0.03,
+             mb.Box([0.03, 0.04, 0.05]).corners() @ mb.quat_to_rotation(rng.normal(size=4)).T,
+             rng.normal(size=(rng.integers(4, 40), 3)) * 0.04][trial % 4] + rng.normal(size=3) * 0.02
+        if gjk_distance(A, B)[0] > 0.0:
+            continue
+        hull = ConvexHull((A[:, None] - B[None]).reshape(-1, 3))
+        nearest = np.argmax(hull.equations[:, 3])
+        depth, u, a, b = penetration(A, B)
+        np.testing.assert_allclose(depth, -hull.equations[nearest, 3], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(u, hull.equations[nearest, :3], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(a - b, depth * u, rtol=0, atol=1e-12)
+        tested += 1
+    assert tested >= 150

@@ -73,24 +73,30 @@ def box_box(Ra, pa, ha, Rb, pb, hb, margin, rows):
     least overlap among A's face normals, B's, and the 9 edge cross products (A's edge i × B's edge j at 6 + 3 i + j,
     those of parallel edges left out); face axes win ties within 1e-6 of the smaller box's size. A face axis: the
     clipped incident face's corners within ``margin``; an edge axis: the closest points of the two edges."""
-    d = pa - pb
+    d, tie = pa - pb, 1e-6 * min(ha.max(), hb.max())
     u, separations, along = np.zeros((15, 3)), np.full(15, -np.inf), np.zeros(15)
-    for k in range(15):
+    for k in range(15):  # (an axis that separates by more than the margin ends the test)
         if k < 3:
-            axis = Ra[:, k].copy()
+            u[k] = Ra[:, k]
         elif k < 6:
-            axis = Rb[:, k - 3].copy()
+            u[k] = Rb[:, k - 3]
         else:
             x, y = Ra[:, (k - 6) // 3], Rb[:, (k - 6) % 3]
-            axis = np.array([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]])
-        length = np.sqrt(axis @ axis)
+            u[k, 0], u[k, 1], u[k, 2] = x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]
+        length = np.sqrt(u[k, 0] * u[k, 0] + u[k, 1] * u[k, 1] + u[k, 2] * u[k, 2])
         if length < 1e-9:  # parallel edges: their cross product is no axis (a face axis covers them)
             continue
-        u[k] = axis / length
-        along[k] = u[k] @ d
-        separations[k] = abs(along[k]) - np.abs(u[k] @ Ra) @ ha - np.abs(u[k] @ Rb) @ hb
+        u[k] /= length
+        along[k] = u[k, 0] * d[0] + u[k, 1] * d[1] + u[k, 2] * d[2]
+        separations[k] = abs(along[k])
+        for m in range(3):
+            separations[k] -= abs(u[k, 0] * Ra[0, m] + u[k, 1] * Ra[1, m] + u[k, 2] * Ra[2, m]) * ha[m]
+        for m in range(3):
+            separations[k] -= abs(u[k, 0] * Rb[0, m] + u[k, 1] * Rb[1, m] + u[k, 2] * Rb[2, m]) * hb[m]
+        if separations[k] > margin and (k < 6 or separations[k] > separations[:6].max() + tie):
+            return 0  # (the axis of least overlap will be this one or one separating more)
     face, edge = np.argmax(separations[:6]), 6 + np.argmax(separations[6:])
-    best = edge if separations[edge] > separations[face] + 1e-6 * min(ha.max(), hb.max()) else face
+    best = edge if separations[edge] > separations[face] + tie else face
     n = u[best] if along[best] >= 0 else -u[best]  # from B towards A
     if separations[best] > margin:
         return 0

@@ -23,6 +23,7 @@ bound          (g,)        the radius of its bounding sphere [m] (a plane: inf)
 vertices       (v, 3)      the convex hulls' vertices, geometry axes, hull after hull [m]
 first_vertex   (g,) int    the row of ``vertices`` where a hull's vertices start (0 for other shapes)
 vertex_count   (g,) int    its number of vertices (0 for other shapes)
+extent         (g, 3)      the half extents of its bounding box about ``center``, geometry axes [m] (a plane: inf)
 =============  ==========  ===================================================================================
 
 A contact is one row (14,) of ``out``: point (3), normal from B to A (3), signed gap [m], anchor on A (3), anchor
@@ -169,8 +170,9 @@ def _box_corners(R, p, h):
 def _hull_world(R, p, vertices):
     """Vertices (k, 3) of a hull in its geometry's axes, posed at R, p: p + R v."""
     world = np.empty(vertices.shape)
-    for k in range(vertices.shape[0]):
-        world[k] = p + R[:, 0] * vertices[k, 0] + R[:, 1] * vertices[k, 1] + R[:, 2] * vertices[k, 2]
+    for k in range(vertices.shape[0]):  # (in scalars: no array per vertex)
+        for c in range(3):
+            world[k, c] = p[c] + R[c, 0] * vertices[k, 0] + R[c, 1] * vertices[k, 1] + R[c, 2] * vertices[k, 2]
     return world
 
 
@@ -182,7 +184,8 @@ def _points_plane(points, origin, normal, margin, out, row, flip, spread):
     gaps = np.empty(points.shape[0])
     near = 0
     for k in range(points.shape[0]):
-        gaps[k] = _dot(points[k] - origin, normal)
+        gaps[k] = ((points[k, 0] - origin[0]) * normal[0] + (points[k, 1] - origin[1]) * normal[1]
+                   + (points[k, 2] - origin[2]) * normal[2])
         near += gaps[k] <= margin
     if near == 0:
         return row
@@ -202,8 +205,10 @@ def _points_plane(points, origin, normal, margin, out, row, flip, spread):
 
 
 @njit(cache=True)
-def _sphere_box(center, radius, R, p, h):
-    """(point, normal, gap, witness on the box) of a sphere against a box (:func:`~.geometry.sphere_box`)."""
+def sphere_box(center, radius, R, p, h):
+    """(point, normal, gap, witness on the box) of a sphere (centre, radius) against a box (rotation R, centre p,
+    half extents h): normal from the box's closest point, or through the nearest face when the centre is inside
+    (:func:`~.geometry.sphere_box`)."""
     local = R.T @ (center - p)
     closest = np.minimum(np.maximum(local, -h), h)
     if np.any(closest != local):
@@ -252,16 +257,16 @@ def _capsule_box(p0, p1, radius, R, p, h, margin, out, row, flip):
     gap_ends = np.inf
     for end in range(2):
         x = p0 if end == 0 else p1
-        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+        point, n, gap, witness = sphere_box(x, radius, R, p, h)
         gap_ends = min(gap_ends, gap)
         if gap <= margin:
             _write(out, row, point, n, gap, x, witness, flip)
             row += 1
     x = p0 + 0.5 * (lo + hi) * (p1 - p0)
-    point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+    point, n, gap, witness = sphere_box(x, radius, R, p, h)
     if gap + radius > 0.0:  # the axis misses the box: its point nearest to the box's nearest point
         x = _closest_on_segment(witness, p0, p1)
-        point, n, gap, witness = _sphere_box(x, radius, R, p, h)
+        point, n, gap, witness = sphere_box(x, radius, R, p, h)
     d = p1 - p0
     if gap < gap_ends - (1e-9 + 1e-7 * np.sqrt(_dot(d, d))) and gap <= margin:
         _write(out, row, point, n, gap, x, witness, flip)
@@ -330,7 +335,7 @@ def pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, 
         return row
     if kb == BOX:
         if ka == SPHERE:
-            point, n, gap, witness = _sphere_box(p[a], size[a, 0], R[b], p[b], size[b])
+            point, n, gap, witness = sphere_box(p[a], size[a, 0], R[b], p[b], size[b])
             if gap > margin:
                 return row
             _write(out, row, point, n, gap, p[a], witness, flip)
@@ -358,9 +363,11 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     layout of the module docstring) and returns their number.
 
     Broad phase: a pair goes on if its bounding spheres (centre R ``center`` + p, radius ``bound``) are within
-    ``margin`` of each other, or, for a plane and another shape, the other's bounding sphere is within ``margin``
-    above the plane. Narrow phase: :func:`pair_contacts`."""
-    kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count = shapes
+    ``margin`` of each other and no face normal of their bounding boxes (``extent`` about the same centres)
+    separates them by more than ``margin``, or, for a plane and another shape, if the other's bounding sphere and
+    box both reach within ``margin`` above the plane. The test is scalar, a few ns per pair: the call's cost
+    grows with the pairs whose shapes come near, not with the candidate pairs. Narrow phase: :func:`pair_contacts`."""
+    kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent = shapes
     g = kind.shape[0]
     R, p, centers = np.empty((g, 3, 3)), np.empty((g, 3)), np.empty((g, 3))
     geometry_poses(body, R_local, p_local, R0, p0, R, p)
@@ -370,15 +377,21 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     count = 0
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
-        if kind[i] == PLANE and kind[j] != PLANE:
-            apart = _dot(centers[j] - p[i], R[i, :, 2]) - bound[j]
-        elif kind[j] == PLANE and kind[i] != PLANE:
-            apart = _dot(centers[i] - p[j], R[j, :, 2]) - bound[i]
+        if kind[i] == PLANE or kind[j] == PLANE:  # the other's bounding sphere and box above the plane
+            plane, other = (i, j) if kind[i] == PLANE else (j, i)
+            height = ((centers[other, 0] - p[plane, 0]) * R[plane, 0, 2] + (centers[other, 1] - p[plane, 1])
+                      * R[plane, 1, 2] + (centers[other, 2] - p[plane, 2]) * R[plane, 2, 2])
+            reach = 0.0
+            for a in range(3):
+                reach += abs(R[plane, 0, 2] * R[other, 0, a] + R[plane, 1, 2] * R[other, 1, a]
+                             + R[plane, 2, 2] * R[other, 2, a]) * extent[other, a]
+            if not height - min(bound[other], reach) <= margin:
+                continue
         else:
-            d = centers[i] - centers[j]
-            apart = np.sqrt(_dot(d, d)) - bound[i] - bound[j]
-        if not apart <= margin:
-            continue
+            dx, dy, dz = centers[i, 0] - centers[j, 0], centers[i, 1] - centers[j, 1], centers[i, 2] - centers[j, 2]
+            if not np.sqrt(dx * dx + dy * dy + dz * dz) - bound[i] - bound[j] <= margin or _boxes_apart(
+                    R, centers, extent, i, j, margin):
+                continue
         flip = kind[i] > kind[j]
         a, b = (j, i) if flip else (i, j)
         last = pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, count, flip)
@@ -386,3 +399,21 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
             out[row, 13] = m
         count = last
     return count
+
+
+@njit(cache=True)
+def _boxes_apart(R, centers, extent, i, j, margin):
+    """Whether one of the 6 face normals u of the bounding boxes of geometries i and j (centres ``centers``, half
+    extents ``extent`` along the geometries' axes R) separates them by more than ``margin``:
+    |u·(c_i − c_j)| − Σ_m |u·R_i,m| e_i,m − Σ_m |u·R_j,m| e_j,m > margin (the separating-axis test, face axes)."""
+    for k in (i, j):
+        for a in range(3):
+            u0, u1, u2 = R[k, 0, a], R[k, 1, a], R[k, 2, a]
+            apart = abs(u0 * (centers[i, 0] - centers[j, 0]) + u1 * (centers[i, 1] - centers[j, 1])
+                        + u2 * (centers[i, 2] - centers[j, 2]))
+            for m in range(3):
+                apart -= (abs(u0 * R[i, 0, m] + u1 * R[i, 1, m] + u2 * R[i, 2, m]) * extent[i, m]
+                          + abs(u0 * R[j, 0, m] + u1 * R[j, 1, m] + u2 * R[j, 2, m]) * extent[j, m])
+            if apart > margin:
+                return True
+    return False

@@ -221,8 +221,8 @@ class ContactArrays(NamedTuple):
 
 def shape_arrays(model):
     """The geometries of ``model`` as the tuple of arrays of the compiled detection (:mod:`._narrow`'s module
-    docstring): (kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count). Found once
-    per compiled model (kept in ``CompiledModel.derived``)."""
+    docstring): (kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent).
+    Found once per compiled model (kept in ``CompiledModel.derived``)."""
     derived = (model._compiled or model.compile()).derived
     if "shape_arrays" not in derived:
         body, R_local, p_local, bound, _ = geometry_arrays(model)
@@ -238,8 +238,20 @@ def shape_arrays(model):
             np.array([codes.get(type(s), -1) for s in shapes], dtype=np.int64), size, body, R_local, p_local,
             np.array([s.bounding_center for s in shapes], dtype=float).reshape(-1, 3), bound,
             np.ascontiguousarray(np.concatenate(hulls) if hulls else np.zeros((0, 3))),
-            np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)[:len(shapes)], counts)
+            np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)[:len(shapes)], counts,
+            np.array([_extent(s) for s in shapes], dtype=float).reshape(-1, 3))
     return derived["shape_arrays"]
+
+
+def _extent(shape):
+    """The half extents (3,) [m] of the shape's bounding box about its ``bounding_center``, in its axes."""
+    if isinstance(shape, Box):
+        return shape.half_extents
+    if isinstance(shape, (Sphere, Capsule)):
+        return shape.radius + np.array([0.0, 0.0, getattr(shape, "half_length", 0.0)])
+    if isinstance(shape, ConvexHull):
+        return 0.5 * (shape.vertices.max(axis=0) - shape.vertices.min(axis=0))
+    return np.full(3, np.inf)
 
 
 def detection_arrays(model):
@@ -249,6 +261,7 @@ def detection_arrays(model):
     derived = (model._compiled or model.compile()).derived
     entry = _pairs_entry(model)
     if derived.get("detection_arrays", (None,))[0] is not entry:
+        contact_pairs(model)  # (its warning, once)
         shapes, pairs = shape_arrays(model), entry[3]
         derived["detection_arrays"] = (entry, shapes, pairs, int(contact_capacity(shapes[0], pairs)))
     return derived["detection_arrays"][1:]
@@ -257,7 +270,6 @@ def detection_arrays(model):
 def found_contacts(model, snapshot, margin=0.0):
     """:func:`detect` as :class:`ContactArrays`: the broad and narrow phase of every pair in one compiled call
     (:func:`._narrow.detect_contacts`)."""
-    contact_pairs(model)  # (its warning, once)
     shapes, pairs, capacity = detection_arrays(model)
     out = np.empty((capacity, 14))
     count = detect_contacts(shapes, pairs, snapshot.R0, snapshot.p0, float(margin), out)
@@ -280,9 +292,9 @@ def coefficient_arrays(model, first, second):
 
 def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`ContactPair`) between the geometries of :func:`contact_pairs` with gap ≤
-    ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) are farther
-    apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a shape whose
-    bounding sphere is farther than ``margin`` above it (:func:`found_contacts`)."""
+    ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) or bounding boxes
+    are farther apart than ``margin`` are skipped before any shape test, and so are the pairs of a plane and a
+    shape whose bounding sphere or box is farther than ``margin`` above it (:func:`found_contacts`)."""
     found = found_contacts(model, snapshot, margin)
     index, geometries = geometry_arrays(model)[0], model.geometries
     mu, e = coefficient_arrays(model, found.first, found.second)

@@ -77,23 +77,85 @@ def closest_on_simplex(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(x, weights): the point x of the simplex conv(points) ((k, 3), k ≤ 4) nearest the origin and its barycentric
     weights (k,) (zero on the points it does not need). Johnson's distance subalgorithm (Gilbert, Johnson & Keerthi
     1988, §4) by enumeration: of the faces of the simplex (the subsets of its points), the one whose affine hull's
-    point nearest the origin has nonnegative weights, and is nearest (compiled)."""
+    point nearest the origin has nonnegative weights, and is nearest. That point is p_0 + Σ μ_a e_a, e_a = p_a − p_0,
+    with the normal equations G μ = −Eᵀ p_0, G = EᵀE, solved by Cramer's rule; a face whose Gram determinant is
+    below 1e-12 of the product of its diagonal (a flat one) is left to its sub-faces. Compiled, in scalars."""
     k = points.shape[0]
     best, weights, x_best = np.inf, np.zeros(k), np.zeros(3)
+    face, lam, E, G, r = np.empty(4, dtype=np.int64), np.empty(4), np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     for mask in range(1, 2 ** k):
-        face = np.array([i for i in range(k) if mask >> i & 1])
-        lam = np.ones(len(face))
-        if len(face) > 1:  # min |p0 + E μ| over μ: the affine hull's point nearest the origin
-            edges = np.ascontiguousarray((points[face[1:]] - points[face[0]]).T)
-            mu = np.linalg.lstsq(edges, -points[face[0]])[0]
-            lam[0] = 1.0 - mu.sum()
-            lam[1:] = mu
-        x = lam @ points[face]
-        if lam.min() >= -1e-12 and x @ x < best:
-            best, x_best = x @ x, x
+        n = 0
+        for i in range(k):
+            if mask >> i & 1:
+                face[n] = i
+                n += 1
+        f0 = face[0]
+        lam[0] = 1.0
+        if n > 1:
+            m = n - 1
+            for a in range(m):
+                for c in range(3):
+                    E[a, c] = points[face[a + 1], c] - points[f0, c]
+                r[a] = -(E[a, 0] * points[f0, 0] + E[a, 1] * points[f0, 1] + E[a, 2] * points[f0, 2])
+                for b in range(a + 1):
+                    G[a, b] = G[b, a] = E[a, 0] * E[b, 0] + E[a, 1] * E[b, 1] + E[a, 2] * E[b, 2]
+            if not _cramer(G, r, m, lam):
+                continue
+            for a in range(m):
+                lam[0] -= lam[a + 1]
+        x0 = x1 = x2 = 0.0
+        smallest = np.inf
+        for t in range(n):
+            x0 += lam[t] * points[face[t], 0]
+            x1 += lam[t] * points[face[t], 1]
+            x2 += lam[t] * points[face[t], 2]
+            smallest = min(smallest, lam[t])
+        if smallest >= -1e-12 and x0 * x0 + x1 * x1 + x2 * x2 < best:
+            best = x0 * x0 + x1 * x1 + x2 * x2
+            x_best[0], x_best[1], x_best[2] = x0, x1, x2
             weights[:] = 0.0
-            weights[face] = lam
+            for t in range(n):
+                weights[face[t]] = lam[t]
     return x_best, weights
+
+
+@njit(cache=True)
+def _cramer(G, r, m, lam):
+    """lam[1:m + 1] = the solution μ of G μ = r (the leading m × m block of a Gram matrix, m ≤ 3) by Cramer's rule;
+    False, and lam untouched, where det G is below 1e-12 of the product of its diagonal (a flat face)."""
+    if m == 1:
+        det = G[0, 0]
+    elif m == 2:
+        det = G[0, 0] * G[1, 1] - G[0, 1] * G[1, 0]
+    else:
+        det = _det3(G[0, 0], G[0, 1], G[0, 2], G[1, 0], G[1, 1], G[1, 2], G[2, 0], G[2, 1], G[2, 2])
+    if not abs(det) > 1e-12 * G[0, 0] * (G[1, 1] if m > 1 else 1.0) * (G[2, 2] if m > 2 else 1.0):
+        return False
+    if m == 1:
+        lam[1] = r[0] / det
+    elif m == 2:
+        lam[1], lam[2] = (r[0] * G[1, 1] - G[0, 1] * r[1]) / det, (G[0, 0] * r[1] - r[0] * G[1, 0]) / det
+    else:
+        lam[1] = _det3(r[0], G[0, 1], G[0, 2], r[1], G[1, 1], G[1, 2], r[2], G[2, 1], G[2, 2]) / det
+        lam[2] = _det3(G[0, 0], r[0], G[0, 2], G[1, 0], r[1], G[1, 2], G[2, 0], r[2], G[2, 2]) / det
+        lam[3] = _det3(G[0, 0], G[0, 1], r[0], G[1, 0], G[1, 1], r[1], G[2, 0], G[2, 1], r[2]) / det
+    return True
+
+
+@njit(cache=True)
+def _det3(a, b, c, d, e, f, g, h, i):
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+
+
+@njit(cache=True)
+def _farthest(P, d0, d1, d2):
+    """The index of the point of P (n, 3) farthest along (d0, d1, d2) (the first of equals)."""
+    best, far = -np.inf, 0
+    for i in range(P.shape[0]):
+        along = P[i, 0] * d0 + P[i, 1] * d1 + P[i, 2] * d2
+        if along > best:
+            best, far = along, i
+    return far
 
 
 @njit(cache=True)
@@ -118,7 +180,7 @@ def gjk_simplex(A, B, simplex, on_a, on_b, weights, max_iterations=64):
     for _ in range(max_iterations):
         if x @ x < 1e-24:
             break
-        a, b = A[np.argmax(A @ -x)], B[np.argmax(B @ x)]
+        a, b = A[_farthest(A, -x[0], -x[1], -x[2])], B[_farthest(B, x[0], x[1], x[2])]
         if x @ x - x @ (a - b) <= 1e-12 * (x @ x) or _kept(simplex, count, a - b):
             break
         simplex[count], on_a[count], on_b[count] = a - b, a, b
@@ -163,7 +225,7 @@ def penetration(A: np.ndarray, B: np.ndarray) -> tuple[float, np.ndarray, np.nda
 @njit(cache=True)
 def _support(A, B, d):
     """The support point of A − B along d and its parts (w, a, b): a maximizes d·a over A, b minimizes d·b over B."""
-    a, b = A[np.argmax(A @ d)], B[np.argmax(B @ -d)]
+    a, b = A[_farthest(A, d[0], d[1], d[2])], B[_farthest(B, -d[0], -d[1], -d[2])]
     return a - b, a, b
 
 
@@ -260,7 +322,7 @@ def expanded_polytope(A, B, simplex, on_a, on_b, count):
             f = visible[grown]
             grown += 1
             for g in range(faces):
-                if alive[g] and N[g] @ (w - V[F[g, 0]]) > tol and _shares_edge(F, f, g):
+                if alive[g] and _above(N, V, F[g, 0], g, w) > tol and _shares_edge(F, f, g):
                     alive[g] = False
                     visible[seen] = g
                     seen += 1
@@ -301,6 +363,12 @@ def expanded_polytope(A, B, simplex, on_a, on_b, count):
                 a = lam[0] * Va[i] + lam[1] * Va[j] + lam[2] * Va[k]
                 b = lam[0] * Vb[i] + lam[1] * Vb[j] + lam[2] * Vb[k]
     return depth, u, a, b
+
+
+@njit(cache=True)
+def _above(N, V, i, f, w):
+    """The height of w above the plane of face f (unit normal N[f], through vertex V[i])."""
+    return N[f, 0] * (w[0] - V[i, 0]) + N[f, 1] * (w[1] - V[i, 1]) + N[f, 2] * (w[2] - V[i, 2])
 
 
 @njit(cache=True)

@@ -28,6 +28,7 @@ from ..errors import ModelError, checked_number
 from ..model.geometry import FRICTION_RULES, Geometry, Shape, placement_to_dict  # noqa: F401  (the shapes' data)
 from ..spatial import _as_vector3
 from ._faces import clipped_face
+from ._narrow import sphere_box as _sphere_box
 from .convex import gjk_distance, hull_vertices, penetration, spread_contacts
 from ._kinematics import cross
 
@@ -247,26 +248,12 @@ def closest_between_segments(p0, p1, q0, q1):
 
 def sphere_box(center, radius, pose, box):
     """Sphere against a box (pose: R, p): normal from the box's closest point, or through the nearest face when the
-    centre is inside."""
+    centre is inside (compiled: :func:`._narrow.sphere_box`)."""
     R, p = pose
-    local = R.T @ (center - p)
-    h = box.half_extents
-    closest = np.clip(local, -h, h)
-    if np.any(closest != local):
-        outward = local - closest
-        n_local = outward / np.linalg.norm(outward)
-        gap = np.linalg.norm(outward) - radius
-    else:
-        depth = h - np.abs(local)
-        axis = int(np.argmin(depth))
-        n_local = np.zeros(3)
-        n_local[axis] = 1.0 if local[axis] >= 0 else -1.0
-        closest = local.copy()
-        closest[axis] = n_local[axis] * h[axis]
-        gap = -depth[axis] - radius
-    n, witness_b = R @ n_local, p + R @ closest
-    witness_a = center - radius * n
-    return ContactPoint(0.5 * (witness_a + witness_b), n, gap, center, witness_b)
+    point, n, gap, witness_b = _sphere_box(np.asarray(center, dtype=float), float(radius),
+                                           np.ascontiguousarray(R, dtype=float), np.asarray(p, dtype=float),
+                                           box.half_extents)
+    return ContactPoint(point, n, float(gap), center, witness_b)
 
 
 def capsule_box(segment, radius, pose, box, margin):
