@@ -179,7 +179,7 @@ def first_basis_solution(M, q, tolerances, pivots_per_unknown, accepted, z, basi
 
 
 BASIS_TOLERANCE = 1e-9  # a guessed basis' z ≥ 0 and w ≥ 0 to this, relative to max|z_B| and max(1, max|q|)
-BASIS_PIVOTS = 6  # block principal pivots after the guess before Lemke's method takes over
+BASIS_PIVOTS = 2  # block principal pivots after the guess before Lemke's method takes over
 
 
 @njit(cache=True, nogil=True)
@@ -326,8 +326,8 @@ def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regulariza
 def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularization, tolerances, pivots_per_unknown,
                          accepted, basic, a):
     """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ), Q = F z, solved
-    from the guessed basis ``basic`` (nc, edges + 2) bool by :func:`basis_solution` or else by Lemke's method
-    (:func:`first_solution`); False (a untouched) when neither finds a solution. ``basic``, per row, whether its
+    from the guessed basis ``basic`` (nc, edges + 2) bool by :func:`basis_solution` or else (and without a guess)
+    by Lemke's method (:func:`first_solution`); False (a untouched) when neither finds a solution. ``basic``, per row, whether its
     normal force, each edge's force and (a sticking row's) sliding speed are basic: the guess in (all False: none),
     the solution's basis out."""
     nc, nv = N.shape
@@ -343,7 +343,7 @@ def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularizati
     for s in range(ns):
         guess[nc + s * edges:nc + (s + 1) * edges] = basic[owner[s], 1:edges + 1]
         guess[m + s] = basic[owner[s], edges + 1]
-    if not basis_solution(lcp, rhs, guess, BASIS_TOLERANCE, BASIS_PIVOTS, z):
+    if not (guess.any() and basis_solution(lcp, rhs, guess, BASIS_TOLERANCE, BASIS_PIVOTS, z)):
         if not first_basis_solution(lcp, rhs, tolerances, pivots_per_unknown, accepted, z, guess):
             return False
     basic[:] = False
