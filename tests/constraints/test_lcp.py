@@ -1,12 +1,13 @@
 """Lemke's method against brute-force enumeration and a bound-constrained QP (scipy), and its failure mode; the
-projected Gauss–Seidel sweep on mixed bilateral and contact blocks against Lemke's method."""
+warm start from a guessed basis against Lemke's method; the projected Gauss–Seidel sweep on mixed bilateral and contact blocks against Lemke's method."""
 import itertools
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from multibody.constraints.lcp import GaussSeidelBlock, LCPError, gauss_seidel_sweep, lemke
+from multibody.constraints.lcp import (GaussSeidelBlock, LCPError, basis_solution, gauss_seidel_sweep, lemke,
+                                      pyramid_acceleration)
 
 
 def _enumerate(M, q):
@@ -57,6 +58,56 @@ def test_lemke_trivial_and_infeasible():
         lemke(np.array([[-1.0]]), np.array([-1.0]))  # w = −z − 1 ≥ 0 has no z ≥ 0
     with pytest.raises(ValueError, match="shape"):
         lemke(np.eye(2), np.ones(3))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_basis_of_a_solution_gives_that_solution_and_a_near_one_is_corrected(seed):
+    """A P-matrix LCP: from the basis of Lemke's solution, one solve gives it; from that basis with one variable
+    flipped, block principal pivots find it again; from a wrong guess without pivots, no solution is claimed."""
+    rng = np.random.default_rng(seed)
+    n = 8
+    A, S = rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    M, q = A @ A.T + 0.5 * np.eye(n) + (S - S.T), rng.normal(size=n)
+    expected = lemke(M, q)
+    z = np.empty(n)
+    basic = expected > 0
+    assert basis_solution(M, q, basic, 1e-9, 0, z)
+    np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12)
+    flipped = expected > 0
+    flipped[np.argmax(np.abs(q))] ^= True
+    wrong = flipped.copy()
+    assert not basis_solution(M, q, wrong, 1e-9, 0, z)
+    assert basis_solution(M, q, flipped, 1e-9, 20, z)
+    np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(flipped, expected > 0)
+
+
+def test_a_singular_guessed_basis_is_refused():
+    M, q = np.array([[1.0, 1.0], [1.0, 1.0]]), np.array([-1.0, -1.0])
+    assert not basis_solution(M, q, np.array([True, True]), 1e-9, 0, np.empty(2))
+
+
+def test_a_resting_box_solved_from_its_last_basis_equals_lemke():
+    """A unit box's four corners on a floor, friction 0.5, pushed sideways: the frictional LCP solved without a guess
+    and again from the returned basis give the same acceleration."""
+    m, I = 1.0, np.diag([1 / 6, 1 / 6, 1 / 6])
+    K = np.zeros((6, 6))
+    K[:3, :3], K[3:, 3:] = np.eye(3) / m, np.linalg.inv(I)
+    corners = np.array([[x, y, -0.5] for x in (-0.5, 0.5) for y in (-0.5, 0.5)])
+    rows = []
+    for axis in np.eye(3):  # the corner's velocity along the axis: (axis, r × axis) · (ṗ, ω)
+        rows.append([np.r_[axis, np.cross(c, axis)] for c in corners])
+    N, T = np.array(rows[2]), np.stack([np.array(rows[0]), np.array(rows[1])], axis=1)
+    a_eq = np.r_[2.0, 0.0, -9.81, 0.0, 0.0, 0.0]  # gravity and a push of 2 N along x
+    mu, gamma_n, gamma_t = np.full(4, 0.5), np.zeros(4), np.zeros((4, 2))
+    cone = np.array([[np.cos(t), np.sin(t)] for t in np.arange(8) * np.pi / 4])
+    args = (K, a_eq, N, T, mu, gamma_n, gamma_t, cone, 1e-10, np.array([1e-9, 1e-7]), 5, 1e-6)
+    cold, warm, basic = np.empty(6), np.empty(6), np.zeros((4, 10), dtype=bool)
+    assert pyramid_acceleration(*args, basic, cold)
+    assert basic[:, 0].any()
+    np.testing.assert_allclose(cold, 0.0, atol=1e-8)  # the push (2 N < μ m g) does not slide it
+    assert pyramid_acceleration(*args, basic, warm)
+    np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(5))

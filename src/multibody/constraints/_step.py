@@ -25,11 +25,13 @@ from .lcp import pyramid_acceleration
 
 @njit(cache=True, nogil=True)
 def closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, cone, regularization,
-                     tolerances, pivots_per_unknown, accepted, chosen, v_new, target, gamma_n, gamma_t):
+                     tolerances, pivots_per_unknown, accepted, chosen, basic, v_new, target, gamma_n, gamma_t):
     """v_new (nv,) = v⁺ of the module docstring for n rows N (n, nv), tangent rows T (n, 2, nv), tangential and
     normal velocities vt (n, 2), vn (n,), friction μ (n,) (0: frictionless, a joint bound), restitution e (n,),
     gaps (n,) [m or rad], around the acceleration ``a`` (nv,) with the compliance K (nv, nv), step h [s].
-    ``chosen`` (n,) bool: rows that take part from the start (in) and the rows that took part (out); ``target``
+    ``chosen`` (n,) bool: rows that take part from the start (in) and the rows that took part (out); ``basic``
+    (n, edges + 2) bool: each row's LCP variables guessed basic (in: the previous step's, or all False) and the
+    solution's (out) (:func:`~.lcp.pyramid_acceleration`); ``target``
     (n,), ``gamma_n`` (n,), ``gamma_t`` (n, 2): every row's target normal velocity and right-hand sides (out).
     False when Lemke's method finds no solution for the rows ``chosen`` (v_new then holds the last solved v⁺)."""
     n, nv = N.shape
@@ -49,13 +51,16 @@ def closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounc
         if m == 0:
             return True
         N_k, T_k, mu_k, gn_k, gt_k = np.empty((m, nv)), np.empty((m, 2, nv)), np.empty(m), np.empty(m), np.empty((m, 2))
+        basic_k = np.empty((m, basic.shape[1]), dtype=np.bool_)
         for r in range(m):
             i = rows[r]
-            N_k[r], T_k[r], mu_k[r], gn_k[r], gt_k[r] = N[i], T[i], mu[i], gamma_n[i], gamma_t[i]
+            N_k[r], T_k[r], mu_k[r], gn_k[r], gt_k[r], basic_k[r] = N[i], T[i], mu[i], gamma_n[i], gamma_t[i], basic[i]
         a_new = np.empty(nv)
         if not pyramid_acceleration(K, a, N_k, T_k, mu_k, gn_k, gt_k, cone, regularization, tolerances,
-                                    pivots_per_unknown, accepted, a_new):
+                                    pivots_per_unknown, accepted, basic_k, a_new):
             return False
+        for r in range(m):
+            basic[rows[r]] = basic_k[r]
         v_new[:] = v + h * a_new
         late = False
         for i in range(n):  # rows the impulses close (an impact on a foot swinging a knee onto its stop)

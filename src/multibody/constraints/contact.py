@@ -423,7 +423,7 @@ def solve_rows(K, a_eq, N, T, mu, gamma_n, gamma_t, edges=8, regularization=1e-1
     Assembly and solution in one compiled call (:func:`~.lcp.pyramid_acceleration`)."""
     a = np.empty(len(a_eq))
     if pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, _pyramid(edges), regularization,
-                            _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, a):
+                            _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, np.zeros((len(mu), edges + 2), dtype=bool), a):
         return a
     return a_eq + K @ relaxed_forces(K, a_eq, N, T, mu, gamma_n, gamma_t)[1]
 

@@ -121,7 +121,8 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     chosen, v_new, target, gamma_n, gamma_t = (np.zeros(n, dtype=bool), np.empty(model.nv), np.empty(n),
                                                np.empty(n), np.empty((n, 2)))
     while not closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, _pyramid(EDGES),
-                               REGULARIZATION, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, chosen, v_new, target,
+                               REGULARIZATION, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, chosen,
+                               np.zeros((n, EDGES + 2), dtype=bool), v_new, target,
                                gamma_n, gamma_t):
         # Lemke's method failed on the rows chosen: their forces by projected Gauss–Seidel, then any rows these close
         k = np.flatnonzero(chosen)

@@ -7,6 +7,12 @@ each leaving variable in until z₀ leaves. The ratio test is lexicographic (on 
 degenerate problems do not cycle. It solves every LCP whose matrix is copositive-plus, which includes the
 positive semidefinite contact problems and, in practice, the frictional ones.
 
+A time step's LCP is close to the previous step's: :func:`basis_solution` tries the complementary basis of the
+previous solution first (one small dense solve, z_B = −M_BB⁻¹ q_B), corrected by a few block principal pivots
+(Júdice & Pires 1994, *A block principal pivoting algorithm for large-scale strictly monotone linear
+complementarity problems*, Computers & OR 21(5)), and keeps it only if it satisfies the LCP to round-off; else
+Lemke's method solves the problem from scratch.
+
 Round-off can still end it on a false secondary ray when many rows are redundant (a foot's eight friction-pyramid
 edges, four box corners on one face: 36 rows of rank 12 for four feet), and a sliding contact's kinetic friction
 can leave the problem without any solution (Painlevé's paradox). :func:`projected_gauss_seidel` is the fallback of
@@ -113,11 +119,19 @@ def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
 
 @njit(cache=True)
 def lemke_into(M, q, max_pivots, tol, z):
-    """:func:`lemke` compiled: z (n,) of LCP(M, q) written in place; returns _SOLVED, _RAY or _EXHAUSTED.
+    """:func:`lemke` compiled: z (n,) of LCP(M, q) written in place; returns _SOLVED, _RAY or _EXHAUSTED."""
+    return lemke_basis_into(M, q, max_pivots, tol, z, np.empty(q.shape[0], dtype=np.bool_))
+
+
+@njit(cache=True)
+def lemke_basis_into(M, q, max_pivots, tol, z, basic):
+    """:func:`lemke_into` that also writes the final basis: ``basic`` (n,) True where z_i is basic (degenerate
+    z_i = 0 included, which keeps M_BB of :func:`basis_solution` regular).
 
     Tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | B⁻¹ q]; variables w: 0..n−1, z: n..2n−1, z₀: 2n."""
     n = q.shape[0]
     z[:] = 0.0
+    basic[:] = False
     if n == 0 or q.min() >= 0.0:
         return _SOLVED
     T = np.zeros((n, 2 * n + 2))
@@ -133,6 +147,7 @@ def lemke_into(M, q, max_pivots, tol, z):
         for i in range(n):
             if n <= basis[i] < 2 * n:
                 z[basis[i] - n] = max(T[i, -1], 0.0)
+                basic[basis[i] - n] = True
     return status
 
 
@@ -148,12 +163,105 @@ def first_solution(M, q, tolerances, pivots_per_unknown, accepted, z):
     """Lemke's method (:func:`lemke_into`) at each pivot tolerance of ``tolerances`` in turn, at most
     ``pivots_per_unknown`` (n + 1) pivots each, until a solution satisfies the LCP to ``accepted`` · max(1, max|q|)
     (:func:`complementarity_error`); True when one does (written to z)."""
+    return first_basis_solution(M, q, tolerances, pivots_per_unknown, accepted, z, np.empty(q.shape[0], dtype=np.bool_))
+
+
+@njit(cache=True)
+def first_basis_solution(M, q, tolerances, pivots_per_unknown, accepted, z, basic):
+    """:func:`first_solution` that also writes the solution's basis (:func:`lemke_basis_into`) to ``basic``."""
     n = q.shape[0]
     scale = max(1.0, np.abs(q).max()) if n else 1.0
     for tol in tolerances:
-        if lemke_into(M, q, pivots_per_unknown * (n + 1), tol, z) == _SOLVED:
+        if lemke_basis_into(M, q, pivots_per_unknown * (n + 1), tol, z, basic) == _SOLVED:
             if complementarity_error(M, q, z) <= accepted * scale:
                 return True
+    return False
+
+
+BASIS_TOLERANCE = 1e-9  # a guessed basis' z ≥ 0 and w ≥ 0 to this, relative to max|z_B| and max(1, max|q|)
+BASIS_PIVOTS = 2  # block principal pivots after the guess before Lemke's method takes over
+
+
+@njit(cache=True, nogil=True)
+def _solve_in_place(A, b):
+    """b ← A⁻¹ b (A (k, k) overwritten) by Gaussian elimination with partial pivoting; False when a pivot is below
+    1e-14 of max|A| (singular to round-off)."""
+    k = b.shape[0]
+    largest = 0.0
+    for i in range(k):
+        for j in range(k):
+            largest = max(largest, abs(A[i, j]))
+    for c in range(k):
+        p = c
+        for i in range(c + 1, k):
+            if abs(A[i, c]) > abs(A[p, c]):
+                p = i
+        if abs(A[p, c]) <= 1e-14 * largest:
+            return False
+        if p != c:
+            for j in range(k):
+                A[c, j], A[p, j] = A[p, j], A[c, j]
+            b[c], b[p] = b[p], b[c]
+        for i in range(c + 1, k):
+            factor = A[i, c] / A[c, c]
+            if factor != 0.0:
+                for j in range(c + 1, k):
+                    A[i, j] -= factor * A[c, j]
+                b[i] -= factor * b[c]
+    for c in range(k - 1, -1, -1):
+        total = b[c]
+        for j in range(c + 1, k):
+            total -= A[c, j] * b[j]
+        b[c] = total / A[c, c]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def basis_solution(M, q, basic, tolerance, pivots, z):
+    """z (n,) of LCP(M, q) from the guessed complementary basis ``basic`` (n,) bool (z_i basic, w_i = 0 where True;
+    z_i = 0 elsewhere): M_BB z_B = −q_B, then while z_B < 0 or w_N = (M z + q)_N < 0 (to ``tolerance``, relative to
+    max|z_B| and max(1, max|q|)) those variables swap sides (a block principal pivot, Júdice & Pires 1994), at most
+    ``pivots`` times. True when a basis satisfies the LCP (z ≥ 0, w ≥ 0, zᵀw = 0 to round-off; z written, ``basic``
+    its basis); False (z, basic overwritten) otherwise."""
+    n = q.shape[0]
+    scale = 1.0
+    for i in range(n):
+        scale = max(scale, abs(q[i]))
+    index = np.empty(n, dtype=np.int64)
+    for _ in range(pivots + 1):
+        k = 0
+        for i in range(n):
+            if basic[i]:
+                index[k] = i
+                k += 1
+        # M_BB z_B = −q_B
+        A, z_B = np.empty((k, k)), np.empty(k)
+        for r in range(k):
+            z_B[r] = -q[index[r]]
+            for c in range(k):
+                A[r, c] = M[index[r], index[c]]
+        if not _solve_in_place(A, z_B):
+            return False
+        largest = 0.0
+        for r in range(k):
+            largest = max(largest, abs(z_B[r]))
+        z[:] = 0.0
+        feasible = True
+        for r in range(k):
+            if z_B[r] < -tolerance * largest:
+                basic[index[r]], feasible = False, False
+            else:
+                z[index[r]] = max(z_B[r], 0.0)
+        # w_N = (M z + q)_N ≥ 0
+        for i in range(n):
+            if not basic[i]:
+                w = q[i]
+                for r in range(k):
+                    w += M[i, index[r]] * z[index[r]]
+                if w < -tolerance * scale:
+                    basic[i], feasible = True, False
+        if feasible:
+            return True
     return False
 
 
@@ -183,7 +291,26 @@ def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regulariza
             goal[r] = gamma_t[i, 0] * cone[e, 0] + gamma_t[i, 1] * cone[e, 1]
             lcp[r, m + s], lcp[m + s, r] = 1.0, -1.0
         lcp[m + s, i] = mu[i]
-    A = (rows @ K) @ forces
+    # A = (N; D) K (Fn, Dᵀ) from W = (N; T) K (Fn, Tᵀ) (nc + 2 ns)²: an edge row is cone_e · (its two tangent rows)
+    P = nc + 2 * ns
+    basis_rows, basis_forces = np.empty((P, nv)), np.empty((nv, P))
+    basis_rows[:nc], basis_forces[:, :nc] = N, Fn
+    first, second, w_first, w_second = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.ones(m), np.zeros(m)
+    for r in range(nc):
+        first[r], second[r] = r, r
+    for s in range(ns):
+        for j in range(2):
+            basis_rows[nc + 2 * s + j] = T[owner[s], j]
+            basis_forces[:, nc + 2 * s + j] = T[owner[s], j]
+        for e in range(edges):
+            r = nc + s * edges + e
+            first[r], second[r], w_first[r], w_second[r] = nc + 2 * s, nc + 2 * s + 1, cone[e, 0], cone[e, 1]
+    W = (basis_rows @ K) @ basis_forces
+    A = np.empty((m, m))
+    for r in range(m):
+        for c in range(m):
+            A[r, c] = (w_first[r] * (w_first[c] * W[first[r], first[c]] + w_second[c] * W[first[r], second[c]])
+                       + w_second[r] * (w_first[c] * W[second[r], first[c]] + w_second[c] * W[second[r], second[c]]))
     scale = 0.0
     for r in range(m):
         scale += abs(A[r, r])
@@ -197,9 +324,12 @@ def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regulariza
 
 @njit(cache=True)
 def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularization, tolerances, pivots_per_unknown,
-                         accepted, a):
-    """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ) solved by
-    :func:`first_solution`, Q = F z; False (a untouched) when Lemke's method finds no accepted solution."""
+                         accepted, basic, a):
+    """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ), Q = F z, solved
+    from the guessed basis ``basic`` (nc, edges + 2) bool by :func:`basis_solution` or else (and without a guess)
+    by Lemke's method (:func:`first_solution`); False (a untouched) when neither finds a solution. ``basic``, per row, whether its
+    normal force, each edge's force and (a sticking row's) sliding speed are basic: the guess in (all False: none),
+    the solution's basis out."""
     nc, nv = N.shape
     owner = np.flatnonzero(mu > 0)
     ns, edges = owner.shape[0], cone.shape[0]
@@ -207,8 +337,20 @@ def pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, cone, regularizati
     lcp, rhs, forces, z = np.zeros((m + ns, m + ns)), np.empty(m + ns), np.empty((nv, m)), np.empty(m + ns)
     pyramid_lcp(K, a_eq, N, np.ascontiguousarray(N.T), T, mu, owner, gamma_n, gamma_t, cone, regularization, lcp,
                 rhs, forces)
-    if not first_solution(lcp, rhs, tolerances, pivots_per_unknown, accepted, z):
-        return False
+    # the variables (normal forces nc; edge forces ns · edges; sliding speeds ns) of each row
+    guess = np.empty(m + ns, dtype=np.bool_)
+    guess[:nc] = basic[:, 0]
+    for s in range(ns):
+        guess[nc + s * edges:nc + (s + 1) * edges] = basic[owner[s], 1:edges + 1]
+        guess[m + s] = basic[owner[s], edges + 1]
+    if not (guess.any() and basis_solution(lcp, rhs, guess, BASIS_TOLERANCE, BASIS_PIVOTS, z)):
+        if not first_basis_solution(lcp, rhs, tolerances, pivots_per_unknown, accepted, z, guess):
+            return False
+    basic[:] = False
+    basic[:, 0] = guess[:nc]
+    for s in range(ns):
+        basic[owner[s], 1:edges + 1] = guess[nc + s * edges:nc + (s + 1) * edges]
+        basic[owner[s], edges + 1] = guess[m + s]
     a[:] = a_eq + K @ (forces @ z[:m])
     return True
 

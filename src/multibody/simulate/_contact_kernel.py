@@ -9,6 +9,7 @@ table and the compiled force elements, actuators at a control table included (:m
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
+                      or, first, from the last step's LCP basis           (:func:`~..constraints.lcp.basis_solution`)
     position          q⁺ = q ⊕ h v⁺, quaternions normalized
 
 The loop cuts each interval between output times into equal steps of at most dt (the rule of
@@ -56,7 +57,10 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     nq = x.shape[0] - nv
     n = topology.shape[0]
     work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((shapes[2], 14)), np.empty((nv, nv)),
-            np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq))
+            np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq),
+            # the last step's rows (keys) and their LCP variables that were basic (:func:`contact_step`), how many
+            np.empty(shapes[2] + limits[1].shape[0], dtype=np.int64),
+            np.zeros((shapes[2] + limits[1].shape[0], cone.shape[0] + 2), dtype=np.bool_), np.zeros(1, dtype=np.int64))
     t, h, left, j = clock[TIME], clock[STEP], int(clock[LEFT]), int(clock[NEXT])
     while j < t_eval.shape[0]:
         if left == 0:  # the next output time, in equal steps of at most dt
@@ -92,7 +96,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     geometries, pairs, _, pair_mu, pair_e = shapes
     index, p_local, bound = geometries[2], geometries[4], geometries[6]
     G, offset, N_limits, e_limits = limits
-    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q = work
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, last_keys, last_basic, last_count = work
     nv = damping.shape[0]
     nq = x.shape[0] - nv
     q[:] = x[:nq]
@@ -131,6 +135,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     nb = offset.shape[0]
     rows = nc + nb
     if rows == 0:
+        last_count[0] = 0
         for k in range(nv):
             x[nq + k] = v[k] + h * a[k]
         integrate(topology, q, x[nq:], h, x[:nq])
@@ -157,11 +162,27 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
         r = nc + b
         N[r] = N_limits[b]
         e[r], gaps[r], vn[r] = e_limits[b], G[b] @ q - offset[b], N_limits[b] @ v
+    # the LCP's basis guessed from the last step's: a row is the same contact (pair, its k-th contact) or bound
+    keys, basic = np.empty(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=np.bool_)
+    for k in range(nc):
+        keys[k] = found[k] * shapes[2]
+        for j in range(k):
+            if found[j] == found[k]:
+                keys[k] += 1
+    for b in range(nb):
+        keys[nc + b] = -1 - b
+    for r in range(rows):
+        for p in range(last_count[0]):
+            if last_keys[p] == keys[r]:
+                basic[r] = last_basic[p]
+                break
+    last_count[0] = 0
     chosen, v_new = np.zeros(rows, dtype=np.bool_), np.empty(nv)
     if not closing_velocity(K, a, v, h, N, T, vt, vn, mu, e, gaps, settings[ERP], settings[BOUNCE], cone,
                             settings[REGULARIZATION], tolerances, int(settings[PIVOTS]), settings[ACCEPTED], chosen,
-                            v_new, np.empty(rows), np.empty(rows), np.empty((rows, 2))):
+                            basic, v_new, np.empty(rows), np.empty(rows), np.empty((rows, 2))):
         return False
+    last_keys[:rows], last_basic[:rows], last_count[0] = keys, basic, rows
     x[nq:] = v_new
     integrate(topology, q, v_new, h, x[:nq])
     normalize_quaternions(topology, x)
