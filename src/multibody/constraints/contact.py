@@ -41,7 +41,7 @@ from ._kinematics import contact_rows
 from ._narrow import BOX, CAPSULE, HULL, PLANE, SPHERE, contact_capacity, detect_contacts
 from .geometry import (Box, Capsule, ContactPoint, ConvexHull, Plane, Sphere, contact_coefficients,
                        has_contact_model)
-from .lcp import first_solution, projected_gauss_seidel, pyramid_acceleration, pyramid_lcp
+from .lcp import first_solution, projected_gauss_seidel, pyramid_lcp
 
 
 class ApproximateContactWarning(UserWarning):
@@ -414,18 +414,6 @@ def contact_lcp(K, a_eq, N, Fn, T, mu, sticking, gamma_n, gamma_t, edges=8, regu
                 np.asarray(gamma_n, dtype=float), np.ascontiguousarray(np.reshape(gamma_t, (nc, 2)), dtype=float),
                 _pyramid(edges), regularization, lcp, rhs, forces)
     return _lemke_solution(lcp, rhs), forces
-
-
-def solve_rows(K, a_eq, N, T, mu, gamma_n, gamma_t, edges=8, regularization=1e-10):
-    """The acceleration (nv,) of the contact LCP (:func:`contact_lcp`, every frictional row sticking within its
-    pyramid) around ``a_eq``, or of its Gauss–Seidel fallback (:func:`relaxed_forces`): rows N (nc, nv),
-    T (nc, 2, nv), friction μ (nc,) (0: a frictionless row, a joint limit's), N a ≥ γ_n, T a = γ_t (nc, 2).
-    Assembly and solution in one compiled call (:func:`~.lcp.pyramid_acceleration`)."""
-    a = np.empty(len(a_eq))
-    if pyramid_acceleration(K, a_eq, N, T, mu, gamma_n, gamma_t, _pyramid(edges), regularization,
-                            _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, np.zeros((len(mu), edges + 2), dtype=bool), a):
-        return a
-    return a_eq + K @ relaxed_forces(K, a_eq, N, T, mu, gamma_n, gamma_t)[1]
 
 
 def _lemke_solution(lcp, rhs):
