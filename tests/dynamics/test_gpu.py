@@ -141,6 +141,26 @@ def test_gpu_rollouts_take_a_model_per_run_and_refuse_what_they_cannot_run():
         mb.simulate(spring, q0, None, 0.03, method="Euler", dt=0.01, device="cuda")
 
 
+def test_gpu_rollouts_name_the_failed_runs_and_refuse_stored_limits():
+    """A run whose state became non-finite fails alone: one SimulationError carrying every run (the others with the
+    accelerations of the CPU's loop); a joint's stored limits are refused unless joint_limits=False."""
+    from multibody.simulate import gpu as gpu_runs
+    model, q0 = mb.Model.chain(2), np.array([0.3, -0.2])
+    options = dict(method="RK4", dt=0.01, t_eval=[0.0, 0.02, 0.04])
+    cpu = mb.simulate(model, q0, None, 0.04, torque=[0.5, -0.5], **options)
+    X = np.array([np.c_[cpu.q, cpu.v], np.c_[cpu.q, cpu.v]])  # the GPU's output (B, T, nq + nv)
+    X[1, 2:] = np.nan  # the second run's state non-finite from t = 0.04 s
+    with pytest.raises(mb.SimulationError, match="1 of 2 runs failed") as failed:
+        gpu_runs._trajectories([model] * 2, cpu.t, X, 2, np.array([[0.5, -0.5]]), {"method": "RK4"})
+    assert set(failed.value.failures) == {1} and len(failed.value.trajectories[1]) == 2
+    assert_close(failed.value.trajectories[0].a, cpu.a)
+    model.joints[0].limits = mb.JointLimits(lower=-1.0, upper=1.0)
+    with pytest.raises(NotImplementedError, match="joint limits"):
+        mb.simulate(model, q0, None, 0.04, device="cuda", **options)
+    model.joints[0].limits = mb.JointLimits()  # no finite bound: nothing to enforce
+    assert len(mb.simulate(model, q0, None, 0.04, device="cuda", **options)) == 1
+
+
 def test_without_a_gpu_the_error_says_what_is_missing(tree, states, monkeypatch):
     monkeypatch.setattr(cuda, "is_available", lambda: False)
     with pytest.raises(RuntimeError, match="needs an NVIDIA GPU and its CUDA driver.*NUMBA_ENABLE_CUDASIM"):

@@ -116,5 +116,4 @@ def on_gpu(model, q0, v0, t_end, device, options, t_eval, samples):
     if isinstance(model, (list, tuple)):
         check_same_structure(list(model))
     times = output_times(t_start, t_end, t_eval, samples, options["dt"])
-    result = gpu_runs.simulate(model, q0, v0, t_end, times, options, device)
-    return result if isinstance(result, gpu_runs.Rollouts) else gathered(*result, SimulationError)
+    return gpu_runs.simulate(model, q0, v0, t_end, times, options, device)

@@ -21,7 +21,8 @@ from ..dynamics._batch import aba_batch, in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joint_forces import joint_force_rows
 from . import lockstep
-from .actuators import actuation_arrays, control_table, per_run_controls, stacked_controls
+from .actuators import (LINE_WIDTH, ONE_TIME, actuation_arrays, control_table, per_run_controls,
+                        stacked_controls)
 from .events import builtin, event_rows
 from .forces import COMPILED, body_force_rows
 from .handoff import SLOTS, ring
@@ -92,8 +93,9 @@ def force_arrays(model, controls=None):
     tendons' and actuators' lines :func:`~multibody.simulate.actuators.actuation_arrays`) and the control table
     ``controls`` (times (T,), values (T, nu)) (:func:`~multibody.simulate.actuators.control_table`; None: zero
     controls)."""
-    return (joint_force_array(model),) + body_force_rows(model) + (
-        actuation_arrays(model)[0], control_table(model, None) if controls is None else controls)
+    bodies, actuation = body_force_rows(model), actuation_arrays(model)[0]
+    controls = control_table(model, None) if controls is None else controls
+    return (joint_force_array(model),) + bodies + (actuation, controls)  # (the model layer's rows last)
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
@@ -399,16 +401,38 @@ def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None):
     controls ``ctrl``) at each sample, and the events of ``info`` (moved from it to ``Trajectory.events``).
     ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the
     samples from ``first`` on."""
+    trajectory = sampled_trajectory(model, t, q, v, info)
+    add_rates(trajectory, tau, force_arrays(model, control_table(model, ctrl)), rates)
+    return trajectory
+
+
+def sampled_trajectory(model, t, q, v, info):
+    """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree` with the events of ``info`` (moved
+    from it to ``Trajectory.events``); :func:`add_rates` fills in its accelerations and applied forces."""
     from .trajectory import Trajectory
+    info = dict(info)
+    return Trajectory(model, t, q, v, events=info.pop("events", ()), info=info)
+
+
+def no_force_rows(nq, nv):
+    """:func:`force_arrays` of a model without force elements, at zero controls."""
+    return (np.zeros((0, 7)), np.zeros((0, 11)), np.zeros((0, 5)),
+            (np.zeros((0, LINE_WIDTH)), np.zeros((0, nq)), np.zeros((0, nv))), (ONE_TIME, np.zeros((1, 0))))
+
+
+def add_rates(trajectory, tau, rows, rates=None):
+    """Fill in ``trajectory.a`` and ``trajectory.tau`` (T, nv) of :func:`sampled_trajectory`: the accelerations and
+    the applied generalized forces (the torque ``tau``, constant or tabulated, and the force elements and controls
+    ``rows`` of :func:`force_arrays`) at each sample. ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), those already
+    computed at the samples from ``first`` on."""
+    model, q, v, a, taus = trajectory.model, trajectory.q, trajectory.v, trajectory.a, trajectory.tau
     cm = model._compiled or model.compile()
-    tau, rows = torque_table(tau, cm.nv), force_arrays(model, control_table(model, ctrl))
-    count = len(t)
+    tau, count = torque_table(tau, cm.nv), len(trajectory)
     first = count if rates is None else min(rates[2], count)
-    X = np.concatenate([q[:first], v[:first]], axis=1)
-    a, taus = np.empty((count, cm.nv)), np.empty((count, cm.nv))
     if rates is not None:
         a[first:], taus[first:] = rates[0][first:count], rates[1][first:count]
-    times = np.ascontiguousarray(t[:first], dtype=float)
+    X = np.concatenate([q[:first], v[:first]], axis=1)
+    times = np.ascontiguousarray(trajectory.t[:first], dtype=float)
     if rows[1].shape[0] + rows[2].shape[0]:  # springs or rotors: with their Σ Jᵀ f, sample by sample
         sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a[:first], taus[:first])
     else:  # every sample's accelerations at once, SIMD across samples and on numba's threads (the batched ABA)
@@ -416,5 +440,3 @@ def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None):
         aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q[:first]),
                   np.ascontiguousarray(v[:first]), taus[:first], np.zeros((1, 0, 6)), a[:first],
                   numba.get_num_threads())
-    info = dict(info)
-    return Trajectory(model, t, q, v, a, tau=taus, events=info.pop("events", ()), info=info)

@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..constraints.limits import enforced_limits
 from ..dynamics import gpu
 from ..dynamics._layout import NPARAMS
+from ..errors import SimulationError
+from .planning import failure
 
 METHODS = ("RK4", "Euler")
 
@@ -56,7 +57,8 @@ def unsupported(model, options) -> str:
             return f"force elements ({type(m.forces[0]).__name__} of model '{m.name}')"
         if getattr(m, "constraints", None):
             return f"constraints (model '{m.name}')"
-        if enforced_limits(m, options["joint_limits"]):
+        if options["joint_limits"] and any(j.limits is not None and (  # the stored limits it would enforce
+                np.isfinite(j.limits.lower) or np.isfinite(j.limits.upper)) for j in m.joints):
             return f"joint limits (model '{m.name}'; joint_limits=False lets the joints pass the stored ones)"
         if (m._compiled or m.compile()).flexible:
             return f"flexible beams (model '{m.name}')"
@@ -91,7 +93,7 @@ def simulate(model, q0, v0, t_end, t_eval, options, device):
                                        call.no_forces, Qd, Vd, float(options["t_start"]), call.cuda.to_device(t_eval),
                                        float(options["dt"]), X, call.status)
     info = {"method": options["method"], "dt": float(options["dt"]), "device": "cuda", "compiled": True}
-    if call.like is None:  # NumPy in: the Trajectory list of the CPU's batched runs, and {run: (reason, time)}
+    if call.like is None:  # NumPy in: the Trajectory list of the CPU's batched runs
         return _trajectories(models or [first] * B, t_eval, X.copy_to_host(), nq, Td.copy_to_host(), info)
     failed = bool(call.status.copy_to_host()[0])
     if failed:
@@ -101,16 +103,21 @@ def simulate(model, q0, v0, t_end, t_eval, options, device):
 
 
 def _trajectories(models, t, X, nq, tau, info):
-    """The runs as the CPU's batched runs return them, a list of Trajectory objects, and the failed ones
-    {run: (reason, time [s])}."""
+    """The runs as the CPU's batched runs return them, a list of Trajectory objects; SimulationError naming the
+    failed runs, as on the CPU (:func:`multibody.simulate.planning.gathered`)."""
     from . import compiled as loop  # (loaded on first use, as simulate does: its kernels are many)
     runs, failures = [], {}
     for b, model in enumerate(models):
         finite = np.isfinite(X[b]).all(axis=1)
         count = int(np.argmin(finite)) if not finite.all() else len(t)
         status = "ok" if count == len(t) else "non-finite state"
-        runs.append(loop.tree_trajectory(model, t[:count], X[b, :count, :nq], X[b, :count, nq:],
-                                    {**info, "status": status, "samples": count}, tau[min(b, len(tau) - 1)]))
+        runs.append(loop.sampled_trajectory(model, t[:count], X[b, :count, :nq], X[b, :count, nq:],
+                                            {**info, "status": status, "samples": count}))
         if status != "ok":
             failures[b] = (status, float(t[max(count - 1, 0)]))
-    return runs, failures
+    error = failure(runs, failures, SimulationError)
+    for b, run in enumerate(runs):  # the accelerations at the torque (the GPU takes no force elements nor controls)
+        loop.add_rates(run, tau[min(b, len(tau) - 1)], loop.no_force_rows(run.model.nq, run.model.nv))
+    if error is not None:
+        raise error
+    return runs

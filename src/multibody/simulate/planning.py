@@ -161,10 +161,19 @@ def refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
 
 def gathered(runs, failures, kind):
     """``runs``, or, if some failed ({run: (reason, time [s])}), a ``kind`` error carrying them all."""
+    error = failure(runs, failures, kind)
+    if error is not None:
+        raise error
+    return runs
+
+
+def failure(runs, failures, kind):
+    """The ``kind`` error that :func:`gathered` raises for the failed ``runs`` ({run: (reason, time [s])}), or None
+    if none failed."""
     if not failures:
-        return runs
+        return None
     first, (reason, time) = next(iter(failures.items()))
     error = kind(f"simulate: {len(failures)} of {len(runs)} runs failed (run {first}: {reason} at t = {time:.6g} s)",
                  time=time, trajectory=runs[first])
     error.trajectories, error.failures = runs, {b: reason for b, (reason, _) in failures.items()}
-    raise error
+    return error

@@ -8,6 +8,7 @@ loop (:mod:`.compiled`), the compiled loop up to the first joint stop (:mod:`.st
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
@@ -30,7 +31,7 @@ from .torques import TorqueTable
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Mapping
 
     from ..model import Model
 
@@ -166,10 +167,13 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
                    joint_limits=joint_limits)
     if device is not None or gpu_runs.gpu.on_device(q0, v0, torque):
         return on_gpu(model, q0, v0, t_end, device, options, t_eval, samples)
-    models = list(model) if isinstance(model, (list, tuple)) else None
-    if models is not None:
+    models: list[Model] | None = None
+    if isinstance(model, Sequence):  # a model per run
+        models = list(model)
         check_same_structure(models)
-    one = cast("Model", models[0] if models else model)  # one Model from here on (of a list, the first)
+        one = models[0]  # the first model checks the states and plans the runs
+    else:
+        one = model
     q0, v0 = initial_state(one, one.initial_configuration() if q0 is None else q0,
                            np.zeros(one.nv) if v0 is None else v0, "simulate")  # checked here, once
     for name, value in (("t_start", t_start), ("t_end", t_end)):

@@ -56,9 +56,24 @@ class Trajectory:
         self.events = [(str(name), float(time)) for name, time in events]
         self.info = dict(info or {})
         self.impacts = list(impacts)
-        self.drift = constraint_residuals(model, self.q, self.v) if drift is None else np.asarray(drift, dtype=float)
-        if self.drift.ndim != 2 or self.drift.shape[0] != count:
-            raise ValueError(f"Trajectory: drift must have one row per sample ({count}), got shape {self.drift.shape}")
+        self._drift: np.ndarray | None = None  # None: the samples' own residuals, computed when first asked for
+        if drift is not None:
+            self.drift = np.asarray(drift, dtype=float)
+
+    @property
+    def drift(self) -> np.ndarray:
+        """(T, 2) constraint drift per sample (see the class); given by the run that built the trajectory, else the
+        residual of each sample (:meth:`constraint_errors`), computed on first use."""
+        if self._drift is None:
+            self._drift = constraint_residuals(self.model, self.q, self.v)
+        return self._drift
+
+    @drift.setter
+    def drift(self, value: ArrayLike) -> None:
+        drift = np.asarray(value, dtype=float)
+        if drift.ndim != 2 or drift.shape[0] != len(self):
+            raise ValueError(f"Trajectory: drift must have one row per sample ({len(self)}), got shape {drift.shape}")
+        self._drift = drift
 
     def __len__(self) -> int:
         return self.t.shape[0]
