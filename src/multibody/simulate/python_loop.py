@@ -24,7 +24,7 @@ from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import configuration_rate_into
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import SimulationError, SimulationInterrupted
-from ..model.joints import normalized_quaternions
+from ..model.joints import normalized_quaternions, quaternion_slices
 from .actuators import control_function
 from .adaptive_solver import AdaptiveSolver
 from ..event import Event
@@ -125,6 +125,8 @@ def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
 def normalizer(model):
     """q ↦ q with the model's quaternions scaled to unit length (:func:`~multibody.model.joints.normalized_quaternions`)."""
     joints = tuple(model.joints)
+    if not quaternion_slices(joints):  # nothing to scale: q itself, as normalized_quaternions returns it
+        return lambda q: q
     return lambda q: normalized_quaternions(joints, q)
 
 
