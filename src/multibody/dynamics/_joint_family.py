@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..model.joints import CYLINDRICAL, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ._layout import IQ, IV, JTYPE
+from ._layout import IQ, IV, JTYPE, NQJ
 
 IDENTITY, ORIGIN = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
 
@@ -239,10 +239,8 @@ def joint_family(compile, layout):
         """q̇ from v joint by joint (each type's ``*_rate``)."""
         for i in range(topology.shape[0]):
             jt, iq, iv = topology[i, JTYPE], topology[i, IQ], topology[i, IV]
-            if jt == REVOLUTE or jt == PRISMATIC:  # (a constant count of coordinates: no loop left compiled)
-                vector_rate(v, iq, iv, 1, qdot)
-            elif jt == CYLINDRICAL:
-                vector_rate(v, iq, iv, 2, qdot)
+            if jt == REVOLUTE or jt == PRISMATIC or jt == CYLINDRICAL:
+                vector_rate(v, iq, iv, topology[i, NQJ], qdot)
             elif jt == SPHERICAL:
                 quaternion_rate(q, iq, v, iv, qdot)
             elif jt == FREE:
@@ -256,10 +254,8 @@ def joint_family(compile, layout):
         joint's manifold (each type's ``*_integrate``)."""
         for i in range(topology.shape[0]):
             jt, iq, iv = topology[i, JTYPE], topology[i, IQ], topology[i, IV]
-            if jt == REVOLUTE or jt == PRISMATIC:  # (a constant count of coordinates: no loop left compiled)
-                vector_integrate(q, v, iq, iv, 1, dt, q_out)
-            elif jt == CYLINDRICAL:
-                vector_integrate(q, v, iq, iv, 2, dt, q_out)
+            if jt == REVOLUTE or jt == PRISMATIC or jt == CYLINDRICAL:
+                vector_integrate(q, v, iq, iv, topology[i, NQJ], dt, q_out)
             elif jt == SPHERICAL:
                 quaternion_integrate(q, iq, v, iv, dt, q_out)
             elif jt == FREE:
