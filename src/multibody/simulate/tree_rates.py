@@ -45,7 +45,8 @@ def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_force
     configuration_rate(topology, q, v, dx[:nq])
     torque_at(tau, t, tau_work)
     add_joint_forces(forces[0], q, v, tau_work)
-    add_actuation(forces[3], forces[4], t, q, v, tau_work)
+    if forces[3][0].shape[0] > 0:  # (a call, not inlined: made only where there are tendons or actuators)
+        add_actuation(forces[3], forces[4], t, q, v, tau_work)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
