@@ -306,7 +306,8 @@ def control_table(model: Model, ctrl: Any) -> tuple[np.ndarray, np.ndarray]:
     if ctrl is None:
         return ONE_TIME, np.zeros((1, nu))
     if isinstance(ctrl, TorqueTable):
-        return tuple(np.array(x, dtype=float) for x in ctrl.table(nu, "ctrl"))  # (writable copies: one kernel type)
+        times, values = ctrl.table(nu, "ctrl")
+        return np.array(times, dtype=float), np.array(values, dtype=float)  # (writable copies: one kernel type)
     return ONE_TIME, np.array(checked_controls(model, ctrl)[None])
 
 
