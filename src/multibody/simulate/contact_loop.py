@@ -20,7 +20,6 @@ from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, 
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_constraints
 from ..dynamics._batch import in_threads
-from ..dynamics.kinematics import normalize
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
 from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory
@@ -43,9 +42,10 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext)
 
 
-def _arrays(model, dt, limits, ctrl=None):
-    """The compiled loop's arguments but the torque, the state and the outputs: (model, forces, damping, shapes,
-    limits, settings, cone, tolerances), the actuators at the controls ``ctrl`` (None, (nu,) or a TorqueTable)."""
+def _arrays(model, dt, limits, ctrls):
+    """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
+    shapes, limits, settings, cone, tolerances) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
+    or a TorqueTable); the runs share every array but their forces (the kernel only reads them)."""
     cm = model._compiled or model.compile()
     contact_pairs(model)  # (its warning, once)
     geometries, pairs, capacity = detection_arrays(model)
@@ -53,9 +53,10 @@ def _arrays(model, dt, limits, ctrl=None):
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    forces = force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl)))
-    return ((cm.topology, cm.params, cm.gravity), forces, joint_damping(model), shapes,
-            bound_arrays(model, limits)[1:], settings, cone, tolerances)
+    damping, bounds = joint_damping(model), bound_arrays(model, limits)[1:]
+    return [((cm.topology, cm.params, cm.gravity),
+             force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl))),
+             damping, shapes, bounds, settings, cone, tolerances) for ctrl in ctrls]
 
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
@@ -80,10 +81,11 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
     return run
 
 
-def _start(model, q0, v0, t_start, t_eval):
-    """(x, clock, x_out): the initial state (quaternions normalized), the clock at t_start, and the outputs with
-    the samples at t_start written."""
-    x = np.concatenate([normalize(model, q0), v0])
+def _start(q0, v0, t_start, t_eval):
+    """(x, clock, x_out): the initial state (as simulate's entry checked it, quaternions normalized:
+    :func:`~multibody.dynamics._inputs.initial_state`), the clock at t_start, and the outputs with the samples at
+    t_start written."""
+    x = np.concatenate([q0, v0])
     first = int(np.searchsorted(t_eval, t_start, side="right"))
     x_out = np.full((len(t_eval), x.shape[0]), np.nan)
     x_out[:first] = x
@@ -119,9 +121,9 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     compiled loop, through the output times ``t_eval``; SimulationError (non-finite state) or
     SimulationInterrupted (Ctrl-C) carry the samples computed."""
     torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
-    arrays = _arrays(model, dt, limits, ctrl)
+    arrays = _arrays(model, dt, limits, [ctrl])[0]
     tau = torque_table(torque, model.nv)
-    x, clock, x_out = _start(model, q0, v0, float(options["t_start"]), t_eval)
+    x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
     status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
@@ -141,8 +143,8 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=
     per_run = isinstance(torque, (list, tuple)) or (isinstance(torque, np.ndarray) and torque.ndim == 2)
     torques = [torque[b] for b in range(B)] if per_run else [torque] * B
     ctrls = [None] * B if controls is None else list(controls)
-    arrays = [_arrays(model, dt, limits, ctrls[b]) for b in range(B)]
-    starts = [_start(model, Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
+    arrays = _arrays(model, dt, limits, ctrls)
+    starts = [_start(Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
     stats, status = np.zeros((B, 5)), np.full(B, OK)
     runners = [_stepper(model, arrays[b], torque_table(torques[b], model.nv), torques[b], ctrls[b], limits)
                for b in range(B)]
