@@ -3,15 +3,16 @@
 
 Parts: ``kernels`` (the one-state rnea, aba and crba, the articulated-body algorithm first: most other kernels
 call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the structure-of-arrays
-batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives), ``quantities`` (a
-few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time stepper and the event-driven
-impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, ``quantities`` and ``loop``), and
-``calls``: the README's calls, ``multibody simulate`` of a URDF and ``multibody demo``, which then load what the
-parts before compiled and compile only what they left.
+batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives, of one state and of
+batches), ``quantities`` (a few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time
+stepper and the event-driven impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``,
+``quantities`` and ``loop``), and ``calls``: the README's calls, ``multibody simulate`` of a URDF and ``multibody
+demo``, which then load what the parts before compiled and compile only what they left.
 
-``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once (numba's cache on
-disk is shared: a kernel that one process saved, the other loads), then ``calls``. Each process first compiles
-what needs nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
+``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once
+(numba's cache on disk is shared: a kernel that one process saved, the other loads; each kernel has its own index
+and data files, written whole and renamed into place), then ``calls``. Each process first compiles what needs
+nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
 """
 import io
 import os
@@ -128,12 +129,18 @@ def calls():
 
 
 def derivatives():
-    """The README's ∂q̈/∂(q, v) (rnea_derivatives, which needs no other kernel, first)."""
+    """The README's ∂q̈/∂(q, v) (rnea_derivatives, which needs no other kernel, first), then batches of states:
+    a few (state by state) and MIN_BATCH or more (chunks of states as lanes), as full (B, nq) and (B, nv) arrays."""
     import multibody as mb
+    from multibody.dynamics._lanes import MIN_BATCH
     model = mb.Model.chain(2)
     q, v = np.array([0.3, -0.2]), np.zeros(2)
     mb.rnea_derivatives(model, q, v, np.zeros(2))
     mb.aba_derivatives(model, q, v, np.zeros(2))
+    for count in (2, MIN_BATCH):
+        qs, vs = np.tile(q, (count, 1)), np.zeros((count, 2))
+        mb.rnea_derivatives(model, qs, vs, vs.copy())
+        mb.aba_derivatives(model, qs, vs, vs.copy())
 
 
 def contact():

@@ -239,15 +239,16 @@ def cmd_demo(args):
 
 # the parts of the warm-up (``python -m multibody._warmup``) that ``multibody compile`` runs in two processes of about
 # the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch kernels), then what does
-# (the loop and the derivatives call the ABA, the batched one-state kernels rnea and aba); its part "calls" runs after
-WORKERS = (("kernels", "loop"), ("batch", "derivatives", "quantities", "contact", "symbolic"))
+# (the loop, the quantities and the derivatives call the ABA, the derivatives of batches the lanes' ABA); its part
+# "calls" runs after
+WORKERS = (("kernels", "loop", "quantities", "symbolic"), ("batch", "derivatives", "contact"))
 
 
 def cmd_compile(args):
     """Compile every numba kernel into numba's cache: the warm-up's parts in two processes at once (the one-state
-    kernels and the compiled loop; the batch kernels, the derivatives, contact and to_numeric's solves), then the
-    README's calls, a URDF simulate and the demo (which load those and compile what is left). One notice, a line as
-    each process is done; the worker processes are silent."""
+    kernels, the compiled loop, a few states at once and to_numeric's solves; the batch kernels, the derivatives and
+    contact), then the README's calls, a URDF simulate and the demo (which load those and compile what is left). One
+    notice, a line as each process is done; the worker processes are silent."""
     import os
     import subprocess
 
