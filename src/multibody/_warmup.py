@@ -3,11 +3,12 @@
 
 Parts: ``kernels`` (the one-state rnea, aba and crba, the articulated-body algorithm first: most other kernels
 call it), ``loop`` (the compiled integration loop and DOP853's helper thread), ``batch`` (the structure-of-arrays
-batch kernels and the lockstep rollouts), ``derivatives`` (the README's analytic derivatives, of one state and of
-batches), ``quantities`` (a few states at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time
-stepper and the event-driven impacts), ``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``,
-``quantities`` and ``loop``), and ``calls``: the README's calls, ``multibody simulate`` of a URDF and ``multibody
-demo``, which then load what the parts before compiled and compile only what they left.
+batch kernels and the lockstep rollouts), ``runs`` (the lockstep rollouts of a batch with a model per run),
+``derivatives`` (the README's analytic derivatives, of one state and of batches), ``quantities`` (a few states
+at once, energies, a Jacobian, the momentum, ...), ``contact`` (the time stepper and the event-driven impacts),
+``symbolic`` (``to_numeric``'s linear solves), ``core`` (``kernels``, ``quantities`` and ``loop``), and ``calls``:
+the README's calls, ``multibody simulate`` of a URDF and ``multibody demo``, which then load what the parts before
+compiled and compile only what they left.
 
 ``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once
 (numba's cache on disk is shared: a kernel that one process saved, the other loads; each kernel has its own index
@@ -26,7 +27,7 @@ import numpy as np
 from multibody import cli
 from multibody.cli import WORKERS
 
-PARTS = ("kernels", "loop", "batch", "derivatives", "quantities", "contact", "symbolic", "calls")
+PARTS = ("kernels", "loop", "batch", "runs", "derivatives", "quantities", "contact", "symbolic", "calls")
 
 
 def _model():
@@ -59,6 +60,15 @@ def batch():
         mb.aba(model, [q] * 16, v, v, f_ext=forces)  # the structure-of-arrays kernel (16+ states)
     chain = mb.Model.chain(2)  # revolute joints: the lockstep rollouts (structure of arrays too)
     integrate_tree_batch(chain, np.zeros((2, 2)), np.zeros(2), [0.0, 1e-3], method="RK4", dt=1e-3)
+
+
+def runs():
+    """A batch of runs with a model each (``mb.simulate(models, ...)``): the lockstep rollouts on each run's params
+    (the batch kernels again, for params of one more axis)."""
+    import multibody as mb
+    from multibody.simulate.compiled import integrate_tree_batch
+    chain = mb.Model.chain(2)
+    integrate_tree_batch([chain, chain], np.zeros((2, 2)), np.zeros(2), [0.0, 1e-3], method="RK4", dt=1e-3)
 
 
 def loop():

@@ -136,7 +136,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
             raise ValueError(f"integrate_tree_batch: {len(tau)} torque tables for {q0.shape[0]} runs")
         tau = TorqueTable.stacked(tau, nv, "integrate_tree_batch: tau")
     elif isinstance(tau, TorqueTable):
-        times, values = tau.table(nv, "integrate_tree: tau")
+        times, values = (np.array(part) for part in tau.table(nv, "integrate_tree: tau"))  # (writable: see below)
         tau = (times, np.ascontiguousarray(np.broadcast_to(values, (q0.shape[0],) + values.shape)) if batch
                else values)
     else:
@@ -367,6 +367,9 @@ def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threa
     """:func:`integrate_tree_batch` by :func:`multibody.simulate.lockstep.lockstep` (trees of revolute and
     prismatic joints, fixed steps): LANES runs at a time, one vectorized ABA per stage for all of them."""
     stats, counts = np.zeros(5), np.zeros(X0.shape[0], dtype=np.int64)  # stats[STOP]: Ctrl-C (_interruptible)
+    # writable C-contiguous copies (not the broadcast or read-only views): one specialization of the kernels per
+    # params layout (shared or per run), whatever the torque and joint force rows came as
+    tau, rows = np.array(tau, dtype=float), np.array(rows, dtype=float)
     _interruptible(lambda: lockstep.lockstep(cm.topology, params, cm.gravity, code == EULER, tau, rows, X0,
                                              t_start, t_eval, dt, X_out, stats[STOP:], counts, threads), stats)
     spans = np.diff(np.r_[t_start, t_eval])
@@ -387,11 +390,12 @@ def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threa
 
 def torque_table(tau, nv):
     """(times (T,), values (T, nv)) of a torque for the compiled loop: a TorqueTable's rows, or one row for a
-    constant τ (nv,) (zero for None); a table given as such passes through."""
+    constant τ (nv,) (zero for None); a table given as such passes through. A TorqueTable's read-only arrays come
+    as writable copies: a read-only array is another numba specialization of the kernels, compiled again."""
     if isinstance(tau, tuple):
         return tau
     if isinstance(tau, TorqueTable):
-        return tau.table(nv)
+        return tuple(np.array(part) for part in tau.table(nv))
     return np.zeros(1), (np.zeros(nv) if tau is None else np.ascontiguousarray(tau, dtype=float)).reshape(1, nv)
 
 
