@@ -24,9 +24,10 @@ def test_import_with_a_cold_cache_compiles_nothing(tmp_path):
 
 
 def test_first_compilation_prints_one_notice(tmp_path):
+    # two of the smallest kernels (q̇ and q ⊕ v dt), compiled cold: one notice for both
     code = ("import numpy as np, multibody as mb\n"
             "m = mb.Model('p'); m.add(mb.Body('b', 1.0, inertia=np.eye(3)), joint=mb.Revolute())\n"
-            "mb.crba(m, np.zeros(1)); mb.rnea(m, np.zeros(1), np.zeros(1), np.zeros(1))\n")
+            "mb.configuration_rate(m, np.zeros(1), np.ones(1)); mb.integrate(m, np.zeros(1), np.ones(1), 0.1)\n")
     cold, _ = run(code, tmp_path)
     assert cold.stderr.count("multibody: compiling the dynamics kernels") == 1
     warm, _ = run(code, tmp_path)
@@ -53,13 +54,16 @@ event.register("numba:compile", Count())
 
 
 @pytest.mark.slow
-def test_nothing_compiles_after_the_warmup(tmp_path):
-    """After the warm-up that `multibody compile` runs (here in the test suite's own cache, which CI warms the same
-    way before the suite), the README's calls, `multibody simulate` of a URDF, `multibody demo`, `mb.integrate` and
-    `mb.configuration_rate` compile nothing: numba's compile event never fires."""
-    warm = subprocess.run([sys.executable, "-m", "multibody._warmup"], capture_output=True, text=True,
+def test_compile_command_gives_one_notice_and_leaves_nothing_to_compile(tmp_path):
+    """`multibody compile` (here in the test suite's own cache, which CI warms the same way before the suite) says
+    so once and finishes; after it, the README's calls, `multibody simulate` of a URDF, `multibody demo`,
+    `mb.integrate`, `mb.configuration_rate`, the derivatives of a batch of states and a batch of runs with a model
+    each compile nothing: numba's compile event never fires."""
+    warm = subprocess.run([sys.executable, "-m", "multibody.cli", "compile"], capture_output=True, text=True,
                           timeout=1800)
     assert warm.returncode == 0, warm.stderr
+    output = warm.stdout + warm.stderr
+    assert output.count("compiling") == 1 and "done in" in output
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     first_block = readme.split("```python\n")[1].split("```")[0]
     code = COUNT_COMPILES + (
@@ -73,6 +77,9 @@ def test_nothing_compiles_after_the_warmup(tmp_path):
         "import numpy as np, multibody as mb\n"
         "chain = mb.Model.chain(3)\n"
         "mb.integrate(chain, np.zeros(3), np.ones(3), 0.1), mb.configuration_rate(chain, np.zeros(3), np.ones(3))\n"
+        "states = np.random.default_rng(0).normal(size=(16, 3))\n"
+        "mb.rnea_derivatives(chain, states, states, states), mb.aba_derivatives(chain, states, states, states)\n"
+        "mb.simulate([chain, chain], states[:2], states[2:4], 0.01, method='RK4', dt=1e-3, progress=False)\n"
         "print('COMPILED', compiled)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
@@ -105,15 +112,6 @@ def test_a_long_compilation_names_what_compiles(monkeypatch, capsys):
                                    for line in lines[1:])
     time.sleep(1.5)
     assert capsys.readouterr().err == ""  # silent once nothing compiles
-
-
-@pytest.mark.slow
-def test_compile_command_gives_one_notice():
-    result = subprocess.run([sys.executable, "-m", "multibody.cli", "compile"], capture_output=True, text=True,
-                            timeout=1800)
-    assert result.returncode == 0, result.stderr
-    output = result.stdout + result.stderr
-    assert output.count("compiling") == 1 and "done in" in output
 
 
 def test_compile_workers_cover_every_part_once():
