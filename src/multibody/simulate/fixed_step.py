@@ -19,20 +19,20 @@ from ..dynamics._stepper_family import stepper_family
 
 
 def _rates(args, t, x, dx):
-    """dx = f(t, x), args = (model, f, None): the Python loop's rates for the stepper family, the whole state in one
-    entry (:class:`Entries`)."""
-    dx[0] = args[1](t, x[0])
+    """dx = f(t, x), args = (f, model, nq, state): the Python loop's rates for the stepper family, the whole state in
+    one entry (:class:`Entries`)."""
+    dx[0] = args[0](t, x[0])
 
 
 def _accelerations(args, t, x, dx):
-    """dx[1] = v̇ of f(t, x), args = (model, f, x): the state x whose q and v are the two entries of ``x`` here
-    (:class:`Entries`; semi-implicit Euler takes the rates at the step's start alone)."""
-    dx[1] = args[1](t, args[2])[args[0].nq:]
+    """dx[1] = v̇ of f(t, x), args = (f, model, nq, state): the q and v of ``state`` are the two entries of ``x``
+    here (:class:`Entries`; semi-implicit Euler takes the rates at the step's start alone)."""
+    dx[1] = args[0](t, args[3])[args[2]:]
 
 
 def _integrate(args, q, v, h, out):
-    """out = q ⊕ h v (:func:`multibody.integrate` on args[0], the model), q, v and out entries of :class:`Entries`."""
-    out[0] = integrate(args[0], q[0], v[0], h)
+    """out = q ⊕ h v (:func:`multibody.integrate` on args[1], the model), q, v and out entries of :class:`Entries`."""
+    out[0] = integrate(args[1], q[0], v[0], h)
 
 
 def _normalize(args, x):
@@ -61,17 +61,17 @@ def rk4_step(f, t, x, h, entries=None):
     family's lines is one NumPy operation on the whole state."""
     entries = Entries(1) if entries is None else entries
     entries.x[0] = x
-    _STEPS.rk4_step((None, f, None), t, entries.x, h, 1, entries.K, entries.y)
+    _STEPS.rk4_step((f, None, None, None), t, entries.x, h, 1, entries.K, entries.y)
     return entries.y[0]
 
 
-def euler_step(model, f, t, x, h, entries=None):
+def euler_step(model, f, t, x, h, entries=None, nq=None):
     """(q⁺, v⁺) = x(t + h) by semi-implicit (symplectic) Euler (:mod:`multibody.dynamics._stepper_family`) on
     x = (q, v) with f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]. The
-    state is two entries, q and v (``entries``: :class:`Entries` (2), default new ones)."""
-    entries = Entries(2) if entries is None else entries
-    entries.x[0], entries.x[1] = x[:model.nq], x[model.nq:]
-    _STEPS.euler_step((model, f, x), t, entries.x, h, 1, entries.K, entries.y)
+    state is two entries, q and v (``entries``: :class:`Entries` (2), default new ones); nq: the model's."""
+    entries, nq = Entries(2) if entries is None else entries, model.nq if nq is None else nq
+    entries.x[0], entries.x[1] = x[:nq], x[nq:]
+    _STEPS.euler_step((f, model, nq, x), t, entries.x, h, 1, entries.K, entries.y)
     return entries.y[0], entries.y[1]
 
 
@@ -89,25 +89,23 @@ def scheme(model, method, tau, normalized, projection, limits=None):
     nq = model.nq
     entries = Entries(1 if method == "RK4" else 2)
 
-    def advance(f, t, x, h):
-        """(q⁺, v⁺, x⁺): the new state's parts, and the whole state where the step made it (else None)."""
-        if method == "Euler":
-            return *euler_step(model, f, t, x, h, entries), None
-        if method == "RK4":
-            x = rk4_step(f, t, x, h, entries)
-        else:
-            q, v = normalized(x[:nq]), x[nq:]
-            x = np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
-        return x[:nq], x[nq:], x
-
     def step(f, t, x, h):
-        q, v, x = advance(f, t, x, h)
+        if method == "Euler":
+            q, v = euler_step(model, f, t, x, h, entries, nq)
+            x = None  # (x⁺ made below from q⁺ and v⁺)
+        else:
+            if method == "RK4":
+                x = rk4_step(f, t, x, h, entries)
+            else:
+                q, v = normalized(x[:nq]), x[nq:]
+                x = np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
+            q = x[:nq]
         unit = normalized(q)
-        if x is None or unit is not q:  # (x⁺ a new vector: the step's own is kept where q⁺ has no quaternions)
-            x = np.concatenate([unit, v])
+        if x is None or unit is not q:  # (where q⁺ has no quaternions, the step's own new vector x⁺ is kept)
+            x = np.concatenate([unit, x[nq:] if x is not None else v])
         if not projection or not np.all(np.isfinite(x)):
             return x, None
-        q, v, *residual = project(model, unit, v)
+        q, v, *residual = project(model, unit, x[nq:])
         return np.concatenate([q, v]), np.array(residual)
     return step
 
