@@ -19,55 +19,60 @@ from ..dynamics._stepper_family import stepper_family
 
 
 def _rates(args, t, x, dx):
-    """dx = f(t, x), args = (model, f): the Python loop's rates for the stepper family, the whole state in one entry
-    (:func:`_entries`)."""
-    dx[0] = args[1](t, x[0])
+    """dx = f(t, x), args = (f, model, nq, state): the Python loop's rates for the stepper family, the whole state in
+    one entry (:class:`Entries`)."""
+    dx[0] = args[0](t, x[0])
 
 
 def _accelerations(args, t, x, dx):
-    """dx[1] = v̇ of f(t, x), args = (model, f), the state's q and v in two entries (:func:`_entries`)."""
-    dx[1] = args[1](t, np.concatenate((x[0], x[1])))[args[0].nq:]
+    """dx[1] = v̇ of f(t, x), args = (f, model, nq, state): the q and v of ``state`` are the two entries of ``x``
+    here (:class:`Entries`; semi-implicit Euler takes the rates at the step's start alone)."""
+    dx[1] = args[0](t, args[3])[args[2]:]
 
 
 def _integrate(args, q, v, h, out):
-    """out = q ⊕ h v (:func:`multibody.integrate` on args[0], the model), q, v and out entries of :func:`_entries`."""
-    out[0] = integrate(args[0], q[0], v[0], h)
+    """out = q ⊕ h v (:func:`multibody.integrate` on args[1], the model), q, v and out entries of :class:`Entries`."""
+    out[0] = integrate(args[1], q[0], v[0], h)
 
 
 def _normalize(args, x):
     """Nothing: :func:`scheme` normalizes the quaternions after every step."""
 
 
-def _entries(*vectors):
-    """The state as the Python loop's stepper family takes it: an object array whose entries are whole NumPy
-    vectors, so that each of the family's lines on an entry is one NumPy operation, and ``y[i] = …`` binds the new
-    vector rather than copying it."""
-    entries = np.empty(len(vectors), dtype=object)
-    for i, vector in enumerate(vectors):
-        entries[i] = vector
-    return entries
-
-
 # RK4 and semi-implicit Euler (:mod:`multibody.dynamics._stepper_family`) as plain Python on NumPy vectors
 _STEPS = stepper_family(lambda function: function, _rates, _integrate, _normalize, _accelerations)
 
 
-def rk4_step(f, t, x, h):
+class Entries:
+    """The state, its stage rates and the new state as the Python loop's stepper family takes them: object arrays
+    whose entries are whole NumPy vectors, so that each of the family's lines on an entry is one NumPy operation, and
+    ``y[i] = …`` binds the new vector rather than copying it. RK4 steps the state as one entry, semi-implicit Euler
+    as two, q and v. Made once per run and filled per step (a step's result is a new vector: nothing it returns is
+    overwritten by the next)."""
+
+    def __init__(self, count):
+        self.x, self.y, self.K = (np.empty(count, dtype=object), np.empty(count, dtype=object),
+                                  np.empty((4, count), dtype=object))
+
+
+def rk4_step(f, t, x, h, entries=None):
     """x(t + h) by the classical Runge–Kutta method (:mod:`multibody.dynamics._stepper_family`) with the rates
-    f(t, x). t, h [s]. The state is one entry (:func:`_entries`): each of the family's lines is one NumPy
-    operation on the whole state."""
-    y = np.empty(1, dtype=object)
-    _STEPS.rk4_step((None, f), t, _entries(x), h, 1, np.empty((4, 1), dtype=object), y)
-    return y[0]
+    f(t, x). t, h [s]. The state is one entry (``entries``: :class:`Entries` (1), default new ones): each of the
+    family's lines is one NumPy operation on the whole state."""
+    entries = Entries(1) if entries is None else entries
+    entries.x[0] = x
+    _STEPS.rk4_step((f, None, None, None), t, entries.x, h, 1, entries.K, entries.y)
+    return entries.y[0]
 
 
-def euler_step(model, f, t, x, h):
-    """x(t + h) by semi-implicit (symplectic) Euler (:mod:`multibody.dynamics._stepper_family`) on x = (q, v) with
-    f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]. The state is two
-    entries, q and v (:func:`_entries`)."""
-    y = np.empty(2, dtype=object)
-    _STEPS.euler_step((model, f), t, _entries(x[:model.nq], x[model.nq:]), h, 1, np.empty((1, 2), dtype=object), y)
-    return np.concatenate((y[0], y[1]))
+def euler_step(model, f, t, x, h, entries=None, nq=None):
+    """(q⁺, v⁺) = x(t + h) by semi-implicit (symplectic) Euler (:mod:`multibody.dynamics._stepper_family`) on
+    x = (q, v) with f = (q̇, v̇): v⁺ = v + h v̇(q, v), q⁺ = q ⊕ h v⁺ (:func:`multibody.integrate`). t, h [s]. The
+    state is two entries, q and v (``entries``: :class:`Entries` (2), default new ones); nq: the model's."""
+    entries, nq = Entries(2) if entries is None else entries, model.nq if nq is None else nq
+    entries.x[0], entries.x[1] = x[:nq], x[nq:]
+    _STEPS.euler_step((f, model, nq, x), t, entries.x, h, 1, entries.K, entries.y)
+    return entries.y[0], entries.y[1]
 
 
 def scheme(model, method, tau, normalized, projection, limits=None):
@@ -76,26 +81,31 @@ def scheme(model, method, tau, normalized, projection, limits=None):
     "RK4" (:func:`rk4_step`) and "Euler" (:func:`euler_step`) with the rates f; "contact" the velocity-level
     contact stepper (:func:`multibody.constraints.integrate.contact_step`) with the generalized forces
     ``tau(t, q, v)`` and the joint limits ``limits`` (default: the model's and the joints' stored ones).
-    Quaternions are renormalized after the step (``normalized``); with ``projection`` the state is
-    projected onto the constraint manifold (:func:`multibody.constraints.integrate.project`) and ``residual`` is the
-    (max|φ|, max|J v − b|) it had before, else None.
+    Quaternions are renormalized after the step (``normalized``: q itself where there are none); with
+    ``projection`` the state is projected onto the constraint manifold
+    (:func:`multibody.constraints.integrate.project`) and ``residual`` is the (max|φ|, max|J v − b|) it had before,
+    else None.
     """
     nq = model.nq
-
-    def advance(f, t, x, h):
-        if method == "RK4":
-            return rk4_step(f, t, x, h)
-        if method == "Euler":
-            return euler_step(model, f, t, x, h)
-        q, v = normalized(x[:nq]), x[nq:]
-        return np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
+    entries = Entries(1 if method == "RK4" else 2)
 
     def step(f, t, x, h):
-        x = advance(f, t, x, h)
-        q, v = normalized(x[:nq]), x[nq:]
+        if method == "Euler":
+            q, v = euler_step(model, f, t, x, h, entries, nq)
+            x = None  # (x⁺ made below from q⁺ and v⁺)
+        else:
+            if method == "RK4":
+                x = rk4_step(f, t, x, h, entries)
+            else:
+                q, v = normalized(x[:nq]), x[nq:]
+                x = np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
+            q = x[:nq]
+        unit = normalized(q)
+        if x is None or unit is not q:  # (where q⁺ has no quaternions, the step's own new vector x⁺ is kept)
+            x = np.concatenate([unit, x[nq:] if x is not None else v])
         if not projection or not np.all(np.isfinite(x)):
-            return np.concatenate([q, v]), None
-        q, v, *residual = project(model, q, v)
+            return x, None
+        q, v, *residual = project(model, unit, x[nq:])
         return np.concatenate([q, v]), np.array(residual)
     return step
 

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics._configuration import CPU_CONFIGURATION
-from ..dynamics._spatial_kernels import inline
+from ..dynamics._spatial_kernels import inline, njit_without_refcounts
 from ..dynamics._stepper_family import on_the_manifold, stepper_family
 from .adaptive import dop853, dopri5
 from .dense_output import DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, event_values, event_work
@@ -37,8 +37,12 @@ def step_rates(args, t, x, dx):
     rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx)
 
 
-# RK4 and semi-implicit Euler on a tree, inlined into fixed_step
-rk4_step, euler_step = stepper_family(inline, step_rates, *on_the_manifold(inline, CPU_CONFIGURATION))
+# RK4 and semi-implicit Euler on a tree, each compiled on its own without reference counting and inlined into
+# fixed_step by LLVM (``forceinline``): compiled as part of fixed_step (numba's ``inline="always"``), every array
+# handed to an inlined function — the state's views, the rates' arguments, each joint's q̇ — is counted in and out
+# by atomic operations, which cost a 7-link chain's RK4 step 1.5 µs of 3.7 µs. The same arithmetic, bit for bit.
+rk4_step, euler_step = stepper_family(njit_without_refcounts(cache=True, forceinline=True), step_rates,
+                                      *on_the_manifold(inline, CPU_CONFIGURATION))
 
 
 @njit(cache=True)
