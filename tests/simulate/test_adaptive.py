@@ -28,6 +28,21 @@ def test_compiled_and_python_loops_take_the_same_steps(make, method):
     np.testing.assert_allclose(slow.v, fast.v, rtol=0, atol=1e-13 * max(1.0, np.abs(fast.v).max()))
 
 
+@pytest.mark.parametrize("method", ["RK45", "DOP853"])
+def test_the_python_loop_matches_scipys_solver_on_a_chain(method):
+    """An oracle: scipy's solve_ivp (its own DOP853) on the chain's ẋ = (v, ABA(q, v, τ)) at a tighter tolerance."""
+    model, q0, v0 = hanging_chain(5, swing=0.5)
+    tau = np.linspace(-0.5, 0.5, model.nv)
+    t_eval = np.linspace(0.0, 1.0, 21)
+    ours = mb.simulate(model, q0, v0, t_end=1.0, t_eval=t_eval, method=method, rtol=1e-10, atol=1e-10, torque=tau,
+                       compiled=False)
+    rates = lambda t, x: np.concatenate([x[5:], mb.aba(model, x[:5], x[5:], tau)])  # noqa: E731
+    ref = integrate.solve_ivp(rates, (0.0, 1.0), np.concatenate([q0, v0]), method="DOP853", t_eval=t_eval,
+                              rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.q, ref.y[:5].T, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(ours.v, ref.y[5:].T, rtol=0, atol=1e-8 * np.abs(ref.y[5:]).max())
+
+
 def kepler(t, y):
     """A Kepler orbit (μ = 1): y = (x, y, ẋ, ẏ)."""
     r3 = np.hypot(y[0], y[1]) ** 3

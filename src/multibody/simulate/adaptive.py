@@ -10,8 +10,8 @@
 A method is a *scheme* (:func:`scheme_of`: its code, tableau A, nodes c, stages per step, order); what differs
 between the two — error estimate, step-size rule, dense output — are small compiled functions taking the code.
 :func:`adaptive_family` builds the step around them once for a target, as
-:func:`multibody.dynamics._stepper_family.stepper_family` builds RK4 and Euler: with numba's inlining and the rates of a
-tree for :func:`dormand_prince`, and as plain Python around a Python vector field for the Python loop
+:func:`multibody.dynamics._stepper_family.stepper_family` builds RK4 and Euler: with numba's inlining and the rates
+of a tree for :func:`dormand_prince`, and as plain Python around a Python vector field for the Python loop
 (:class:`.adaptive_solver.AdaptiveSolver`), so that the two loops take the same steps and agree to round-off.
 """
 from __future__ import annotations
@@ -419,8 +419,8 @@ def dormand_prince(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max,
 @njit(cache=True)
 def slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces):
     """The samples x_out[j] of the step in slot k of the ring ``pipe`` (:func:`~.handoff.ring`) at its output
-    times — its dense output (DOP853's, :func:`adaptive_family`), evaluated as :func:`after_step` would — and the accelerations
-    and applied forces there (:func:`sample_rates`, into the ring's last two arrays)."""
+    times — its dense output (DOP853's, :func:`adaptive_family`), evaluated as :func:`after_step` would — and the
+    accelerations and applied forces there (:func:`sample_rates`, into the ring's last two arrays)."""
     t, h, t_new = pipe[1][k, 0], pipe[1][k, 1], pipe[1][k, 2]
     x, y, K = pipe[3][k, 0], pipe[3][k, 1], pipe[4][k]
     first, end = pipe[2][k, 0], pipe[2][k, 1]
@@ -455,10 +455,10 @@ def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, t
 
 @njit(cache=True, nogil=True)
 def serve(arrays, tau, forces, pipe, t_eval, x_out):
-    """The helper thread of a DOP853 run of :func:`dormand_prince` with a ring: compute the samples of every POSTED slot, until the
-    loop has set DONE and none is left (:mod:`~.handoff`), or SPINS looks for work in a row (short pauses between
-    them) found none: on a busy machine, where the loop waits for a core, the helper only takes time from it and
-    from other processes, so it leaves the rest to the loop."""
+    """The helper thread of a DOP853 run of :func:`dormand_prince` with a ring: compute the samples of every POSTED
+    slot, until the loop has set DONE and none is left (:mod:`~.handoff`), or SPINS looks for work in a row (short
+    pauses between them) found none: on a busy machine, where the loop waits for a core, the helper only takes time
+    from it and from other processes, so it leaves the rest to the loop."""
     topology = arrays[0]
     flags, slots = pipe[0], pipe[0].shape[0] - 1
     nx = x_out.shape[1]
