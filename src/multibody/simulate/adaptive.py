@@ -10,8 +10,8 @@
 A method is a *scheme* (:func:`scheme_of`: its code, tableau A, nodes c, stages per step, order); what differs
 between the two — error estimate, step-size rule, dense output — are small compiled functions taking the code.
 :func:`adaptive_family` builds the step around them once for a target, as
-:func:`multibody.dynamics._stepper_family.stepper_family` builds RK4 and Euler: with numba's inlining and the rates
-of a tree for :func:`dormand_prince`, and as plain Python around a Python vector field for the Python loop
+:func:`multibody.dynamics._stepper_family.stepper_family` builds RK4 and Euler: compiled around the rates of a tree
+for :func:`dormand_prince`, and as plain Python around a Python vector field for the Python loop
 (:class:`.adaptive_solver.AdaptiveSolver`), so that the two loops take the same steps and agree to round-off.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop853  # the DOP853 tableau (scipy's, BSD)
 
-from ..dynamics._spatial_kernels import inline, njit_without_refcounts
+from ..dynamics._spatial_kernels import njit_without_refcounts
 from .dense_output import (DOP853, DOPRI5, crossed_any, crossings, dense_outputs, event_values, event_work,
                            normalize_quaternions)
 from .handoff import CLAIMED, DONE, FREE, POSTED, SPINS, claim, load_acquire, pause, store_release
@@ -286,8 +286,11 @@ def adaptive_family(compile: Callable, rates: Callable) -> AdaptiveFamily:
     return AdaptiveFamily(initial_step, step, dense_output)
 
 
-# the adaptive methods on a tree (its rates :func:`.tree_rates.step_rates`), inlined into the compiled loop
-TREE = adaptive_family(inline, step_rates)
+# the adaptive methods on a tree (its rates :func:`.tree_rates.step_rates`) for the compiled loop, each its own kernel
+# without reference counting: inlined into :func:`dormand_prince` (which counts references: it allocates), every
+# stage would count the references of each array of the rates' arguments (the model's arrays, its force elements'
+# tables) as it unpacks them, which made the whole run 1.1-1.6x slower
+TREE = adaptive_family(njit_without_refcounts(cache=True), step_rates)
 tree_step, tree_dense_output, tree_initial_step = TREE.step, TREE.dense_output, TREE.initial_step
 
 
