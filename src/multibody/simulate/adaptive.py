@@ -1,13 +1,22 @@
-"""The adaptive Runge–Kutta methods of the compiled loop (:mod:`multibody.simulate.steppers`), with step-size control
-and dense output:
+"""The adaptive Runge–Kutta methods, with step-size control and dense output, written once for the compiled loop
+(:mod:`multibody.simulate.steppers`) and the Python loop (:mod:`multibody.simulate.python_loop`):
 
 - ``"DOPRI5"``: the Dormand–Prince 5(4) pair (Hairer, Nørsett, Wanner, *Solving ODEs I*, II.5), PI step-size
   control and the 4th-order continuous extension for the output times;
 - ``"DOP853"``: the Dormand–Prince 8(5,3) method (Hairer's DOP853, as scipy runs it: same tableau, error norm and
   step rules) with its 7th-order dense output: fewer, costlier steps, the better choice at tight tolerances (it is
   ``multibody.simulate``'s default). Its dense output can be computed on a helper thread (:mod:`.handoff`).
+
+A method is a *scheme* (:func:`scheme_of`: its code, tableau A, nodes c, stages per step, order); what differs
+between the two — error estimate, step-size rule, dense output — are small compiled functions taking the code.
+:func:`adaptive_family` builds the step around them once for a target, as
+:func:`multibody.dynamics._stepper_family.stepper_family` builds RK4 and Euler: compiled around the rates of a tree
+for :func:`dormand_prince`, and as plain Python around a Python vector field for the Python loop
+(:class:`.adaptive_solver.AdaptiveSolver`), so that the two loops take the same steps and agree to round-off.
 """
 from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -18,7 +27,7 @@ from .dense_output import (DOP853, DOPRI5, crossed_any, crossings, dense_outputs
                            normalize_quaternions)
 from .handoff import CLAIMED, DONE, FREE, POSTED, SPINS, claim, load_acquire, pause, store_release
 from .tree_rates import (GO_ON, INTERRUPTED, MAX_STEPS, NFEV, NONFINITE, OK, REJECTED, STEPS, STOP, T_REACHED,
-                         UNDERFLOW, body_force_work, finite, rates, sample_rates, stopped_at_event)
+                         UNDERFLOW, body_force_work, finite, sample_rates, step_rates, stopped_at_event)
 
 # Dormand–Prince 5(4) tableau (Hairer–Nørsett–Wanner, Table II.5.2), 5th-order solution in row 7 (FSAL), error
 # coefficients E = b − b̂, and the dense-output coefficients of the 4th-order continuous extension (dopri5.f,
@@ -34,16 +43,31 @@ E1, E3, E4, E5, E6, E7 = (71.0 / 57600.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253
 D1, D3, D4, D5, D6, D7 = (-12715105075.0 / 11282082432.0, 87487479700.0 / 32700410799.0,
                           -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
                           -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+A5 = np.array([[0.0] * 7, [A21] + [0.0] * 6, [A31, A32] + [0.0] * 5, [A41, A42, A43] + [0.0] * 4,
+               [A51, A52, A53, A54] + [0.0] * 3, [A61, A62, A63, A64, A65, 0.0, 0.0],
+               [A71, 0.0, A73, A74, A75, A76, 0.0]])
 # Dormand–Prince 8(5,3) (Hairer's DOP853, the tableau scipy uses): 12 stages + the new-state derivative, error
 # weights E5 and E3, 3 extra stages and the matrix D of the 7th-order dense output.
 A8, E5_8, E3_8, D8 = (np.ascontiguousarray(x) for x in (_dop853.A, _dop853.E5, _dop853.E3, _dop853.D))
 assert np.array_equal(A8[12, :12], _dop853.B)  # the 12th stage is evaluated at the new state
-A5 = np.array([[0.0] * 7, [A21] + [0.0] * 6, [A31, A32] + [0.0] * 5, [A41, A42, A43] + [0.0] * 4,
-               [A51, A52, A53, A54] + [0.0] * 3, [A61, A62, A63, A64, A65, 0.0, 0.0],
-               [A71, 0.0, A73, A74, A75, A76, 0.0]])  # (a single call site of the rates: a smaller, faster compile)
+# the nodes c_s = Σ_k<s A[s, k], summed in k order
+C5, C8 = (np.array([sum(A[s, :s], 0.0) for s in range(A.shape[0])]) for A in (A5, A8))
+for _table in (A5, C5, A8, C8):
+    _table.flags.writeable = False  # (as numba types the tableaus it reads as globals: one compile of the callees)
 # PI step-size control (dopri5.f defaults): h_new = h / fac, fac = err^0.17 / err_old^0.04 / 0.9 in [0.1, 5].
 SAFE, FAC_MIN, FAC_MAX, BETA = 0.9, 0.1, 5.0, 0.04
 EXPO = 0.2 - 0.75 * BETA
+# A scheme: (code, tableau A (stages of a step and of its dense output), nodes c, stages of a step, order)
+SCHEMES = {DOPRI5: (DOPRI5, A5, C5, 7, 5.0), DOP853: (DOP853, A8, C8, 13, 8.0)}
+
+
+@njit(cache=True)
+def scheme_of(method):
+    """The scheme of ``method`` (DOPRI5 or DOP853) as :data:`SCHEMES` holds it, inside compiled code."""
+    if method == DOP853:
+        return np.int64(DOP853), A8, C8, np.int64(13), 8.0
+    return np.int64(DOPRI5), A5, C5, np.int64(7), 5.0
+
 
 @njit(cache=True)
 def error_norm(x, x_new, err, rtol, atol):
@@ -56,9 +80,85 @@ def error_norm(x, x_new, err, rtol, atol):
 
 
 @njit(cache=True)
-def initial_step(arrays, tau, forces, t, x, f0, nq, rtol, atol, h_max, work, tau_work, body_forces, order):
-    """First step size of a method of ``order`` (Hairer's HINIT): h^order × (second-derivative estimate) ≈ 0.01."""
-    topology, params, gravity = arrays
+def error_estimate(method, x, y, h, K, work, rtol, atol):
+    """The error of the step from x over h to y (stages K) relative to the tolerances (≤ 1: accepted):
+    DOPRI5 the RMS of h Σ e_s k_s (:func:`error_norm`); DOP853 |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n) with
+    e = Σ E k / scale (scipy's). work (2, nx) is scratch."""
+    if method == DOPRI5:
+        err = work[0]
+        for i in range(x.shape[0]):
+            err[i] = h * (E1 * K[0, i] + E3 * K[2, i] + E4 * K[3, i] + E5 * K[4, i] + E6 * K[5, i] + E7 * K[6, i])
+        return error_norm(x, y, err, rtol, atol)
+    e5, e3 = work[0], work[1]
+    combination(E5_8, K, e5)
+    combination(E3_8, K, e3)
+    n5, n3 = 0.0, 0.0
+    for i in range(x.shape[0]):
+        scale = atol + rtol * max(abs(x[i]), abs(y[i]))
+        n5 += (e5[i] / scale) ** 2
+        n3 += (e3[i] / scale) ** 2
+    return 0.0 if n5 == 0.0 and n3 == 0.0 else h * n5 / np.sqrt((n5 + 0.01 * n3) * x.shape[0])
+
+
+@njit(cache=True)
+def rejects(method, e):
+    """Whether a step of finite error e is rejected (DOPRI5: e > 1, DOP853: e ≥ 1)."""
+    return e > 1.0 if method == DOPRI5 else e >= 1.0
+
+
+@njit(cache=True)
+def shrunk_step(method, e, h):
+    """The next try after a step h rejected with error e: DOPRI5 h / min(5, err^0.17 / 0.9), DOP853
+    h max(0.2, 0.9 err^(−1/8))."""
+    if method == DOPRI5:
+        return h / min(FAC_MAX, e ** EXPO / SAFE)
+    return h * max(0.2, 0.9 * e ** -0.125)
+
+
+@njit(cache=True)
+def next_step(method, e, err_old, h, h_max, rejected):
+    """(next step, err_old) after a step h accepted with error e, ``rejected`` whether a try before it was:
+    DOPRI5's PI rule h / fac (fac of the module's constants, with err_old the error of the previous step; the next
+    err_old max(e, 1e-4)), DOP853's h min(10, 0.9 err^(−1/8)); no growth after a rejection, at most h_max."""
+    if method == DOPRI5:
+        fac = max(FAC_MIN, min(FAC_MAX, e ** EXPO / err_old ** BETA / SAFE))
+        h_new = min(h / fac, h_max)
+        return (min(h_new, h) if rejected else h_new), max(e, 1e-4)
+    factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
+    return min(h * (min(1.0, factor) if rejected else factor), h_max), err_old
+
+
+@njit(cache=True)
+def dense_coefficients(method, x, y, h, K, dense):
+    """The dense output of the step from x over h to y (stages K, DOP853's extra stages included) into dense:
+    DOPRI5's d₀ … d₄ of the 4th-order continuous extension (dopri5.f, CONTD5), DOP853's F₀ … F₆
+    (:func:`.dense_output.dense_state` evaluates both)."""
+    if method == DOPRI5:
+        for i in range(x.shape[0]):
+            diff = y[i] - x[i]
+            spline = h * K[0, i] - diff
+            dense[0, i] = x[i]
+            dense[1, i] = diff
+            dense[2, i] = spline
+            dense[3, i] = diff - h * K[6, i] - spline
+            dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
+                               + D7 * K[6, i])
+        return
+    for r in range(4):
+        combination(D8[r], K, dense[3 + r])
+    for i in range(x.shape[0]):
+        diff = y[i] - x[i]
+        dense[0, i] = diff
+        dense[1, i] = h * K[0, i] - diff
+        dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
+        for r in range(3, 7):
+            dense[r, i] *= h
+
+
+@njit(cache=True)
+def first_guess(x, f0, rtol, atol, h_max, y1):
+    """The first part of Hairer's HINIT: (h, ‖f0‖²) with h = 0.01 ‖x‖ / ‖ẋ‖ (tolerance-scaled norms, at most
+    h_max), and y1 = x + h f0, where :func:`first_step` wants the rates."""
     dnf, dny = 0.0, 0.0
     for i in range(x.shape[0]):
         scale = atol + rtol * abs(x[i])
@@ -66,10 +166,15 @@ def initial_step(arrays, tau, forces, t, x, f0, nq, rtol, atol, h_max, work, tau
         dny += (x[i] / scale) ** 2
     h = 1e-6 if dnf <= 1e-10 or dny <= 1e-10 else 0.01 * np.sqrt(dny / dnf)
     h = min(h, h_max)
-    y1, f1 = work[0], work[1]
     for i in range(x.shape[0]):
         y1[i] = x[i] + h * f0[i]
-    rates(topology, params, gravity, tau, forces, t + h, y1, nq, tau_work, body_forces, f1)
+    return h, dnf
+
+
+@njit(cache=True)
+def first_step(x, f0, f1, h, dnf, rtol, atol, h_max, order):
+    """The first step of a method of ``order`` (Hairer's HINIT) from :func:`first_guess`'s (h, ‖f0‖²) and the
+    rates f1 at x + h f0: h^order × (second-derivative estimate) ≈ 0.01."""
     der2 = 0.0
     for i in range(x.shape[0]):
         der2 += ((f1[i] - f0[i]) / (atol + rtol * abs(x[i]))) ** 2
@@ -105,41 +210,111 @@ def combination(C, K, out):
                 out[i] += c * K[k, i]
 
 
-@njit_without_refcounts(cache=True)
-def explicit_stages(arrays, tau, forces, A, first, count, t, x, h, K, y, nq, tau_work, body_forces):
-    """The stages k_s = f(t + c_s h, x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of an explicit Runge–Kutta
-    step from (t, x) with the stages before ``first`` in K, c_s = Σ_k A[s, k] (the tableau's nodes); y is left at
-    the last stage's state."""
-    topology, params, gravity = arrays
-    for st in range(first, count):
-        combination(A[st, :st], K, y)
-        for i in range(x.shape[0]):
-            y[i] = x[i] + h * y[i]
-        rates(topology, params, gravity, tau, forces, t + A[st, :st].sum() * h, y, nq, tau_work, body_forces, K[st])
+@njit_without_refcounts(cache=True, inline="always")
+def stage_state(A, s, x, h, K, y):
+    """y = x + h Σ_k<s A[s, k] k_k: the state of stage s of an explicit Runge–Kutta step from x over h."""
+    combination(A[s, :s], K, y)
+    for i in range(x.shape[0]):
+        y[i] = x[i] + h * y[i]
+
+
+class AdaptiveFamily(NamedTuple):
+    """The adaptive methods for one target (:func:`adaptive_family`)."""
+
+    initial_step: Any
+    step: Any
+    dense_output: Any
+
+
+def adaptive_family(compile: Callable, rates: Callable) -> AdaptiveFamily:
+    """The step of a scheme (:data:`SCHEMES`) with its step-size control, its first step and its dense output,
+    compiled with ``compile`` around the target's ``rates(args, t, x, dx)``: dx = ẋ at time t [s] and state x
+    (``args``, the target's model and work arrays, passed through untouched). The per-entry arithmetic is in the
+    compiled functions above, which both targets call."""
+
+    @compile
+    def stages(args, A, C, first, count, t, x, h, K, y):
+        """k_s = f(t + c_s h, x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of the step from (t, x) with the
+        stages before ``first`` in K; y is left at the last stage's state."""
+        for s in range(first, count):
+            stage_state(A, s, x, h, K, y)
+            rates(args, t + C[s] * h, y, K[s])
+
+    @compile
+    def initial_step(args, t, x, f0, rtol, atol, h_max, work, order):
+        """The first step size from (t, x) with ẋ = f0 of a method of ``order`` (Hairer's HINIT; work (2, nx))."""
+        h, dnf = first_guess(x, f0, rtol, atol, h_max, work[0])
+        rates(args, t + h, work[0], work[1])
+        return first_step(x, f0, work[1], h, dnf, rtol, atol, h_max, order)
+
+    @compile
+    def step(args, scheme, t, x, h, t_end, h_max, rtol, atol, err_old, K, y, work, stats, max_steps):
+        """One accepted step of ``scheme`` from (t, x), K[0] = ẋ(t, x), trying h first: the last step shortened to
+        end on t_end, a rejected try (or one that left the finite states) retried shorter, until one is accepted
+        or the run must stop (:func:`stopped`). stats counts the evaluations and rejections.
+
+        Returns (status, h, t_new, h_next, err_old): GO_ON with the step h taken to t_new, its new state y and
+        stages K, the next step to try and the next err_old; or the status that ends the run."""
+        method, A, C, count = scheme[0], scheme[1], scheme[2], scheme[3]
+        rejected, nonfinite = False, False
+        while True:
+            status = stopped(stats, max_steps, h, t, nonfinite)
+            if status != GO_ON:
+                return status, h, t, h, err_old
+            if t + 1.01 * h >= t_end:
+                h = t_end - t
+            # the stages; the last stage state of a step is its new state y (FSAL)
+            stages(args, A, C, 1, count, t, x, h, K, y)
+            stats[NFEV] += count - 1
+            e = error_estimate(method, x, y, h, K, work, rtol, atol)
+            nonfinite = not np.isfinite(e)  # a stage left the finite states: retry with a much smaller step
+            if nonfinite or rejects(method, e):
+                h = 0.2 * h if nonfinite else shrunk_step(method, e, h)
+                rejected = True
+                stats[REJECTED] += 1
+                continue
+            h_next, err_old = next_step(method, e, err_old, h, h_max, rejected)
+            return GO_ON, h, (t_end if h == t_end - t else t + h), h_next, err_old
+
+    @compile
+    def dense_output(args, scheme, t, x, y, h, K, dense, stage_y):
+        """The dense output of the step from (t, x) over h to y with stages K (:func:`dense_coefficients`), after
+        the scheme's extra stages (DOP853's 3, from the state ``stage_y``; none for DOPRI5)."""
+        stages(args, scheme[1], scheme[2], scheme[3], scheme[1].shape[0], t, x, h, K, stage_y)
+        dense_coefficients(scheme[0], x, y, h, K, dense)
+
+    return AdaptiveFamily(initial_step, step, dense_output)
+
+
+# the adaptive methods on a tree (its rates :func:`.tree_rates.step_rates`) for the compiled loop, each its own kernel
+# without reference counting: inlined into :func:`dormand_prince` (which counts references: it allocates), every
+# stage would count the references of each array of the rates' arguments (the model's arrays, its force elements'
+# tables) as it unpacks them, which made the whole run 1.1-1.6x slower
+TREE = adaptive_family(njit_without_refcounts(cache=True), step_rates)
+tree_step, tree_dense_output, tree_initial_step = TREE.step, TREE.dense_output, TREE.initial_step
 
 
 @njit(cache=True)
-def adaptive_start(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events,
-                   stages, dense_rows, order):
-    """The set-up of an adaptive run (:func:`dopri5`, :func:`dop853`): its work arrays — stage derivatives K
-    (``stages`` rows), stage state y, the step's dense output (``dense_rows`` rows), two more state-sized rows,
-    the rates' torque and body forces, the events' workspace, values and log (:func:`event_work`) —, the samples
-    at the start time written to x_out, K[0] = ẋ(t, x), the events' values g at x, and the first step
-    (``h_first``, or guessed for a method of ``order``).
+def adaptive_start(arrays, scheme, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events):
+    """The set-up of an adaptive run (:func:`dormand_prince`) of ``scheme``: its work arrays — stage derivatives
+    K, stage state y, the step's dense output, two more state-sized rows, the rates' arguments
+    (:func:`.tree_rates.step_rates`), the events' workspace, values and log (:func:`event_work`) —, the samples at
+    the start time written to x_out, K[0] = ẋ(t, x), the events' values g at x, and the first step
+    (``h_first``, or guessed for the scheme's order).
 
-    Returns (K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status) with j the
-    samples written and status GO_ON, or the status that ends the run already (a non-finite ẋ, or every sample
-    written)."""
+    Returns (K, y, dense, work, args, event_space, g, g_new, log, count, j, h, status) with j the samples written
+    and status GO_ON, or the status that ends the run already (a non-finite ẋ, or every sample written)."""
     topology, params, gravity = arrays
     nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
-    K, y, dense, work = np.empty((stages, nx)), np.empty(nx), np.empty((dense_rows, nx)), np.empty((2, nx))
-    tau_work, body_forces = np.empty(tau[1].shape[1]), body_force_work(topology, forces)
+    K, y, work = np.empty((scheme[1].shape[0], nx)), np.empty(nx), np.empty((2, nx))
+    dense = np.empty((5 if scheme[0] == DOPRI5 else 7, nx))
+    args = (topology, params, gravity, tau, forces, nq, np.empty(tau[1].shape[1]), body_force_work(topology, forces))
     event_space, g, g_new, log, count = event_work(topology, events, nx)
     T, j = t_eval.shape[0], 0
     while j < T and t_eval[j] <= t:
         x_out[j] = x
         j += 1
-    rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, K[0])
+    step_rates(args, t, x, K[0])
     stats[NFEV] += 1
     h, status = h_first, GO_ON
     if not finite(K[0]):
@@ -147,12 +322,11 @@ def adaptive_start(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first
     elif j == T:
         h, status = 0.0, OK
     elif h <= 0.0:
-        h = initial_step(arrays, tau, forces, t, x, K[0], nq, rtol, atol, h_max, work, tau_work, body_forces,
-                         order)
+        h = tree_initial_step(args, t, x, K[0], rtol, atol, h_max, work, scheme[4])
         stats[NFEV] += 1
     if status == GO_ON:
         event_values(topology, params, events, x, nq, event_space, g)
-    return K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status
+    return K, y, dense, work, args, event_space, g, g_new, log, count, j, h, status
 
 
 @njit(cache=True)
@@ -185,128 +359,41 @@ def holds_output(t_eval, j, t_new):
 
 
 @njit(cache=True)
-def dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events):
-    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with DOPRI5; x_out[j] = x(t_eval[j]);
-    the built-in ``events`` (rows of :func:`multibody.simulate.events.event_rows`) watched after each step.
+def dormand_prince(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
+                   events, pipe):
+    """Integrate ẋ from (t, x) through the times t_eval (increasing, ≥ t) with ``method`` (DOPRI5 or DOP853);
+    x_out[j] = x(t_eval[j]); the built-in ``events`` (rows of :func:`multibody.simulate.events.event_rows`)
+    watched after each step, located on the dense output of a step where they cross.
+
+    With a ring ``pipe`` of slots (:func:`~.handoff.ring`; DOP853 only), the dense output of a step without
+    crossings goes to its next slot, for a helper thread running :func:`serve` to compute while the loop takes the
+    next steps (:mod:`~.handoff`); the samples of a step with a crossing are computed here, their accelerations and
+    applied forces too, into the ring's arrays.
 
     Returns (status, number of samples written, event log (rows: event index, time [s])). x is overwritten with the
     last accepted state (the state at a terminal event).
     """
     topology, params, gravity = arrays
-    nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
-    method = np.int64(DOPRI5)  # (a variable, not a literal: the callees compile once for every method)
-    # K: stage derivatives k1 … k7 (k7 = ẋ at the new state: the next k1); dense: the continuous extension's d₀ … d₄
-    K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
-        arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 7, 5, 5.0)
+    nq = x.shape[0] - tau[1].shape[1]
+    scheme = scheme_of(method)
+    count_stages, extra = scheme[3], scheme[1].shape[0] - scheme[3]
+    K, y, dense, work, args, event_space, g, g_new, log, count, j, h, status = adaptive_start(
+        arrays, scheme, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events)
     t_end = t_eval[t_eval.shape[0] - 1]
-    err = work[0]
-    err_old, rejected_last, nonfinite = 1e-4, False, False
+    err_old = 1e-4
+    slots, posted = (pipe[0].shape[0] - 1 if method == DOP853 else 0), 0
     while status == GO_ON:
-        status = stopped(stats, max_steps, h, t, nonfinite)
+        status, h, t_new, h_next, err_old = tree_step(args, scheme, t, x, h, t_end, h_max, rtol, atol, err_old, K,
+                                                      y, work, stats, max_steps)
         if status != GO_ON:
             break
-        if t + 1.01 * h >= t_end:
-            h = t_end - t
-        # stages 2 … 7: k_s = f(x + h Σ_k<s a_sk k_k); the last stage state is the new state y (FSAL)
-        explicit_stages(arrays, tau, forces, A5, 1, 7, t, x, h, K, y, nq, tau_work, body_forces)
-        stats[NFEV] += 6
-        # local error estimate h Σ e_s k_s, measured against the tolerances
-        for i in range(nx):
-            err[i] = h * (E1 * K[0, i] + E3 * K[2, i] + E4 * K[3, i] + E5 * K[4, i] + E6 * K[5, i] + E7 * K[6, i])
-        e = error_norm(x, y, err, rtol, atol)
-        if not np.isfinite(e):  # a stage left the finite states: retry with a much smaller step
-            nonfinite, rejected_last = True, True
-            stats[REJECTED] += 1
-            h *= 0.2
-            continue
-        nonfinite = False
-        fac_err = e ** EXPO
-        fac = max(FAC_MIN, min(FAC_MAX, fac_err / err_old ** BETA / SAFE))
-        if e > 1.0:  # rejected: shrink
-            h /= min(FAC_MAX, fac_err / SAFE)
-            rejected_last = True
-            stats[REJECTED] += 1
-            continue
-        # accepted: the events' crossings; the dense output on [t, t + h] if they or an output time need it
-        t_new = t_end if h == t_end - t else t + h
+        # the events' crossings; the dense output on [t, t + h] if they or an output time need it
         crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
         if crossing or holds_output(t_eval, j, t_new):
-            for i in range(nx):
-                diff = y[i] - x[i]
-                spline = h * K[0, i] - diff
-                dense[0, i] = x[i]
-                dense[1, i] = diff
-                dense[2, i] = spline
-                dense[3, i] = diff - h * K[6, i] - spline
-                dense[4, i] = h * (D1 * K[0, i] + D3 * K[2, i] + D4 * K[3, i] + D5 * K[4, i] + D6 * K[5, i]
-                                   + D7 * K[6, i])
-        status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
-                                           t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
-        K[0] = K[6]
-        t = t_new
-        err_old = max(e, 1e-4)
-        h_new = min(h / fac, h_max)
-        h = min(h_new, h) if rejected_last else h_new
-        rejected_last = False
-    return status, j, log[:count]
-
-
-@njit(cache=True)
-def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats, events, pipe):
-    """:func:`dopri5` with the 8th-order DOP853 pair (error estimate of orders 5 and 3, step factor
-    0.9 err^(−1/8) in [0.2, 10], scipy's rules) and its 7th-order dense output (3 more evaluations on each step
-    that holds an output time or an event's crossing). With a ring ``pipe`` of slots (:func:`~.handoff.ring`),
-    the dense output of a step without crossings goes to its next slot, for a helper thread running :func:`serve`
-    to compute while the loop takes the next steps (:mod:`~.handoff`); the samples of a step with a crossing are
-    computed here, their accelerations and applied forces too, into the ring's arrays."""
-    topology, params, gravity = arrays
-    nx, nq = x.shape[0], x.shape[0] - tau[1].shape[1]
-    method = np.int64(DOP853)  # (a variable, not a literal: the callees compile once for every method)
-    # K: stages 1 … 12, the new state's derivative (row 12), the dense-output stages; dense: F₀ … F₆
-    K, y, dense, work, tau_work, body_forces, event_space, g, g_new, log, count, j, h, status = adaptive_start(
-        arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, x_out, stats, events, 16, 7, 8.0)
-    t_end = t_eval[t_eval.shape[0] - 1]
-    e5, e3 = work[0], work[1]
-    rejected_last, nonfinite = False, False
-    slots, posted = pipe[0].shape[0] - 1, 0
-    while status == GO_ON:
-        status = stopped(stats, max_steps, h, t, nonfinite)
-        if status != GO_ON:
-            break
-        if t + 1.01 * h >= t_end:
-            h = t_end - t
-        # stages s = 1 … 12: k_s = f(x + h Σ_k<s a_sk k_k); row 12 of the tableau is b, so the last stage state
-        # is the new state y and k_12 = f(y)
-        explicit_stages(arrays, tau, forces, A8, 1, 13, t, x, h, K, y, nq, tau_work, body_forces)
-        stats[NFEV] += 12
-        # error: |h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) n), e = Σ E k / scale
-        combination(E5_8, K, e5)
-        combination(E3_8, K, e3)
-        n5, n3 = 0.0, 0.0
-        for i in range(nx):
-            scale = atol + rtol * max(abs(x[i]), abs(y[i]))
-            n5 += (e5[i] / scale) ** 2
-            n3 += (e3[i] / scale) ** 2
-        e = 0.0 if n5 == 0.0 and n3 == 0.0 else h * n5 / np.sqrt((n5 + 0.01 * n3) * nx)
-        if not np.isfinite(e):
-            nonfinite, rejected_last = True, True
-            stats[REJECTED] += 1
-            h *= 0.2
-            continue
-        nonfinite = False
-        if e >= 1.0:
-            h *= max(0.2, 0.9 * e ** -0.125)
-            rejected_last = True
-            stats[REJECTED] += 1
-            continue
-        # accepted: the events' crossings; the dense output if they or an output time need it
-        t_new = t_end if h == t_end - t else t + h
-        crossing = crossed_any(topology, params, events, y, nq, event_space, g, g_new)
-        if crossing or holds_output(t_eval, j, t_new):
-            stats[NFEV] += 3
+            stats[NFEV] += extra
             if slots > 0 and not crossing:  # the outputs to the ring's next slot, for the helper thread (or this)
                 k = posted % slots
-                wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], tau_work, body_forces)
+                wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], args[6], args[7])
                 pipe[1][k, 0], pipe[1][k, 1], pipe[1][k, 2] = t, h, t_new
                 pipe[2][k, 0] = j
                 while holds_output(t_eval, j, t_new):
@@ -316,95 +403,77 @@ def dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_st
                 store_release(pipe[0], k, POSTED)
                 posted += 1
             else:
-                dense_853(arrays, tau, forces, t, x, y, h, K, dense, work[0], nq, tau_work, body_forces)
+                tree_dense_output(args, scheme, t, x, y, h, K, dense, work[0])
         first = j
         status, j, log, count = after_step(topology, params, events, method, dense, x, y, t, h, t_new, crossing,
                                            t_eval, j, x_out, stats, nq, event_space, g, g_new, log, count)
         if slots > 0 and j > first:  # samples written here (a step with a crossing): their rates as a slot's
             sample_rates(arrays, tau, forces, t_eval[first:j], x_out[first:j], nq, pipe[5][first:j],
                          pipe[6][first:j])
-        K[0] = K[12]
-        t = t_new
-        factor = 10.0 if e == 0.0 else min(10.0, 0.9 * e ** -0.125)
-        h = min(h * (min(1.0, factor) if rejected_last else factor), h_max)
-        rejected_last = False
+        K[0] = K[count_stages - 1]
+        t, h = t_new, h_next
     if slots > 0:  # no more posts; the slots still POSTED computed here, those the helper holds waited for
         store_release(pipe[0], slots, DONE)
         for k in range(slots):
-            wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], tau_work, body_forces)
+            wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, work[0], args[6], args[7])
     return status, j, log[:count]
 
 
 @njit(cache=True)
-def dense_853(arrays, tau, forces, t, x, y, h, K, dense, stage_state, nq, tau_work, body_forces):
-    """DOP853's 7th-order dense output of the step from (t, x) over h to y, whose stages are K[:13]: 3 more stages
-    (K[13:16], from the state ``stage_state``), then the interpolant's coefficients F0 … F6 in dense."""
-    explicit_stages(arrays, tau, forces, A8, 13, 16, t, x, h, K, stage_state, nq, tau_work, body_forces)
-    for r in range(4):
-        combination(D8[r], K, dense[3 + r])
-    for i in range(x.shape[0]):
-        diff = y[i] - x[i]
-        dense[0, i] = diff
-        dense[1, i] = h * K[0, i] - diff
-        dense[2, i] = 2.0 * diff - h * (K[12, i] + K[0, i])
-        for r in range(3, 7):
-            dense[r, i] *= h
-
-
-@njit(cache=True)
-def slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+def slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces):
     """The samples x_out[j] of the step in slot k of the ring ``pipe`` (:func:`~.handoff.ring`) at its output
-    times — its dense output (:func:`dense_853`), evaluated as :func:`after_step` would — and the accelerations
-    and applied forces there (:func:`sample_rates`, into the ring's last two arrays)."""
+    times — its dense output (DOP853's, :func:`adaptive_family`), evaluated as :func:`after_step` would — and the
+    accelerations and applied forces there (:func:`sample_rates`, into the ring's last two arrays)."""
     t, h, t_new = pipe[1][k, 0], pipe[1][k, 1], pipe[1][k, 2]
     x, y, K = pipe[3][k, 0], pipe[3][k, 1], pipe[4][k]
     first, end = pipe[2][k, 0], pipe[2][k, 1]
-    dense_853(arrays, tau, forces, t, x, y, h, K, dense, stage_state, nq, tau_work, body_forces)
+    args = (arrays[0], arrays[1], arrays[2], tau, forces, nq, tau_work, body_forces)
+    tree_dense_output(args, scheme_of(DOP853), t, x, y, h, K, dense, stage_y)
     dense_outputs(arrays[0], np.int64(DOP853), dense, x, t, h, t_new, t_eval, first, x_out)
     sample_rates(arrays, tau, forces, t_eval[first:end], x_out[first:end], nq, pipe[5][first:end],
                  pipe[6][first:end])
 
 
 @njit(cache=True)
-def take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+def take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces):
     """If slot k of the ring is POSTED: claim it, compute its samples (:func:`slot_outputs`, with this thread's
     work arrays) and free it; returns whether it did."""
     flags = pipe[0]
     if load_acquire(flags, k) != POSTED or not claim(flags, k, POSTED, CLAIMED):
         return False
-    slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
+    slot_outputs(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces)
     store_release(flags, k, FREE)
     return True
 
 
 @njit(cache=True)
-def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+def wait_free(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces):
     """Return once slot k of the ring is FREE: POSTED, it is taken and computed here (:func:`take`); CLAIMED,
     waited for (the helper is computing it)."""
     while load_acquire(pipe[0], k) != FREE:
-        if take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces):
+        if take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces):
             return
         pause()
 
 
 @njit(cache=True, nogil=True)
 def serve(arrays, tau, forces, pipe, t_eval, x_out):
-    """The helper thread of a :func:`dop853` run with a ring: compute the samples of every POSTED slot, until the
-    loop has set DONE and none is left (:mod:`~.handoff`), or SPINS looks for work in a row (short pauses between
-    them) found none: on a busy machine, where the loop waits for a core, the helper only takes time from it and
-    from other processes, so it leaves the rest to the loop."""
+    """The helper thread of a DOP853 run of :func:`dormand_prince` with a ring: compute the samples of every POSTED
+    slot, until the loop has set DONE and none is left (:mod:`~.handoff`), or SPINS looks for work in a row (short
+    pauses between them) found none: on a busy machine, where the loop waits for a core, the helper only takes time
+    from it and from other processes, so it leaves the rest to the loop."""
     topology = arrays[0]
     flags, slots = pipe[0], pipe[0].shape[0] - 1
     nx = x_out.shape[1]
     nq = nx - tau[1].shape[1]
-    dense, stage_state, tau_work = np.empty((7, nx)), np.empty(nx), np.empty(tau[1].shape[1])
+    dense, stage_y, tau_work = np.empty((7, nx)), np.empty(nx), np.empty(tau[1].shape[1])
     body_forces = body_force_work(topology, forces)
     idle = 0
     while True:
         done = load_acquire(flags, slots) == DONE
         found = False
         for k in range(slots):
-            found |= take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_state, tau_work, body_forces)
+            found |= take(arrays, tau, forces, pipe, k, t_eval, x_out, nq, dense, stage_y, tau_work, body_forces)
         if found:
             idle = 0
         elif done or idle == SPINS:

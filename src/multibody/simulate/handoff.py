@@ -3,9 +3,9 @@ operations they are claimed with.
 
 DOP853's dense output costs 3 more evaluations of the rates on every step that holds an output time (17 % of the
 evaluations of a 10 s run of the 20-link chain with 1001 samples). They depend on the step's stages only, not on
-the next step, so :func:`multibody.simulate.adaptive.dop853` can post them — the step's start state x, new state y,
-stages K and span [t, t + h] — to a slot, and go on with the next step while a helper thread on another core
-(:func:`multibody.simulate.adaptive.serve`) computes the dense output, the output samples and the accelerations
+the next step, so DOP853's loop (:func:`multibody.simulate.adaptive.dormand_prince`) can post them — the step's
+start state x, new state y, stages K and span [t, t + h] — to a slot, and go on with the next step while a helper
+thread on another core (:func:`multibody.simulate.adaptive.serve`) computes the dense output, the output samples and the accelerations
 and applied forces there (those of the trajectory).
 
 A slot is FREE, POSTED (its step's data written) or CLAIMED (being worked on). The step loop posts to the slots in

@@ -1,6 +1,8 @@
 """The Python loop of :func:`multibody.simulate`: every method stepped by hand through scipy.integrate.OdeSolver (the
-fixed-step ones through :class:`.fixed_step.FixedStep`), so that a failure keeps the trajectory computed so far, events
-can reset the state and restart (impacts, joint stops), and a progress bar can follow the simulated time.
+fixed-step ones through :class:`.fixed_step.FixedStep`, DOPRI5 ("RK45") and DOP853 through
+:class:`.adaptive_solver.AdaptiveSolver` with the compiled loop's steps, the others scipy's), so that a failure keeps
+the trajectory computed so far, events can reset the state and restart (impacts, joint stops), and a progress bar can
+follow the simulated time.
 
 The state is x = [q; v]: q̇ = configuration_rate(q, v) (quaternion rates for spherical and free joints) and
 v̇ = dynamics(t, q, v, τ), by default the articulated-body algorithm (or ``multibody.forward_dynamics`` when the
@@ -24,6 +26,7 @@ from ..dynamics._inputs import as_state, external_forces
 from ..errors import SimulationError, SimulationInterrupted
 from ..model.joints import normalized_quaternions, quaternion_slices
 from .actuators import control_function
+from .adaptive_solver import AdaptiveSolver
 from ..event import Event
 from .events import BuiltinEvent
 from .fixed_step import DriftRecord, FixedStep, scheme
@@ -32,7 +35,7 @@ from .progress import Progress
 from .stops import resumed_stops
 from .trajectory import Trajectory, constraint_residuals
 
-METHODS = {"RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
+METHODS = {"RK45": AdaptiveSolver, "RK23": integrate.RK23, "DOP853": AdaptiveSolver,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
 FIXED_STEP = ("RK4", "Euler", "contact")  # the fixed-step methods (a step dt)
 
@@ -231,9 +234,12 @@ def _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits
             return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, smooth=method != "contact",
                              record=record)
         return fixed_at, {"method": method, "dt": float(dt), "nfev": 0, "steps": 0}, record
-    rtol, atol, max_step = options["rtol"], options["atol"], options["max_step"]
+    rtol, atol, max_step, nq = options["rtol"], options["atol"], options["max_step"], model.nq
 
     def adaptive_at(t, x):
+        if METHODS[method] is AdaptiveSolver:
+            return AdaptiveSolver(rhs, t, x, t_end, method=method, rtol=rtol, atol=atol, max_step=max_step,
+                                  normalize=lambda y: np.concatenate([normalized(y[:nq]), y[nq:]]))
         return METHODS[method](rhs, t, x, t_end, rtol=rtol, atol=atol, max_step=max_step)
     return adaptive_at, {"method": method, "rtol": rtol, "atol": atol, "nfev": 0, "steps": 0}, None
 
@@ -354,6 +360,8 @@ def run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized, 
         for t_out in t_eval[(t_eval > t_old) & (t_eval <= t_stop)]:
             ts.append(float(t_out))
             xs.append(dense(t_out))
+        info["nfev"] += solver.nfev - nfev  # (its dense output's, where it was evaluated)
+        nfev = solver.nfev
         bar.update(t_stop - t_eval[0])
         if stopping:
             k = stopping[0][1]

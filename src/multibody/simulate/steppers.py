@@ -21,20 +21,12 @@ from numba import njit
 from ..dynamics._configuration import CPU_CONFIGURATION
 from ..dynamics._spatial_kernels import inline, njit_without_refcounts
 from ..dynamics._stepper_family import on_the_manifold, stepper_family
-from .adaptive import dop853, dopri5
+from .adaptive import dormand_prince
 from .dense_output import DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, event_values, event_work
 from .tree_rates import (INTERRUPTED, MAX_STEPS, NFEV, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite,
-                         rates, stopped_at_event)
+                         rates, step_rates, stopped_at_event)
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
-
-
-@inline
-def step_rates(args, t, x, dx):
-    """dx = ẋ(t, x) of :func:`.tree_rates.rates`, its arguments args = (topology, params, gravity, tau, forces, nq,
-    tau_work, body_forces)."""
-    topology, params, gravity, tau, forces, nq, tau_work, body_forces = args
-    rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx)
 
 
 # RK4 and semi-implicit Euler on a tree, each compiled on its own without reference counting and inlined into
@@ -51,7 +43,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
     :func:`euler_step`): each interval between output times (and from t to the first) in equal steps of at most dt,
     so that the steps land on the output times.
     The events' crossings are located on the cubic Hermite interpolant of each step (the rates at its end: one
-    more evaluation on a step with a crossing). Returns as :func:`dopri5`."""
+    more evaluation on a step with a crossing). Returns as :func:`~.adaptive.dormand_prince`."""
     topology, params, gravity = arrays
     nx, nv = x.shape[0], tau[1].shape[1]
     nq = nx - nv
@@ -112,11 +104,7 @@ def run_with_events(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max
     """One run by ``method`` (DOPRI5, RK4, EULER, DOP853) watching the built-in ``events`` (m, events.ROW):
     (status, samples written, event log (rows: event index, time [s]))."""
     stats[T_REACHED] = t
-    if method == DOP853:
-        return dop853(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
-                      events, pipe)
-    if method == DOPRI5:
-        return dopri5(arrays, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out, stats,
-                      events)
+    if method == DOP853 or method == DOPRI5:
+        return dormand_prince(arrays, method, tau, forces, x, t, t_eval, rtol, atol, h_max, h_first, max_steps, x_out,
+                              stats, events, pipe)
     return fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, stats, events)
-

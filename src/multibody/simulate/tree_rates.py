@@ -13,7 +13,7 @@ from numba import njit
 
 from ..dynamics._configuration import configuration_rate
 from ..dynamics._core import aba, rnea
-from ..dynamics._spatial_kernels import njit_without_refcounts
+from ..dynamics._spatial_kernels import inline, njit_without_refcounts
 from .dense_output import dense_state, normalize_quaternions
 from .actuators import add_actuation, table_interval
 from .forces import add_joint_forces, element_body_forces
@@ -50,6 +50,15 @@ def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_force
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
+
+
+@inline
+def step_rates(args, t, x, dx):
+    """dx = ẋ(t, x) of :func:`rates`, its arguments args = (topology, params, gravity, tau, forces, nq, tau_work,
+    body_forces): the rates of a tree as the steppers (:mod:`multibody.dynamics._stepper_family`,
+    :mod:`.adaptive`) call them."""
+    topology, params, gravity, tau, forces, nq, tau_work, body_forces = args
+    rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_forces, dx)
 
 
 @njit_without_refcounts(cache=True, inline="always")
