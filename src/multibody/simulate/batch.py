@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constraints.limits import stored_limits
+from ..constraints.limits import enforced_limits, stored_limits
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError, SimulationInterrupted
 from . import gpu as gpu_runs
@@ -55,10 +55,11 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     # what the runs meet in the model, read from the layers below: contact shapes, stored limits, the torque's size
     warn_ignored_shapes(model, options, stacklevel=4)  # (to simulate's caller)
     stored = stored_limits(model)
+    limits = enforced_limits(model, options["joint_limits"]) if contact else []
     if torque is not None and not callable(torque) and not per_run_tables(torque):
         torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
     if contact:
-        return _contact_runs(model, stored, Q0, V0, t_end, torque, controls, options)
+        return _contact_runs(model, stored, limits, Q0, V0, t_end, torque, controls, options)
     if not compiled or (options["joint_limits"] and stored):
         runs, failures = [], {}
         for b in range(B):
@@ -73,10 +74,10 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     return _compiled_runs(models, model, stored, B, Q0, V0, t_end, torque, controls, options)
 
 
-def _contact_runs(model, stored, Q0, V0, t_end, torque, controls, options):
+def _contact_runs(model, stored, limits, Q0, V0, t_end, torque, controls, options):
     """:func:`runs` of ``method="contact"`` all together in the compiled contact loop, across threads
-    (:func:`multibody.simulate.contact_loop.contact_runs`)."""
-    from ..constraints.limits import enforced_limits
+    (:func:`multibody.simulate.contact_loop.contact_runs`), enforcing ``limits`` (the enforced joint limits);
+    ``stored``: the limits stored with the joints (:func:`warn_beyond_limits`)."""
     from . import contact_loop
     if not t_end > options["t_start"]:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({options['t_start']})")
@@ -84,7 +85,7 @@ def _contact_runs(model, stored, Q0, V0, t_end, torque, controls, options):
                           options["dt"])
     trajectories, failures = contact_loop.contact_runs(model, np.ascontiguousarray(Q0), np.ascontiguousarray(V0),
                                                        t_eval, {**options, "torque": torque},
-                                                       enforced_limits(model, options["joint_limits"]), controls)
+                                                       limits, controls)
     warn_beyond_limits(model, stored, *trajectories, stacklevel=5, enforced=options["joint_limits"])
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return gathered(trajectories, failures, SimulationInterrupted if interrupted else SimulationError)
