@@ -183,33 +183,51 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
 
 def _one_run(model, q0, v0, t_end, options):
     """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them
-    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`), then run by the compiled
-    contact loop, the compiled loop up to the first joint stop, the compiled loop, or the Python loop. (The
-    warnings' stacklevels count the frames from the warning function through this and simulate to simulate's
-    caller.)"""
+    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`, then :func:`_backend`), then run
+    by the compiled contact loop, the compiled loop up to the first joint stop, the compiled loop, or the Python
+    loop. (The warnings' stacklevels count the frames from the warning function through this and simulate to
+    simulate's caller.)"""
     impacts, limits, stored, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
-    method, progress, events, enforced = options["method"], options["progress"], options["events"], options[
-        "joint_limits"]
-    torque, f_ext, dynamics = options["torque"], options["f_ext"], options["dynamics"]
-    if method == "contact" and options["compiled"] and progress is not True:
-        from . import contact_loop
-        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
-        if not reason:
-            return warn_beyond_limits(model, stored, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
-                                      stacklevel=4, enforced=enforced)
+    backend, reason = _backend(model, impacts, limits, stored, options)
+    if reason:
         python_loop_notice(model, reason, stacklevel=5)
-    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
-            in_compiled_loop(model, method, options["compiled"], progress, False, torque, f_ext, events, dynamics,
-                             options["atol"], stacklevel=5)):
+    enforced = options["joint_limits"]
+    if backend == "contact":
+        from . import contact_loop
+        return warn_beyond_limits(model, stored, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
+                                  stacklevel=4, enforced=enforced)
+    if backend == "stops":
         rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
         return run_to_limits(model, q0, v0, t_end, t_eval, limits, _compiled_run(model, q0, v0, t_end, t_eval, options),
                              lambda t, q, v, times: _one_run(model, q, v, t_end, {**rest, "t_start": t,
                                                                                    "t_eval": times}))
-    if in_compiled_loop(model, method, options["compiled"], progress, impacts is not None, torque, f_ext, events,
-                        dynamics, options["atol"], stored if enforced else (), stacklevel=5):
-        return warn_beyond_limits(model, stored, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4)
+    if backend == "compiled":
+        return warn_beyond_limits(model, stored, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4,
+                                  enforced=enforced)
     return warn_beyond_limits(model, stored, python_run(model, q0, v0, float(t_end), t_eval, options, impacts, limits),
                               stacklevel=4, enforced=enforced)
+
+
+def _backend(model, impacts, limits, stored, options):
+    """(backend, reason): which backend runs a planned single run — "contact" (the compiled contact loop), "stops"
+    (the compiled loop up to the first joint stop, :mod:`.stops`), "compiled" (the compiled loop from start to end)
+    or "python" (the Python loop) — and why the compiled contact loop refuses it ("" if it does not), which the
+    caller tells (:func:`~multibody.simulate.planning.python_loop_notice`); the compiled loop's own refusals are told
+    here (:func:`~multibody.simulate.planning.in_compiled_loop`)."""
+    method, progress, events, compiled = options["method"], options["progress"], options["events"], options["compiled"]
+    torque, f_ext, dynamics, atol = options["torque"], options["f_ext"], options["dynamics"], options["atol"]
+    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
+            in_compiled_loop(model, method, compiled, progress, False, torque, f_ext, events, dynamics, atol,
+                             stacklevel=6)):
+        return "stops", ""
+    if in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
+                        stored if options["joint_limits"] else (), stacklevel=6):
+        return "compiled", ""
+    if method == "contact" and compiled and progress is not True:  # (not a method of in_compiled_loop's)
+        from . import contact_loop
+        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
+        return ("python", reason) if reason else ("contact", "")
+    return "python", ""
 
 
 def _planned(model, q0, v0, t_start, t_end, options):
