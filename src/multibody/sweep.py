@@ -108,6 +108,7 @@ class ModelRun:
         from .errors import SimulationError
         from .simulate import simulate
         from .simulate.lockstep import structure_difference
+        from .constraints.limits import stored_limits
         from .simulate.planning import in_compiled_loop
         try:
             setups = [self.setup(point) for point in points]
@@ -118,7 +119,8 @@ class ModelRun:
             return None
         models_vary = any(not path.startswith(("initial.", "simulation.")) for point in points for path in point)
         if models_vary and not in_compiled_loop(first.model, settings.get("method", "DOP853"), True, False, False,
-                                                None, None, (), None, settings.get("atol", 1e-10)):
+                                                None, None, (), None, settings.get("atol", 1e-10),
+                                                stored_limits(first.model)):
             return None
         models = [s.model for s in setups] if models_vary else first.model
         try:

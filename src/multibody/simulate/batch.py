@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints.limits import enforced_limits, stored_limits
 from ..dynamics._inputs import as_state
 from ..errors import SimulationError, SimulationInterrupted
 from . import gpu as gpu_runs
 from .actuators import compiled_controls, control_function, per_run_controls
 from .lockstep import check_same_structure
 from .planning import (COMPILED, check_method, compiled_times, gathered, in_compiled_loop, output_times,
-                       warn_beyond_limits)
+                       warn_beyond_limits, warn_ignored_shapes)
 from .torques import TorqueTable, per_run_tables
 
 
@@ -42,17 +43,24 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     if per_run_tables(torque):
         if len(torque) != B:
             raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
-    elif torque is not None and not callable(torque):
-        torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
     method, collisions = options["method"], options["collisions"] not in (False, None)
-    check_method(model, method, options["dt"], options["dynamics"], collisions, stacklevel=5)  # (to simulate's caller)
+    check_method(method, options["dt"], options["dynamics"], collisions)
+    compiled = in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
+                                options["f_ext"], options["events"], options["dynamics"], options["atol"],
+                                stacklevel=5)  # (False for "contact"; the stored limits: below)
+    contact = False
     if method == "contact" and models is None and options["compiled"] and options["progress"] is not True:
         from . import contact_loop
-        if not contact_loop.unsupported(model, torque, options["f_ext"], options["events"], options["dynamics"]):
-            return _contact_runs(model, Q0, V0, t_end, torque, controls, options)
-    if not in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
-                            options["f_ext"], options["events"], options["dynamics"], options["atol"],
-                            options["joint_limits"], stacklevel=5):
+        contact = not contact_loop.unsupported(model, torque, options["f_ext"], options["events"], options["dynamics"])
+    # what the runs meet in the model, read from the layers below: contact shapes, stored limits, the torque's size
+    warn_ignored_shapes(model, options, stacklevel=4)  # (to simulate's caller)
+    stored = stored_limits(model)
+    limits = enforced_limits(model, options["joint_limits"]) if contact else []
+    if torque is not None and not callable(torque) and not per_run_tables(torque):
+        torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
+    if contact:
+        return _contact_runs(model, stored, limits, Q0, V0, t_end, torque, controls, options)
+    if not compiled or (options["joint_limits"] and stored):
         runs, failures = [], {}
         for b in range(B):
             try:
@@ -63,13 +71,13 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
                 runs.append(exc.trajectory)
                 failures[b] = (str(exc), exc.time)
         return gathered(runs, failures, SimulationError)
-    return _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options)
+    return _compiled_runs(models, model, stored, B, Q0, V0, t_end, torque, controls, options)
 
 
-def _contact_runs(model, Q0, V0, t_end, torque, controls, options):
+def _contact_runs(model, stored, limits, Q0, V0, t_end, torque, controls, options):
     """:func:`runs` of ``method="contact"`` all together in the compiled contact loop, across threads
-    (:func:`multibody.simulate.contact_loop.contact_runs`)."""
-    from ..constraints.limits import enforced_limits
+    (:func:`multibody.simulate.contact_loop.contact_runs`), enforcing ``limits`` (the enforced joint limits);
+    ``stored``: the limits stored with the joints (:func:`warn_beyond_limits`)."""
     from . import contact_loop
     if not t_end > options["t_start"]:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({options['t_start']})")
@@ -77,13 +85,13 @@ def _contact_runs(model, Q0, V0, t_end, torque, controls, options):
                           options["dt"])
     trajectories, failures = contact_loop.contact_runs(model, np.ascontiguousarray(Q0), np.ascontiguousarray(V0),
                                                        t_eval, {**options, "torque": torque},
-                                                       enforced_limits(model, options["joint_limits"]), controls)
-    warn_beyond_limits(model, *trajectories, stacklevel=5, stored=options["joint_limits"])
+                                                       limits, controls)
+    warn_beyond_limits(model, stored, *trajectories, stacklevel=5, enforced=options["joint_limits"])
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return gathered(trajectories, failures, SimulationInterrupted if interrupted else SimulationError)
 
 
-def _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options):
+def _compiled_runs(models, model, stored, B, Q0, V0, t_end, torque, controls, options):
     """:func:`runs` all together in the compiled loop (:func:`multibody.simulate.compiled.integrate_tree_batch`)."""
     from . import compiled as loop
     t_eval = output_times(float(options["t_start"]), float(t_end), options["t_eval"], options["samples"],
@@ -102,7 +110,7 @@ def _compiled_runs(models, model, B, Q0, V0, t_end, torque, controls, options):
             for b in range(B)]
     failures = {b: (info["status"][b], float(info["t_reached"][b])) for b in range(B)
                 if info["status"][b] not in ("ok", "terminal event")}
-    warn_beyond_limits(model, *runs, stacklevel=5)  # from here, through runs and simulate, to its caller
+    warn_beyond_limits(model, stored, *runs, stacklevel=5)  # from here, through runs and simulate, to its caller
     interrupted = any(reason == "interrupted" for reason, _ in failures.values())
     return gathered(runs, failures, SimulationInterrupted if interrupted else SimulationError)
 

@@ -229,16 +229,17 @@ def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5",
     (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread). ``checked``: q0
     and v0 come checked, with unit quaternions (:func:`multibody.dynamics._inputs.initial_state`,
     :func:`multibody.simulate`)."""
-    t, q, v, info, rates = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau,
-                                      t_start, max_steps, events, ctrl, checked)
+    t, q, v, info, rates, tau, rows = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt,
+                                                 tau, t_start, max_steps, events, ctrl, checked)
     count = len(t) if samples is None else min(len(t), samples)
-    return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, ctrl)
+    return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, rows=rows)
 
 
 def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events,
                ctrl=None, checked=False):
     """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
-    (:func:`tree_trajectory`'s ``rates``), or None."""
+    (:func:`tree_trajectory`'s ``rates``) or None, and the torque table and force rows the run took (its ``tau`` and
+    ``rows``)."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events,
         ctrl, checked)
@@ -262,7 +263,7 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
         info["interrupted"] = True
     if status not in (OK, EVENT):  # x0 holds the state the run reached: the partial trajectory's last sample
         t, q, v, reached = _with_reached(t, q, v, float(stats[T_REACHED]), x0, cm.nq)
-        partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates, ctrl)
+        partial = tree_trajectory(model, t, q, v, info, tau, None if reached else rates, rows=rows)
     if status == INTERRUPTED:
         raise SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {stats[T_REACHED]:.6g} s",
                                     time=float(stats[T_REACHED]), trajectory=partial)
@@ -270,7 +271,7 @@ def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, 
         cause = _element_error(model, x0[:cm.nq], x0[cm.nq:]) if status == NONFINITE else ""  # (x0: the last state)
         raise SimulationError(f"integrate_tree: {STATUS[status]} at t = {stats[T_REACHED]:.6g} s{cause}",
                               time=float(stats[T_REACHED]), trajectory=partial)
-    return t, q, v, info, rates
+    return t, q, v, info, rates, tau, rows
 
 
 def _with_reached(t, q, v, t_reached, x, nq):
@@ -399,14 +400,15 @@ def torque_table(tau, nv):
     return np.zeros(1), (np.zeros(nv) if tau is None else np.ascontiguousarray(tau, dtype=float)).reshape(1, nv)
 
 
-def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None):
+def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None, rows=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
     applied generalized forces (the torque, constant or tabulated, and the force elements, the actuators at the
     controls ``ctrl``) at each sample, and the events of ``info`` (moved from it to ``Trajectory.events``).
     ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the
-    samples from ``first`` on."""
+    samples from ``first`` on. ``rows``: the force rows and control table the run took (:func:`force_arrays`), in
+    place of ``ctrl``."""
     trajectory = sampled_trajectory(model, t, q, v, info)
-    add_rates(trajectory, tau, force_arrays(model, control_table(model, ctrl)), rates)
+    add_rates(trajectory, tau, force_arrays(model, control_table(model, ctrl)) if rows is None else rows, rates)
     return trajectory
 
 

@@ -14,9 +14,9 @@ from .python_loop import FIXED_STEP, METHODS
 COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
 
-def check_method(model, method, dt, dynamics, collisions, stacklevel=4):
+def check_method(method, dt, dynamics, collisions):
     """ValueError for an unknown method, a missing or refused step dt, or options the method cannot take (the
-    warnings ``stacklevel`` frames up from the warning function)."""
+    options alone: what the run meets in the model is read after them, :func:`model_reads`)."""
     if method not in METHODS and method not in FIXED_STEP:
         raise ValueError(f"simulate: unknown method {method!r}; choose one of {', '.join([*METHODS, *FIXED_STEP])}")
     if method in FIXED_STEP and not (dt is not None and np.isfinite(dt) and dt > 0):
@@ -32,21 +32,20 @@ def check_method(model, method, dt, dynamics, collisions, stacklevel=4):
         if refused:
             raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
                              f"takes no {' or '.join(refused)}; use another method")
-    if method != "contact" and not collisions and dynamics is None:
-        warn_ignored_shapes(model, stacklevel)
 
 _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
 
 
-def warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
+def warn_beyond_limits(model, stored, trajectory, *more, stacklevel=3, enforced=False):
     """``trajectory``, with a warning when it (or one of ``more``, the other runs of a batch) takes a joint or a
-    fixed tendon past the limits stored with it (``Joint.limits``, a file's <limit> or range; ``FixedTendon.limits``,
-    an MJCF tendon's range) that the run did not enforce (``joint_limits=False``, and no
-    :class:`multibody.JointLimit` or :class:`multibody.TendonLimit` on it)."""
-    if stored:
+    fixed tendon past the limits stored with it (``stored``: :func:`~multibody.constraints.limits.stored_limits`,
+    those no :class:`multibody.JointLimit` or :class:`multibody.TendonLimit` of the model covers; ``Joint.limits``,
+    a file's <limit> or range; ``FixedTendon.limits``, an MJCF tendon's range) when the run did not enforce them
+    (``enforced``: simulate's ``joint_limits``)."""
+    if enforced:
         return trajectory
     past, tendons = [], False
-    for limit in stored_limits(model):  # (those no limit of the model covers)
+    for limit in stored:
         arm = limit.arms(model)[0]
         low = min(float((run.q @ arm).min(initial=np.inf)) for run in (trajectory, *more))
         high = max(float((run.q @ arm).max(initial=-np.inf)) for run in (trajectory, *more))
@@ -65,12 +64,14 @@ def warn_beyond_limits(model, trajectory, *more, stacklevel=3, stored=False):
     return trajectory
 
 
-def warn_ignored_shapes(model, stacklevel=4):
-    """Warn that a run without contact ignores the model's contact shapes, when two of them could touch
+def warn_ignored_shapes(model, options, stacklevel=4):
+    """Warn that a run without contact (neither ``method="contact"`` nor ``collisions``, no custom ``dynamics``)
+    ignores the model's contact shapes, when two of them could touch
     (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
     collisions) fall through."""
     from ..constraints.contact import pairs_and_unsupported
-    if model.geometries and pairs_and_unsupported(model)[0]:
+    if (options["method"] != "contact" and options["collisions"] in (False, None) and options["dynamics"] is None
+            and model.geometries and pairs_and_unsupported(model)[0]):
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
@@ -78,24 +79,51 @@ def warn_ignored_shapes(model, stacklevel=4):
                       stacklevel=stacklevel)
 
 
-def collisions_of(model, settings, stored_limits=True):
-    """The :class:`multibody.impact.Collisions` of ``settings`` (True: the defaults, or a dict of them), with the
-    joints' stored limits enforced or not."""
+def model_reads(model, q0, v0, options, stacklevel=4):
+    """What one run meets in the model, read from the layers below simulate in one pass once its options are
+    checked (:func:`check_method`): returns (impacts: the :class:`multibody.impact.Collisions` of
+    ``options["collisions"]`` (True: the default settings, or a dict of them) or None, the joint limits the run
+    enforces (:func:`~multibody.constraints.limits.enforced_limits`), the limits stored with the joints and tendons
+    (:func:`~multibody.constraints.limits.stored_limits`)). Warns of ignored contact shapes, ``stacklevel`` frames up
+    (:func:`warn_ignored_shapes`); ValueError for a start past a bound the run enforces as a stop (the smooth
+    methods' limit events need a start inside the bounds; ``method="contact"`` pushes such a joint back in), and
+    for a constrained start off its constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
     from ..impact.events import Collisions
-    settings = {} if settings is True else dict(settings)
-    try:
-        return Collisions(model, **settings, limits=enforced_limits(model, stored_limits))
-    except TypeError as exc:
-        raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
-                         f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
+    method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
+    warn_ignored_shapes(model, options, stacklevel)
+    impacts = None
+    if collisions is not False and collisions is not None:
+        settings = {} if collisions is True else dict(collisions)
+        try:
+            impacts = Collisions(model, **settings, limits=enforced_limits(model, joint_limits))
+        except TypeError as exc:
+            raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
+                             f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
+    limits = enforced_limits(model, joint_limits)
+    for side in limit_sides(model, q0, np.zeros(model.nv), limits) if limits and method != "contact" else ():
+        if side.gap < -_START_TOLERANCE:
+            limit = side.limit
+            what = f"joint {limit.joint!r}" if hasattr(limit, "joint") else f"the length of tendon {limit.tendon!r}"
+            raise ValueError(f"simulate: q0 puts {what} of model '{model.name}' at {limit.value(model, q0):.6g}, "
+                             f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
+                             "inside its limits, pass joint_limits=False to run without the joints' stored limits, or "
+                             "use method=\"contact\", which pushes it back")
+    stored = stored_limits(model)
+    if getattr(model, "constraints", None):
+        from ..constraints.assembly import check_consistent
+        check_consistent(model, q0, v0, options["constraint_tolerance"])
+    return impacts, limits, stored
+
+
+_START_TOLERANCE = 1e-6  # [rad or m] a start this far past an enforced bound is refused
 
 
 def in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
-                     joint_limits=True, stacklevel=4):
+                     stops=(), stacklevel=4):
     """Whether the compiled loop takes this simulation from start to end: asked for (``compiled``, no progress
-    bar), a method it has, no collisions, no stored joint limits to enforce, and nothing it refuses
-    (:func:`multibody.simulate.compiled.unsupported`). A run it refuses says why, once per reason
-    (:func:`python_loop_notice`, ``stacklevel`` frames up)."""
+    bar), a method it has, no collisions, no ``stops`` (the stored joint limits the run enforces, which it watches
+    up to the first one, :mod:`.stops`), and nothing it refuses (:func:`multibody.simulate.compiled.unsupported`).
+    A run it refuses says why, once per reason (:func:`python_loop_notice`, ``stacklevel`` frames up)."""
     if not (compiled and method in COMPILED and progress is not True and not collisions):
         return False  # (collisions: event-driven impacts, asked for, only in the Python loop)
     from . import compiled as loop
@@ -104,7 +132,7 @@ def in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ex
         python_loop_notice(model, reason, stacklevel)
         return False
     # stored limits: not all the runs at once; each run is compiled up to its first stop (simulate, .stops)
-    return not (joint_limits and stored_limits(model))
+    return not stops
 
 NOTICED: set[str] = set()  # the reasons already told (once per process)
 
@@ -144,19 +172,6 @@ def compiled_times(t_eval, t_end, events):
     """The times the compiled loop runs through: the output times, and with events on to t_end past the last one,
     as the Python loop steps (a crossing after the last output time is found there too)."""
     return np.append(t_eval, float(t_end)) if events and t_eval[-1] < t_end else t_eval
-
-
-def refuse_start_past_limits(model, q0, limits, tolerance=1e-6):
-    """ValueError when ``q0`` puts a joint past a bound that the run enforces as a stop: the smooth methods' limit
-    events need a start inside the bounds (``method="contact"`` pushes such a joint back in)."""
-    for side in limit_sides(model, q0, np.zeros(model.nv), limits):
-        if side.gap < -tolerance:
-            limit = side.limit
-            what = f"joint {limit.joint!r}" if hasattr(limit, "joint") else f"the length of tendon {limit.tendon!r}"
-            raise ValueError(f"simulate: q0 puts {what} of model '{model.name}' at {limit.value(model, q0):.6g}, "
-                             f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
-                             "inside its limits, pass joint_limits=False to run without the joints' stored limits, or use "
-                             "method=\"contact\", which pushes it back")
 
 
 def gathered(runs, failures, kind):

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..constraints.limits import enforced_limits
 from ..dynamics._inputs import as_state, initial_state
 from ..errors import checked_number
 from . import gpu as gpu_runs
@@ -22,9 +21,8 @@ from .actuators import compiled_controls, control_function
 from .batch import on_gpu, runs
 from ..event import Event
 from .lockstep import check_same_structure
-from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, collisions_of, compiled_times,
-                       in_compiled_loop, output_times, python_loop_notice, refuse_start_past_limits,
-                       warn_beyond_limits)
+from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, compiled_times, in_compiled_loop,
+                       model_reads, output_times, python_loop_notice, warn_beyond_limits)
 from .python_loop import python_run
 from .stops import run_to_limits, watchable
 from .torques import TorqueTable
@@ -185,58 +183,71 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
 
 def _one_run(model, q0, v0, t_end, options):
     """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them
-    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`), then run by the compiled loop,
-    the compiled loop up to the first joint stop, or the Python loop. (The warnings' stacklevels count the frames
-    from the warning function through this and simulate to simulate's caller.)"""
-    impacts, limits, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
-    method, progress, events = options["method"], options["progress"], options["events"]
-    torque, f_ext, dynamics = options["torque"], options["f_ext"], options["dynamics"]
-    if method == "contact" and options["compiled"] and progress is not True:
-        from . import contact_loop
-        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
-        if not reason:
-            return warn_beyond_limits(model, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
-                                      stacklevel=4, stored=options["joint_limits"])
+    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`, then :func:`_backend`), then run
+    by the compiled contact loop, the compiled loop up to the first joint stop, the compiled loop, or the Python
+    loop. (The warnings' stacklevels count the frames from the warning function through this and simulate to
+    simulate's caller.)"""
+    impacts, limits, stored, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
+    backend, reason = _backend(model, impacts, limits, stored, options)
+    if reason:
         python_loop_notice(model, reason, stacklevel=5)
-    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
-            in_compiled_loop(model, method, options["compiled"], progress, False, torque, f_ext, events, dynamics,
-                             options["atol"], False, stacklevel=5)):
+    enforced = options["joint_limits"]
+    if backend == "contact":
+        from . import contact_loop
+        return warn_beyond_limits(model, stored, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
+                                  stacklevel=4, enforced=enforced)
+    if backend == "stops":
         rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
         return run_to_limits(model, q0, v0, t_end, t_eval, limits, _compiled_run(model, q0, v0, t_end, t_eval, options),
                              lambda t, q, v, times: _one_run(model, q, v, t_end, {**rest, "t_start": t,
                                                                                    "t_eval": times}))
-    if in_compiled_loop(model, method, options["compiled"], progress, impacts is not None, torque, f_ext, events,
-                        dynamics, options["atol"], options["joint_limits"], stacklevel=5):
-        return warn_beyond_limits(model, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4)
-    return warn_beyond_limits(model, python_run(model, q0, v0, float(t_end), t_eval, options, impacts, limits),
-                              stacklevel=4, stored=options["joint_limits"])
+    if backend == "compiled":
+        return warn_beyond_limits(model, stored, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4,
+                                  enforced=enforced)
+    return warn_beyond_limits(model, stored, python_run(model, q0, v0, float(t_end), t_eval, options, impacts, limits),
+                              stacklevel=4, enforced=enforced)
+
+
+def _backend(model, impacts, limits, stored, options):
+    """(backend, reason): which backend runs a planned single run — "contact" (the compiled contact loop), "stops"
+    (the compiled loop up to the first joint stop, :mod:`.stops`), "compiled" (the compiled loop from start to end)
+    or "python" (the Python loop) — and why the compiled contact loop refuses it ("" if it does not), which the
+    caller tells (:func:`~multibody.simulate.planning.python_loop_notice`); the compiled loop's own refusals are told
+    here (:func:`~multibody.simulate.planning.in_compiled_loop`)."""
+    method, progress, events, compiled = options["method"], options["progress"], options["events"], options["compiled"]
+    torque, f_ext, dynamics, atol = options["torque"], options["f_ext"], options["dynamics"], options["atol"]
+    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
+            in_compiled_loop(model, method, compiled, progress, False, torque, f_ext, events, dynamics, atol,
+                             stacklevel=6)):
+        return "stops", ""
+    if in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
+                        stored if options["joint_limits"] else (), stacklevel=6):
+        return "compiled", ""
+    if method == "contact" and compiled and progress is not True:  # (not a method of in_compiled_loop's)
+        from . import contact_loop
+        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
+        return ("python", reason) if reason else ("contact", "")
+    return "python", ""
 
 
 def _planned(model, q0, v0, t_start, t_end, options):
-    """The checks of a single run before it starts (a span, the method and its options, the controls, a
-    constrained start on its constraints, a start inside the enforced joint limits; the state itself was checked at
-    simulate's entry); returns (impacts: the :class:`multibody.impact.Collisions` or None, the enforced joint limits,
-    the output times). Sets ``options["compiled"]`` False when the controls are a Python callable (the compiled loop
-    takes constant and tabulated controls)."""
-    method, ctrl, collisions = options["method"], options["ctrl"], options["collisions"]
+    """The checks of a single run before it starts, the options first (a span, the method and its options, the
+    controls), then what the run meets in the model (:func:`~multibody.simulate.planning.model_reads`: contact
+    shapes, a constrained start on its constraints, a start inside the enforced joint limits; the state itself was
+    checked at simulate's entry); returns (impacts: the :class:`multibody.impact.Collisions` or None, the enforced
+    joint limits, the stored joint limits, the output times). Sets ``options["compiled"]`` False when the controls
+    are a Python callable (the compiled loop takes constant and tabulated controls)."""
+    method, ctrl = options["method"], options["ctrl"]
     if not t_end > t_start:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
-    impacts = None if collisions is False or collisions is None else collisions_of(model, collisions,
-                                                                                   options["joint_limits"])
-    check_method(model, method, options["dt"], options["dynamics"], impacts is not None, stacklevel=6)
+    check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
     if options["compiled"] and not compiled_controls(ctrl) and (method in COMPILED or method == "contact") and options[
             "progress"] is not True:
         python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=5)
     options["compiled"] = options["compiled"] and compiled_controls(ctrl)
-    if getattr(model, "constraints", None):
-        from ..constraints.assembly import check_consistent
-        check_consistent(model, q0, v0, options["constraint_tolerance"])
-    limits = enforced_limits(model, options["joint_limits"])
-    if limits and method != "contact":
-        refuse_start_past_limits(model, q0, limits)
-    return impacts, limits, t_eval
+    return (*model_reads(model, q0, v0, options, stacklevel=6), t_eval)
 
 
 def _compiled_run(model, q0, v0, t_end, t_eval, options):
