@@ -36,10 +36,13 @@ def _tethered(tmp_path, redundant=False):
     path = tmp_path / "tethered.xml"
     path.write_text(TETHERED)
     model = mb.Model.from_mjcf(path)
-    if redundant:  # the weld's point coincidence again, and the connect twice: 9 + 3 rows of rank 9
+    if redundant:  # rows the others imply: the weld's point coincidence and its axes again, the connect twice, and
+        # the hinge's axis held to the world's (zero rows): 9 + 3 + 2 + 3 + 2 rows of rank 9
         weld = model.constraints[1]
         model.add_constraint(mb.Connect("arm", weld.relative.translation, "block", (0.0, 0.0, 0.0)))
+        model.add_constraint(mb.Align("arm", weld.relative.rotation @ [0.3, 0.4, 0.5], "block", [0.3, 0.4, 0.5]))
         model.add_constraint(mb.Connect("box", model.constraints[0].point_a, "world", model.constraints[0].point_b))
+        model.add_constraint(mb.Align("arm", [0.0, 1.0, 0.0]))
     return model
 
 
@@ -62,13 +65,20 @@ def _random_state(model, rng):
 
 
 def test_compiled_rows_are_the_python_rows(tmp_path):
-    """J and φ of Connect, Weld (to the world, between bodies, on a named frame), Mimic and LinearCoupling at random
-    states: the compiled rows equal the Python rows."""
+    """J and φ of Connect, Weld (to the world, between bodies, on a named frame), Align, PointOnPlane, Mimic
+    and LinearCoupling at random states: the compiled rows equal the Python rows."""
     model = _tethered(tmp_path)
     model.add_frame("tip", "arm", mb.Transform(mb.spatial.rotation_about([1, 1, 0], 0.7), [0.3, 0.0, 0.01]))
     model.add_constraint(mb.Weld("tip", "box", mb.Transform(mb.spatial.rotation_about([0, 0, 1], 0.4), [0.1, 0, 0])))
     model.add_constraint(mb.Weld("world", "tip"))
     model.add_constraint(mb.Connect("box", (0.1, 0.2, 0.3), "tip", (0.0, 0.1, 0.0)))
+    model.add_constraint(mb.Align("tip", (0.0, 0.6, 0.8), "block", (1.0, 0.0, 0.0)))
+    model.add_constraint(mb.Align("world", (0.0, 0.0, 1.0), "tip"))
+    model.add_constraint(mb.PointOnPlane("block", (0.05, 0.0, 0.0), "tip", (0.1, 0.0, 0.0), (0.0, 0.6, 0.8)))
+    model.add_constraint(mb.PointOnPlane("tip", (0.05, 0.0, 0.0)))
+    model.add(mb.Body("finger", mass=0.1, inertia=np.eye(3) * 1e-4), "arm", mb.Revolute(axis=[0, 0, 1], name="finger"),
+              mb.Transform(translation=[0.25, 0.0, 0.0]))
+    model.add_constraint(mb.Mimic("finger", "hinge", multiplier=-0.7, offset=0.2))
     quadruped = _quadruped()
     rng = np.random.default_rng(3)
     for m in (model, quadruped):

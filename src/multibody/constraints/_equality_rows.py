@@ -8,6 +8,10 @@ Rows (world axes, as :mod:`.types` writes them; b = 0 for every exported type):
     connect       φ = p_A − p_B,  J = J_A,lin − J_B,lin                                 (:class:`~.types.Connect`)
     weld          φ = (θ(R_a E_a (R_b E_b)ᵀ), p_A − p_B),  J = (J_A,ang − J_B,ang; J_A,lin − J_B,lin)
                   (θ the rotation vector, E the frames and the relative pose in body axes)  (:class:`~.types.Weld`)
+    align         φ_k = u_k · n,  J_k = (u_k × n) · (J_a,ang − J_b,ang)   (u_1, u_2 ⟂ the axis of a; n the axis
+                  of b; world axes)                                                       (:class:`~.types.Align`)
+    plane         φ = n · (p − o),  J = n · (J_p,lin − J_o,lin) + (n × (p − o)) · J_o,ang   (n and o fixed in the
+                  plane's body)                                                    (:class:`~.types.PointOnPlane`)
 
 Gauss's principle (Udwadia & Kalaba 1992; Yao Wenli 2016, eq. 5): with K = R Rᵀ the compliance (Cholesky; K = M⁻¹
 without constraints) the acceleration a + δa that minimizes ½ δaᵀ K⁻¹ δa subject to J (a + δa) = γ is, in
@@ -24,10 +28,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..dynamics._core import cross as cross3
 from ..dynamics._quantities import jacobian_at_poses
 
 RCOND = 1e-10  # singular values of B at or below RCOND · σ_max are dropped (the dependent rows)
-CONSTANT, CONNECT, WELD = 0, 1, 2  # the kinds of exported constraint (first column of ``kinds``)
+CONSTANT, CONNECT, WELD, ALIGN, PLANE = range(5)  # the kinds of exported constraint (first column of ``kinds``)
+SIZES = (1, 3, 6, 2, 1)  # the rows of each kind
 KIND, ROW, BODY_A, BODY_B = range(4)  # the columns of ``kinds``
 
 
@@ -104,7 +110,8 @@ def _frame(R0, p0, body, r, E):
 def equality_rows(topology, params, R0, p0, q, equalities, J, phi):
     """J (ne, nv) and φ (ne,) of the exported equality constraints at q (body poses R0, p0 at q);
     ``equalities`` = (kinds (k, 4) int: kind, first row, body a, body b; points (k, 2, 3) and frames (k, 2, 3, 3) in
-    body axes; J_constant (ne, nv); A (ne, nq); offset (ne,)), :func:`multibody.constraints.types.equality_arrays`."""
+    body axes (align: u_1, u_2 the first columns of frame a, n the first of frame b; plane: n the first column of
+    frame b); J_constant (ne, nv); A (ne, nq); offset (ne,)), :func:`multibody.constraints.types.equality_arrays`."""
     kinds, points, frames, J_constant, A, offset = equalities
     nv = J.shape[1]
     J[:, :] = J_constant
@@ -121,6 +128,24 @@ def equality_rows(topology, params, R0, p0, q, equalities, J, phi):
             jacobian_at_poses(topology, params, R0, p0, ia, points[k, 0], J_a)
         if ib >= 0:
             jacobian_at_poses(topology, params, R0, p0, ib, points[k, 1], J_b)
+        if kind == ALIGN:
+            n = (E_b[0, 0], E_b[1, 0], E_b[2, 0])
+            for r in range(2):
+                u = (E_a[0, r], E_a[1, r], E_a[2, r])
+                c = cross3(u, n)
+                phi[row + r] = u[0] * n[0] + u[1] * n[1] + u[2] * n[2]
+                for j in range(nv):
+                    J[row + r, j] = (c[0] * (J_a[0, j] - J_b[0, j]) + c[1] * (J_a[1, j] - J_b[1, j])
+                                     + c[2] * (J_a[2, j] - J_b[2, j]))
+            continue
+        if kind == PLANE:
+            n, d = (E_b[0, 0], E_b[1, 0], E_b[2, 0]), (p_a[0] - p_b[0], p_a[1] - p_b[1], p_a[2] - p_b[2])
+            c = cross3(n, d)
+            phi[row] = n[0] * d[0] + n[1] * d[1] + n[2] * d[2]
+            for j in range(nv):
+                J[row, j] = (n[0] * (J_a[3, j] - J_b[3, j]) + n[1] * (J_a[4, j] - J_b[4, j])
+                             + n[2] * (J_a[5, j] - J_b[5, j]) + c[0] * J_b[0, j] + c[1] * J_b[1, j] + c[2] * J_b[2, j])
+            continue
         first = 3 if kind == CONNECT else 0  # the (angular; linear) rows of J_A − J_B that the constraint takes
         if kind == WELD:
             theta = rotation_vector(E_a @ E_b.T)

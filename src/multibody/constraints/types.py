@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import ModelError, checked_number
 from ..spatial import Transform, _as_vector3, rotation_to_quat
-from ._equality_rows import CONNECT, CONSTANT, WELD
+from ._equality_rows import ALIGN, CONNECT, CONSTANT, PLANE, SIZES, WELD
 from ._kinematics import cross
 # (_perpendicular_pairs and _perpendicular_pair: also for .contact and multibody.impact, which take them from here)
 from ._vectors import _dot, _perpendicular_pair, _perpendicular_pairs, _rim_direction, _unit  # noqa: F401
@@ -254,6 +254,14 @@ class Align(Constraint):
         phi, J, gamma = (np.array(x) for x in zip(*rows))
         return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
 
+    def export(self, model: Model) -> tuple:
+        """(ALIGN, (body a, origin, (u_1, u_2, axis a) as columns), (body b, origin, axis b as first column)), body
+        axes."""
+        ia, _, axis_a = self.locate(model, self.bodies[0], axis=self.axis_a)
+        ib, _, axis_b = self.locate(model, self.bodies[1], axis=self.axis_b)
+        return (ALIGN, (ia, np.zeros(3), np.column_stack([*_perpendicular_pair(axis_a), axis_a])),
+                (ib, np.zeros(3), np.column_stack([axis_b, np.zeros(3), np.zeros(3)])))
+
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ_k = u_k · n (world axes)."""
         n = k.axis(self.bodies[1], self.axis_b)
@@ -293,6 +301,12 @@ class PointOnPlane(Constraint):
         J = n @ (Jp[3:] - Jo[3:]) + cross(n, p - o) @ Jo[:3]
         gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
         return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
+
+    def export(self, model: Model) -> tuple:
+        """(PLANE, (body, point, identity), (plane body, origin, normal as first column)), body axes."""
+        ia, ra, _ = self.locate(model, self.bodies[0], self.point)
+        ib, ro, nb = self.locate(model, self.bodies[1], self.origin, self.normal)
+        return PLANE, (ia, ra, np.eye(3)), (ib, ro, np.column_stack([nb, np.zeros(3), np.zeros(3)]))
 
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ = n · (p − o)."""
@@ -509,7 +523,7 @@ def equality_arrays(model: Model) -> tuple:
     :func:`._equality_rows.equality_rows`, rows in ``model.constraints`` order: (kinds (k, 4) int64: kind, first
     row, body a, body b; points (k, 2, 3); frames (k, 2, 3, 3); J_constant (ne, nv); A (ne, nq); offset (ne,))."""
     exported = [e for e in (c.export(model) for c in equality_constraints(model)) if e is not None]
-    sizes = [1 if e[0] == CONSTANT else 3 if e[0] == CONNECT else 6 for e in exported]
+    sizes = [SIZES[e[0]] for e in exported]
     ne, k = sum(sizes), len(exported)
     kinds, points, frames = np.zeros((k, 4), dtype=np.int64), np.zeros((k, 2, 3)), np.zeros((k, 2, 3, 3))
     J, A, offset = np.zeros((ne, model.nv)), np.zeros((ne, model.nq)), np.zeros(ne)
