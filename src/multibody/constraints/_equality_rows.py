@@ -20,8 +20,9 @@ z = R⁻¹ δa, the least-norm solution of B z = γ − J a, B = J R:
     a_c = a + R B⁺ (γ − J a) = a + K Jᵀ (J K Jᵀ)⁺ (γ − J a)
     K_c = R (I − B⁺B) Rᵀ     = K − K Jᵀ (J K Jᵀ)⁺ J K
 
-B⁺ from the singular value decomposition of B, singular values at or below ``rcond`` · σ_max dropped (B⁺B = VᵣVᵣᵀ,
-Vᵣ the kept right singular vectors), so dependent rows (a loop described twice) leave a unique acceleration.
+B⁺ from the singular value decomposition of B (:func:`row_svd`), singular values at or below ``rcond`` · σ_max
+dropped (B⁺B = VᵣVᵣᵀ, Vᵣ the kept right singular vectors), so dependent rows (a loop described twice) leave a
+unique acceleration.
 """
 from __future__ import annotations
 
@@ -38,6 +39,49 @@ KIND, ROW, BODY_A, BODY_B = range(4)  # the columns of ``kinds``
 
 
 @njit(cache=True, nogil=True)
+def row_svd(B):
+    """(U (m, m), s (m,), Vᵀ (m, n)) with B = U diag(s) Vᵀ (m, n), s descending: one-sided Jacobi (Hestenes 1958;
+    Demmel & Veselić 1992) on B's rows. Plane rotations G of row pairs, W ← G W and U ← U Gᵀ from W = B, U = I, until
+    W's rows are orthogonal to round-off; then s = their norms, Vᵀ = W's rows / s (zero rows where s = 0). Small m:
+    a few sweeps of m (m − 1)/2 rotations, without LAPACK's per-call cost."""
+    m, n = B.shape
+    W, U = B.copy(), np.eye(m)
+    for _ in range(60):  # (sweeps: quadratic convergence takes a handful)
+        rotated = False
+        for i in range(m - 1):
+            for j in range(i + 1, m):
+                alpha, beta, gamma = 0.0, 0.0, 0.0
+                for k in range(n):
+                    alpha += W[i, k] * W[i, k]
+                    beta += W[j, k] * W[j, k]
+                    gamma += W[i, k] * W[j, k]
+                if abs(gamma) <= 1e-15 * np.sqrt(alpha * beta):
+                    continue
+                rotated = True
+                # t = tan θ, the smaller root of t² + 2 ζ t − 1 = 0, ζ = (β − α) / (2 γ): rows i, j made orthogonal
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / np.sqrt(1.0 + t * t)
+                sn = c * t
+                for k in range(n):
+                    wi, wj = W[i, k], W[j, k]
+                    W[i, k], W[j, k] = c * wi - sn * wj, sn * wi + c * wj
+                for k in range(m):
+                    ui, uj = U[k, i], U[k, j]
+                    U[k, i], U[k, j] = c * ui - sn * uj, sn * ui + c * uj
+        if not rotated:
+            break
+    norms = np.sqrt(np.sum(W * W, axis=1))
+    order = np.argsort(-norms)
+    s, Vt, U_sorted = norms[order], np.zeros((m, n)), np.empty((m, m))
+    for r in range(m):
+        U_sorted[:, r] = U[:, order[r]]
+        if s[r] > 0.0:
+            Vt[r] = W[order[r]] / s[r]
+    return U_sorted, s, Vt
+
+
+@njit(cache=True, nogil=True)
 def least_constraint(R, J, rcond):
     """(B⁺ (nv, m), Vᵣ (rank, nv)) of B = J R (J (m, nv), R (nv, nv)): the Moore–Penrose inverse from the singular
     value decomposition with the singular values at or below rcond · σ_max dropped, and the orthonormal basis of
@@ -45,8 +89,7 @@ def least_constraint(R, J, rcond):
     nv, m = R.shape[0], J.shape[0]
     if m == 0:
         return np.zeros((nv, 0)), np.zeros((0, nv))
-    B = np.ascontiguousarray(J) @ np.ascontiguousarray(R)
-    U, s, Vt = np.linalg.svd(B, full_matrices=False)
+    U, s, Vt = row_svd(np.ascontiguousarray(J) @ np.ascontiguousarray(R))
     rank = 0
     if s[0] > 0.0:
         for k in range(s.shape[0]):
@@ -85,7 +128,8 @@ def rotation_vector(R):
     xyz = np.zeros(3)
     if k == 0:
         w = 0.5 * np.sqrt(1.0 + trace)
-        xyz[0], xyz[1], xyz[2] = (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w)
+        xyz[0], xyz[1], xyz[2] = ((R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w),
+                                  (R[1, 0] - R[0, 1]) / (4 * w))
     else:
         i, j, m = k - 1, k % 3, (k + 1) % 3
         s = 2.0 * np.sqrt(1.0 + R[i, i] - R[j, j] - R[m, m])

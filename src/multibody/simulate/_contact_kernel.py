@@ -7,7 +7,8 @@ table and the compiled force elements, actuators at a control table included (:m
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
     free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
-    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ  (:func:`~..constraints._equality_rows.equality_motion`)
+    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ
+                                                    (:func:`~..constraints._equality_rows.equality_motion`)
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
