@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelError, checked_number
-from .types import CONSTRAINT_TYPES, Constraint, Rows
+from .types import CONSTRAINT_TYPES, Constraint, Rows, constant_row, constant_rows
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -49,12 +49,11 @@ class LinearCoupling(Constraint):
             model.one_dof_joint(joint, f"{self!r}")
 
     def evaluate(self, s: Snapshot) -> Rows:
-        J, phi = np.zeros((1, s.nv)), -self.offset
-        for joint, c in zip(self.joints, self.coefficients):
-            _, iq, iv = s.model.one_dof_joint(joint, f"{self!r}")
-            J[0, iv] += c
-            phi += c * s.q[iq]
-        return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
+        return constant_rows(s, self.export(s.model))
+
+    def export(self, model: Model) -> tuple:
+        """(CONSTANT, J (nv,), A (nq,), offset): φ = A q − offset."""
+        return constant_row(model, self.joints, self.coefficients, self.offset, repr(self))
 
     def to_dict(self) -> dict[str, Any]:
         return self._described(joints=list(self.joints), coefficients=self.coefficients, offset=self.offset)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+from ._equality_rows import least_constraint
 
 
 class GaussSolver:
@@ -30,27 +31,17 @@ class GaussSolver:
     """
 
     def __init__(self, M, J, rcond=1e-10):
-        self.J = np.asarray(J, dtype=float)
-        try:
-            self.L = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
-            raise ModelError("mass matrix is not positive definite (check body inertias)") from None
-        nv = self.L.shape[0]
+        self.J = np.ascontiguousarray(J, dtype=float)
+        self.L = cholesky(M)
         self.Linv = np.linalg.inv(self.L)  # small nv: the explicit triangular inverse is cheap and stable
-        self.B = self.J @ self.Linv.T if self.J.size else np.zeros((0, nv))  # B = J L⁻ᵀ
-        if self.B.shape[0]:
-            U, s, Vt = np.linalg.svd(self.B, full_matrices=False)
-            self.rank = int(np.sum(s > rcond * s[0])) if s[0] > 0 else 0
-            U, s, Vt = U[:, :self.rank], s[:self.rank], Vt[:self.rank]
-        else:
-            self.rank, U, s, Vt = 0, np.zeros((0, 0)), np.zeros(0), np.zeros((0, nv))
-        self.B_pinv = (Vt.T / s) @ U.T  # (nv × m)
-        self.row_space = Vt  # orthonormal basis of B's row space (rank × nv), z coordinates
+        # B⁺ (nv × m) and the orthonormal basis of B's row space (rank × nv, z coordinates) of B = J L⁻ᵀ
+        self.B_pinv, self.row_space = least_constraint(np.ascontiguousarray(self.Linv.T), self.J.reshape(-1, len(M)),
+                                                       rcond)
+        self.rank = self.row_space.shape[0]
 
     def solve(self, a_free, gamma):
         """(a, λ): the minimizer of G subject to J a = γ, and the minimum-norm multipliers, Jᵀλ = M (a − a_free)."""
-        z_free = self.L.T @ a_free
-        dz = self.B_pinv @ (gamma - self.B @ z_free)
+        dz = self.B_pinv @ (gamma - self.J @ a_free)  # B z_free = J L⁻ᵀ Lᵀ a_free
         return a_free + self.Linv.T @ dz, self.B_pinv.T @ dz
 
     def compliance(self):
@@ -63,3 +54,18 @@ class GaussSolver:
         dz = self.L.T @ (a - a_free) - self.Linv @ Q_extra
         return self.B_pinv.T @ dz
 
+
+
+def cholesky(M):
+    """L (nv × nv, lower) with M = L Lᵀ; ModelError if M is not positive definite."""
+    try:
+        return np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ModelError("mass matrix is not positive definite (check body inertias)") from None
+
+
+def free_compliance(M):
+    """K = M⁻¹ = L⁻ᵀ L⁻¹ (nv × nv), the compliance without constraints (the matrix :meth:`GaussSolver.compliance`
+    restricts)."""
+    L_inv = np.linalg.inv(cholesky(M))
+    return L_inv.T @ L_inv

@@ -26,13 +26,14 @@ import numpy as np
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
 from ..model.joint_forces import joint_force_rows
+from ._equality_rows import RCOND, constrained_motion
 from ._kinematics import Snapshot
 from ._narrow import speed_bound
 from ._step import closing_velocity
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import (ACCEPTED_ERROR, MAX_PIVOTS, _TOLERANCES, _pyramid, coefficient_arrays, found_contacts,
                       geometry_arrays, point_rows, relaxed_forces)
-from .gauss import GaussSolver
+from .gauss import free_compliance
 from .limits import bound_arrays, enforced_limits
 from .types import stack
 
@@ -94,9 +95,9 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
         a_free = np.linalg.solve(M, tau - nonlinear_effects(model, q, v))
     else:
         M, a_free = crba(model, q), aba(model, q, v, tau)
-    solver = GaussSolver(M, rows.J)
-    # J (v + h a) = b − (erp/h) φ
-    a, _ = solver.solve(a_free, (rows.b - rows.J @ v - erp / h * rows.phi) / h)
+    # Gauss's principle with J (v + h a) = b − (erp/h) φ: the acceleration a and the compliance K of the contacts
+    K, a = free_compliance(M), np.array(a_free, dtype=float)
+    constrained_motion(a, K, np.ascontiguousarray(rows.J), (rows.b - rows.J @ v - erp / h * rows.phi) / h, RCOND)
     g = model.gravity
     found = found_contacts(model, s, margin + h * (_speed_bound(model, s) + h * np.sqrt(g @ g)))
     keys, G, offset, N_limits, e_limits = bound_arrays(model, enforced_limits(model) if limits is None else limits)
@@ -116,7 +117,6 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     restitution = np.concatenate([restitution, e_limits])
     gaps = np.concatenate([found.gap, G @ q - offset])
     vn = np.concatenate([c_rows.vn, N_limits @ v])
-    K = solver.compliance()
     n = nc + nb
     chosen, v_new, target, gamma_n, gamma_t = (np.zeros(n, dtype=bool), np.empty(model.nv), np.empty(n),
                                                np.empty(n), np.empty((n, 2)))

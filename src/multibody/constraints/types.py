@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import ModelError, checked_number
 from ..spatial import Transform, _as_vector3, rotation_to_quat
+from ._equality_rows import ALIGN, CONNECT, CONSTANT, PLANE, SIZES, WELD
 from ._kinematics import cross
 # (_perpendicular_pairs and _perpendicular_pair: also for .contact and multibody.impact, which take them from here)
 from ._vectors import _dot, _perpendicular_pair, _perpendicular_pairs, _rim_direction, _unit  # noqa: F401
@@ -88,6 +89,11 @@ class Constraint:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
 
+    def export(self, model: Model) -> tuple | None:
+        """The constraint as arrays for the compiled rows (:func:`equality_arrays`), or None where it has no
+        compiled form (its rows are evaluated in Python)."""
+        return None
+
     def symbolic(self, k: Any) -> SymbolicRows:
         """The constraint's rows as sympy expressions, on the symbolic kinematics ``k`` of
         :class:`multibody.symbolic.constrained.Kinematics` (world positions, axes and velocities of body points)."""
@@ -142,6 +148,12 @@ class Connect(Constraint):
         pa, pb, ma, mb_, Ja, Jb = _relative(s, ia, ra, ib, rb)
         return Rows(pa - pb, Ja[3:] - Jb[3:], np.zeros(3), -(ma[3] - mb_[3]), np.ones(3, bool))
 
+    def export(self, model: Model) -> tuple:
+        """(CONNECT, (body a, point a, frame), (body b, point b, frame)), body axes."""
+        ia, ra, _ = self.locate(model, self.bodies[0], self.point_a)
+        ib, rb, _ = self.locate(model, self.bodies[1], self.point_b)
+        return CONNECT, (ia, ra, np.eye(3)), (ib, rb, np.eye(3))
+
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ = p_A − p_B."""
         return SymbolicRows(list(k.point(self.bodies[0], self.point_a) - k.point(self.bodies[1], self.point_b)), [])
@@ -179,6 +191,15 @@ class Weld(Constraint):
         J = np.vstack([Ja[:3] - Jb[:3], Ja[3:] - Jb[3:]])
         gamma = -np.concatenate([ma[2] - mb_[2], ma[3] - mb_[3]])
         return Rows(np.concatenate([phi_rot, pa - pb]), J, np.zeros(6), gamma, np.ones(6, bool))
+
+    def export(self, model: Model) -> tuple:
+        """(WELD, (body a, the relative origin, frame a · relative rotation), (body b, its origin, frame b)), body
+        axes: φ_rot = θ(R_a E_a (R_b E_b)ᵀ) as :meth:`evaluate`."""
+        ia, ra, _ = self.locate(model, self.bodies[0], self.relative.translation)
+        ib, rb, _ = self.locate(model, self.bodies[1])
+        frame_a = self.locate(model, self.bodies[0], axis=np.eye(3))[2]
+        frame_b = self.locate(model, self.bodies[1], axis=np.eye(3))[2]
+        return WELD, (ia, ra, frame_a @ self.relative.rotation), (ib, rb, frame_b)
 
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ_rot = vee of the skew part of E = R_a R_rel R_bᵀ (the rotation vector to first order about E = I, where
@@ -233,6 +254,14 @@ class Align(Constraint):
         phi, J, gamma = (np.array(x) for x in zip(*rows))
         return Rows(phi, J, np.zeros(2), gamma, np.ones(2, bool))
 
+    def export(self, model: Model) -> tuple:
+        """(ALIGN, (body a, origin, (u_1, u_2, axis a) as columns), (body b, origin, axis b as first column)), body
+        axes."""
+        ia, _, axis_a = self.locate(model, self.bodies[0], axis=self.axis_a)
+        ib, _, axis_b = self.locate(model, self.bodies[1], axis=self.axis_b)
+        return (ALIGN, (ia, np.zeros(3), np.column_stack([*_perpendicular_pair(axis_a), axis_a])),
+                (ib, np.zeros(3), np.column_stack([axis_b, np.zeros(3), np.zeros(3)])))
+
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ_k = u_k · n (world axes)."""
         n = k.axis(self.bodies[1], self.axis_b)
@@ -272,6 +301,12 @@ class PointOnPlane(Constraint):
         J = n @ (Jp[3:] - Jo[3:]) + cross(n, p - o) @ Jo[:3]
         gamma = -(ddn @ (p - o) + 2 * dn @ (vp - vo) + n @ (ap - ao))
         return Rows(np.array([n @ (p - o)]), J[None, :], np.zeros(1), np.array([gamma]), np.ones(1, bool))
+
+    def export(self, model: Model) -> tuple:
+        """(PLANE, (body, point, identity), (plane body, origin, normal as first column)), body axes."""
+        ia, ra, _ = self.locate(model, self.bodies[0], self.point)
+        ib, ro, nb = self.locate(model, self.bodies[1], self.origin, self.normal)
+        return PLANE, (ia, ra, np.eye(3)), (ib, ro, np.column_stack([nb, np.zeros(3), np.zeros(3)]))
 
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ = n · (p − o)."""
@@ -435,13 +470,11 @@ class Mimic(Constraint):
         return self._described(joint=self.joint, master=self.master, multiplier=self.multiplier, offset=self.offset)
 
     def evaluate(self, s: Snapshot) -> Rows:
-        _, iq, iv = s.model.one_dof_joint(self.joint, f"{self!r}")
-        _, mq, mv = s.model.one_dof_joint(self.master, f"{self!r} master")
-        J = np.zeros((1, s.nv))
-        J[0, iv] += 1.0
-        J[0, mv] -= self.multiplier
-        phi = s.q[iq] - self.multiplier * s.q[mq] - self.offset
-        return Rows(np.array([phi]), J, np.zeros(1), np.zeros(1), np.ones(1, bool))
+        return constant_rows(s, self.export(s.model))
+
+    def export(self, model: Model) -> tuple:
+        """(CONSTANT, J (nv,), A (nq,), offset): φ = A q − offset."""
+        return constant_row(model, (self.joint, self.master), (1.0, -self.multiplier), self.offset, repr(self))
 
     def symbolic(self, k: Any) -> SymbolicRows:
         """φ = q_j − m q_m − o."""
@@ -462,6 +495,48 @@ def equality_constraints(model: Model) -> list[Constraint]:
     :class:`~.bounds.JointLimit` and :class:`~.bounds.TendonLimit` ones
     (:func:`multibody.constraints.limits.joint_limits`), in ``model.constraints`` order."""
     return [c for c in getattr(model, "constraints", ()) if not getattr(c, "unilateral", False)]
+
+
+def constant_row(model: Model, joints, coefficients, offset: float, owner: str) -> tuple:
+    """(CONSTANT, J (nv,), A (nq,), offset) of the row Σⱼ cⱼ qⱼ = offset over one-dof joints: φ = A q − offset."""
+    J, A = np.zeros(model.nv), np.zeros(model.nq)
+    for joint, c in zip(joints, coefficients):
+        _, iq, iv = model.one_dof_joint(joint, owner)
+        J[iv] += c
+        A[iq] += c
+    return CONSTANT, J, A, float(offset)
+
+
+def constant_rows(s: Snapshot, exported: tuple) -> Rows:
+    """The :class:`Rows` at the snapshot's q of a row exported by :func:`constant_row`."""
+    _, J, A, offset = exported
+    return Rows(np.array([A @ s.q - offset]), J[None, :], np.zeros(1), np.zeros(1), np.ones(1, bool))
+
+
+def uncompiled_equalities(model: Model) -> list[Constraint]:
+    """The model's equality constraints without a compiled form (:meth:`Constraint.export` None)."""
+    return [c for c in equality_constraints(model) if c.export(model) is None]
+
+
+def equality_arrays(model: Model) -> tuple:
+    """The model's equality constraints with a compiled form as the arrays of
+    :func:`._equality_rows.equality_rows`, rows in ``model.constraints`` order: (kinds (k, 4) int64: kind, first
+    row, body a, body b; points (k, 2, 3); frames (k, 2, 3, 3); J_constant (ne, nv); A (ne, nq); offset (ne,))."""
+    exported = [e for e in (c.export(model) for c in equality_constraints(model)) if e is not None]
+    sizes = [SIZES[e[0]] for e in exported]
+    ne, k = sum(sizes), len(exported)
+    kinds, points, frames = np.zeros((k, 4), dtype=np.int64), np.zeros((k, 2, 3)), np.zeros((k, 2, 3, 3))
+    J, A, offset = np.zeros((ne, model.nv)), np.zeros((ne, model.nq)), np.zeros(ne)
+    row = 0
+    for i, (e, size) in enumerate(zip(exported, sizes)):
+        kinds[i, :2] = e[0], row
+        if e[0] == CONSTANT:
+            J[row], A[row], offset[row] = e[1:]
+        else:
+            for side, (body, point, frame) in enumerate(e[1:]):
+                kinds[i, 2 + side], points[i, side], frames[i, side] = body, point, frame
+        row += size
+    return kinds, points, frames, J, A, offset
 
 
 def stack(model, snapshot, constraints=None):

@@ -1,11 +1,14 @@
 """The contact time step compiled, and its loop through the output times: no Python per step.
 
-The step of :func:`multibody.constraints.integrate.contact_step` for a model without equality constraints whose
+The step of :func:`multibody.constraints.integrate.contact_step` for a model whose equality constraints have arrays
+(:func:`~multibody.constraints.types.equality_arrays`) and whose
 contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), under a torque
 table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
     free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
+    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ
+                                                    (:func:`~..constraints._equality_rows.equality_motion`)
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
@@ -22,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..constraints._equality_rows import equality_motion
 from ..constraints._kinematics import contact_rows, world_motion
 from ..constraints._narrow import detect_contacts, speed_bound
 from ..constraints._step import closing_velocity
@@ -40,8 +44,8 @@ MARGIN, ERP, BOUNCE, REGULARIZATION, ACCEPTED, PIVOTS, DT, GRAVITY = range(8)
 
 
 @njit(cache=True, nogil=True)
-def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, clock, given, t_eval,
-                x_out, stats):
+def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, clock, given,
+                t_eval, x_out, stats):
     """Step x = (q, v) from the clock's time through the output times t_eval, writing the state at each to x_out;
     returns the status (OK, NONFINITE, INTERRUPTED or UNSOLVED: x and the clock are then at the step's start).
 
@@ -50,7 +54,8 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     shapes = (the geometries' arrays of :mod:`~..constraints._narrow` (kind, size, body, R_local, p_local, center,
     bound, vertices, first_vertex, vertex_count), pairs (m, 2), the most contacts they give at once, friction (m,),
     restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
-    entries above; cone (edges, 2) the friction pyramid; tolerances Lemke's pivot tolerances; clock (5,) as above;
+    entries above; cone (edges, 2) the friction pyramid; tolerances Lemke's pivot tolerances; equalities the
+    equality constraints' arrays (:func:`multibody.constraints.types.equality_arrays`); clock (5,) as above;
     stats as the compiled tree loop's (:mod:`.tree_rates`)."""
     topology, params, gravity = model
     nv = damping.shape[0]
@@ -69,7 +74,8 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
         if clock[GIVEN] != 0.0:
             x[:] = given
             clock[GIVEN] = 0.0
-        elif not contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, t, h, work):
+        elif not contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t,
+                              h, work):
             clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
             return UNSOLVED
         left -= 1
@@ -89,7 +95,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
 
 
 @njit(cache=True, nogil=True, inline="always")  # (inlined: compiled once, within contact_run)
-def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, x, t, h, work):
+def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t, h, work):
     """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
     Lemke's method finds no solution of the step's LCP. ``work``: the loop's scratch arrays."""
     topology, params, gravity = model
@@ -128,6 +134,8 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     # the compliance K = M⁻¹ = L⁻ᵀ L⁻¹ (M = L Lᵀ), as Gauss's principle without equality rows
     L_inv = np.linalg.inv(np.linalg.cholesky(M))
     K = L_inv.T @ L_inv
+    # the equality rows held: J (v + h a) = −(erp/h) φ, by Gauss's principle on (a, K)
+    equality_motion(topology, params, R0, p0, q, v, h, settings[ERP], equalities, a, K)
     # the contacts within reach of the step
     speed = speed_bound(index, p_local, bound, motion[1], motion[0])
     reach = settings[MARGIN] + h * (speed + h * settings[GRAVITY])

@@ -2,7 +2,10 @@
 times (:mod:`._contact_kernel`), one run or many at once across threads.
 
 It takes the models and runs the Python step (:func:`multibody.constraints.integrate.contact_step`) would take
-without Python callables: no equality constraints (joint and tendon limits are fine), every pair of shapes the
+without Python callables: equality constraints only of the types with arrays (:class:`~multibody.Connect`,
+:class:`~multibody.Weld`, :class:`~multibody.Align`, :class:`~multibody.PointOnPlane`, :class:`~multibody.Mimic`,
+:class:`~multibody.LinearCoupling`; joint and tendon limits
+are fine), every pair of shapes the
 compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), a constant torque or a
 :class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
 same trajectories (the same compiled pieces in the same order; a step whose LCP Lemke's method cannot solve is taken
@@ -18,7 +21,7 @@ import numpy as np
 from ..constraints.contact import coefficient_arrays, contact_pairs, detection_arrays
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
 from ..constraints.limits import bound_arrays
-from ..constraints.types import equality_constraints
+from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._batch import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
@@ -30,9 +33,9 @@ from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     """Why the compiled contact loop cannot run this simulation ("" if it can)."""
-    equalities = equality_constraints(model)
+    equalities = uncompiled_equalities(model)
     if equalities:
-        return f"the model has equality constraints ({type(equalities[0]).__name__} first)"
+        return f"the model has equality constraints without a compiled form ({type(equalities[0]).__name__} first)"
     if model.ne:
         return "the model has flexible beams"
     if events:
@@ -56,7 +59,7 @@ def _arrays(model, dt, limits, ctrls):
     damping, bounds = joint_damping(model), bound_arrays(model, limits)[1:]
     return [((cm.topology, cm.params, cm.gravity),
              force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl))),
-             damping, shapes, bounds, settings, cone, tolerances) for ctrl in ctrls]
+             damping, shapes, bounds, settings, cone, tolerances, equality_arrays(model)) for ctrl in ctrls]
 
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
