@@ -25,7 +25,8 @@ PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # The files whose code or constants a kernel may hold compiled in: every module importing numba, and the joint codes.
 # tests/test_numba_cache.py checks this list against the package's sources.
 KERNEL_SOURCES = (
-    "constraints/_equality_rows.py", "constraints/_faces.py", "constraints/_kinematics.py", "constraints/_narrow.py", "constraints/convex.py",
+    "constraints/_equality_rows.py", "constraints/_faces.py", "constraints/_kinematics.py", "constraints/_narrow.py",
+    "constraints/convex.py",
     "constraints/lcp.py", "constraints/_step.py",
     "dynamics/_algorithm_family.py", "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py",
     "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_derivatives_lanes.py", "dynamics/_gpu_kernels.py",

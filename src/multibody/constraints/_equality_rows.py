@@ -89,7 +89,7 @@ def least_constraint(R, J, rcond):
     nv, m = R.shape[0], J.shape[0]
     if m == 0:
         return np.zeros((nv, 0)), np.zeros((0, nv))
-    U, s, Vt = row_svd(np.ascontiguousarray(J) @ np.ascontiguousarray(R))
+    U, s, Vt = row_svd(_times(J, R))
     rank = 0
     if s[0] > 0.0:
         for k in range(s.shape[0]):
@@ -100,7 +100,7 @@ def least_constraint(R, J, rcond):
     for i in range(nv):
         for k in range(rank):
             scaled[i, k] = V[k, i] / s[k]
-    return scaled @ np.ascontiguousarray(U[:, :rank].T), V
+    return _times(scaled, U[:, :rank].T), V
 
 
 @njit(cache=True, nogil=True)
@@ -111,9 +111,23 @@ def constrained_motion(a, K, J, gamma, rcond):
         return
     R = np.linalg.cholesky(K)
     B_pinv, V = least_constraint(R, J, rcond)
-    a += R @ (B_pinv @ (gamma - np.ascontiguousarray(J) @ a))
-    W = R @ np.ascontiguousarray(V.T)  # R Vᵣᵀ: K_c = K − W Wᵀ
-    K -= W @ np.ascontiguousarray(W.T)
+    residual = gamma - _times(J, a.reshape(-1, 1))[:, 0]  # γ − J a
+    a += _times(R, _times(B_pinv, residual.reshape(-1, 1)))[:, 0]
+    W = _times(R, V.T)  # R Vᵣᵀ: K_c = K − W Wᵀ
+    K -= _times(W, W.T)
+
+
+@njit(cache=True, nogil=True)
+def _times(X, Y):
+    """X Y by loops (the small products here: no BLAS call's fixed cost, any memory layout)."""
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for i in range(X.shape[0]):
+        for k in range(X.shape[1]):
+            x = X[i, k]
+            if x != 0.0:
+                for j in range(Y.shape[1]):
+                    out[i, j] += x * Y[k, j]
+    return out
 
 
 @njit(cache=True, nogil=True)

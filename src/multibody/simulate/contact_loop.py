@@ -4,9 +4,8 @@ times (:mod:`._contact_kernel`), one run or many at once across threads.
 It takes the models and runs the Python step (:func:`multibody.constraints.integrate.contact_step`) would take
 without Python callables: equality constraints only of the types with arrays (:class:`~multibody.Connect`,
 :class:`~multibody.Weld`, :class:`~multibody.Align`, :class:`~multibody.PointOnPlane`, :class:`~multibody.Mimic`,
-:class:`~multibody.LinearCoupling`; joint and tendon limits
-are fine), every pair of shapes the
-compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), a constant torque or a
+:class:`~multibody.LinearCoupling`; joint and tendon limits are fine), every pair of shapes the compiled detection
+takes (:func:`~multibody.constraints._narrow.detect_contacts`), a constant torque or a
 :class:`~multibody.TorqueTable`, the compiled force elements, no ``f_ext``, no events. Anything else takes the Python loop, said once by :func:`~.planning.python_loop_notice`. The two give the
 same trajectories (the same compiled pieces in the same order; a step whose LCP Lemke's method cannot solve is taken
 by the Python step, with its Gauss–Seidel fallback). Ctrl-C stops a run at its next step, keeping the samples
