@@ -61,16 +61,20 @@ def _arrays(model, dt, limits, ctrls):
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
     """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
-    whose LCP Lemke's method cannot solve, from the clock's time through t_eval."""
+    whose LCP Lemke's method cannot solve, from the clock's time through t_eval. The last step's LCP basis, the
+    guess of the next step's, is kept from call to call."""
     normalized, forces = normalizer(model), generalized_forces(model, torque, None, ctrl)
     nq = model.nq
     given = np.empty(model.nq + model.nv)
     tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
+    shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
+    rows = shapes[2] + bounds[1].shape[0]
+    basis = (np.zeros(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=bool), np.zeros(1, dtype=np.int64))
 
     def run(x, clock, t_eval, x_out, stats):
         t_eval = np.ascontiguousarray(t_eval, dtype=float)
         while True:
-            status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats)
+            status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats, basis)
             if status != kernel.UNSOLVED:
                 return status
             t, h = clock[kernel.TIME], clock[kernel.STEP]
@@ -79,6 +83,25 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
             given[:nq], given[nq:] = normalized(q), v
             clock[kernel.GIVEN] = 1.0
     return run
+
+
+INLINE_STEPS = 256  # the steps a run takes on the calling thread before the rest goes to a worker (Ctrl-C reaches
+#   the caller only between the two), which saves a short run the worker's start and wake-up
+
+
+def _run(run, x, clock, t_eval, x_out, stats, dt):
+    """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
+    worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
+    first = int(np.searchsorted(t_eval, clock[kernel.TIME] + INLINE_STEPS * dt, side="right"))
+    status = OK
+    if first > clock[kernel.NEXT]:
+        try:
+            status = run(x, clock, t_eval[:first], x_out, stats)
+        except KeyboardInterrupt:  # (raised when the call has returned: x, the clock and the samples are whole)
+            status = INTERRUPTED
+    if status == OK and clock[kernel.NEXT] < len(t_eval):
+        status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
+    return status
 
 
 def _start(q0, v0, t_start, t_eval):
@@ -126,7 +149,7 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
-    status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
+    status = _run(run, x, clock, t_eval, x_out, stats, dt)
     trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl)
     if error is not None:
         raise error
