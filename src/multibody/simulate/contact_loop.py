@@ -42,6 +42,19 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext)
 
 
+def _pair_coefficients(model, pairs):
+    """(friction (m,), restitution (m,)) of the candidate ``pairs`` (m, 2) (:func:`coefficient_arrays`), kept with the
+    compiled model while what they come from is unchanged: the pairs, the friction rule, the pairs' own friction and
+    each geometry's name, friction, restitution, priority and condim."""
+    derived = (model._compiled or model.compile()).derived
+    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())),
+               tuple((g.name, g.friction, g.restitution, g.priority, g.condim) for g in model.geometries))
+    kept = derived.get("contact_loop_coefficients")
+    if kept is None or kept[0] is not pairs or kept[1] != sources:
+        kept = derived["contact_loop_coefficients"] = (pairs, sources, coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    return kept[2]
+
+
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
     shapes, limits, settings, cone, tolerances) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
@@ -49,7 +62,7 @@ def _arrays(model, dt, limits, ctrls):
     cm = model._compiled or model.compile()
     contact_pairs(model)  # (its warning, once)
     geometries, pairs, capacity = detection_arrays(model)
-    shapes = (geometries, pairs, capacity, *coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    shapes = (geometries, pairs, capacity, *_pair_coefficients(model, pairs))
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
