@@ -3,6 +3,7 @@ Lemke's method or projected Gauss–Seidel, implicit joint damping) beside MuJoC
 the same step, in one run.
 
     python benchmarks/bench_contact.py [--models cheetah walker go1] [--seconds 0.2] [--runs 3] [--baseline REV|DIR]
+                                       [--clock wall|cpu]
 
 Models: the dm_control suite files (cheetah, walker, hopper, humanoid, quadruped, stacker, ...: each from its
 initial configuration at its ``opt.timestep``) and ``go1`` (example-robot-data's URDF with its collision shapes,
@@ -12,7 +13,8 @@ multibody's time is the best of ``--runs`` runs of ``mb.simulate`` (output at ev
 many ``mj_step`` loops over the same number of steps (no output). Ratio: multibody / MuJoCo.
 ``--baseline REV`` also times the stepper of commit REV (checked out into a temporary git worktree, run in a
 subprocess with its own numba cache; ``--baseline DIR``: the package under DIR/src as it is, with its own cache),
-its rounds interleaved with today's, and gives the speed-up.
+its rounds interleaved with today's, and gives the speed-up. ``--clock cpu`` times by the process's CPU time (all
+its threads) instead of the wall clock: steadier on a host shared with other work.
 """
 from __future__ import annotations
 
@@ -76,8 +78,8 @@ def dm_control_model(name):
     return model, None, mujoco.MjModel.from_xml_path(str(path)).opt.timestep
 
 
-def contact_step_time(name, seconds, runs):
-    """(best wall time per step [s], steps) of mb.simulate(method="contact") over ``seconds``."""
+def contact_step_time(name, seconds, runs, clock=time.perf_counter):
+    """Best time per step [s] (``clock``: wall or CPU) of mb.simulate(method="contact") over ``seconds``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model, q0, dt = go1() if name == "go1" else dm_control_model(name)
@@ -86,14 +88,15 @@ def contact_step_time(name, seconds, runs):
         mb.simulate(model, q0, v0, t_end=steps * dt, dt=dt, method="contact", progress=False)
         best = np.inf
         for _ in range(runs):
-            start = time.perf_counter()
+            start = clock()
             mb.simulate(model, q0, v0, t_end=steps * dt, dt=dt, method="contact", progress=False)
-            best = min(best, time.perf_counter() - start)
+            best = min(best, clock() - start)
     return best / steps
 
 
 if __name__ == "__main__":
-    print(json.dumps({n: contact_step_time(n, float(sys.argv[1]), int(sys.argv[2])) for n in sys.argv[3:]}))
+    clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
+    print(json.dumps({n: contact_step_time(n, float(sys.argv[1]), int(sys.argv[2]), clock) for n in sys.argv[4:]}))
 '''
 
 
@@ -119,8 +122,8 @@ def mujoco_model(name: str, namespace: dict):
     return model, qpos
 
 
-def mujoco_step_time(name: str, seconds: float, runs: int, namespace: dict) -> float:
-    """Best wall time [s] per ``mj_step`` over ``seconds`` of simulated time."""
+def mujoco_step_time(name: str, seconds: float, runs: int, namespace: dict, clock=time.perf_counter) -> float:
+    """Best time [s] (``clock``: wall or CPU) per ``mj_step`` over ``seconds`` of simulated time."""
     import mujoco
     import numpy as np
     mm, qpos = mujoco_model(name, namespace)
@@ -130,9 +133,9 @@ def mujoco_step_time(name: str, seconds: float, runs: int, namespace: dict) -> f
         data = mujoco.MjData(mm)
         if qpos is not None:
             data.qpos[:] = qpos
-        start = time.perf_counter()
+        start = clock()
         mujoco.mj_step(mm, data, nstep=steps)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best / steps
 
 
@@ -143,10 +146,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds of today's and the baseline's runs")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args()
     namespace: dict = {"__name__": "bench_contact_run"}
     exec(compile(RUN, "bench_contact_run", "exec"), namespace)
     inf = float("inf")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     today, before, mujoco = (dict.fromkeys(args.models, inf) for _ in range(3))
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(__file__).resolve().parent.parent
@@ -161,12 +166,14 @@ def main() -> None:
         try:
             for _ in range(args.rounds):
                 for name in args.models:
-                    today[name] = min(today[name], namespace["contact_step_time"](name, args.seconds, args.runs))
+                    today[name] = min(today[name], namespace["contact_step_time"](name, args.seconds, args.runs, clock))
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        mujoco[name] = min(mujoco[name], mujoco_step_time(name, args.seconds, args.runs, namespace))
+                        mujoco[name] = min(mujoco[name], mujoco_step_time(name, args.seconds, args.runs, namespace,
+                                                                          clock))
                 if args.baseline:
-                    done = subprocess.run([sys.executable, "-c", RUN, str(args.seconds), str(args.runs), *args.models],
+                    done = subprocess.run([sys.executable, "-c", RUN, str(args.seconds), str(args.runs), args.clock,
+                                           *args.models],
                                           env=env, cwd=scratch, capture_output=True, text=True, check=True)
                     for name, t in json.loads(done.stdout.strip().splitlines()[-1]).items():
                         before[name] = min(before[name], t)

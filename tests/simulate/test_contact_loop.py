@@ -125,6 +125,20 @@ def test_many_scenes_run_across_threads_as_their_single_runs():
         np.testing.assert_array_equal(runs[b].v, one.v)
 
 
+def test_a_run_longer_than_its_steps_on_the_calling_thread_goes_on_alike_on_a_worker():
+    """A single run takes its first INLINE_STEPS steps on the calling thread and the rest on a worker: the same
+    samples and trajectory as the batch run, which takes every step in one call."""
+    from multibody.simulate import contact_loop
+    model, q0, v0 = _ball()
+    steps = 2 * contact_loop.INLINE_STEPS + 10
+    one = mb.simulate(model, q0, v0, steps * 2e-3, method="contact", dt=2e-3, samples=steps + 1)
+    runs = mb.simulate(model, np.tile(q0, (2, 1)), v0, steps * 2e-3, method="contact", dt=2e-3, samples=steps + 1)
+    assert one.info["compiled"] is True and one.info["steps"] == steps
+    for run in runs:
+        np.testing.assert_array_equal(run.q, one.q)
+        np.testing.assert_array_equal(run.v, one.v)
+
+
 def test_actuators_at_constant_and_tabulated_controls_step_alike_in_both_loops():
     """The cheetah's six motors at constant controls, and at a table of controls in time, in the compiled loop
     (the actuators' compiled forces) and in the Python step (their Python forces)."""

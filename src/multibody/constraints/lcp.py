@@ -286,8 +286,9 @@ def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regulariza
         i = owner[s]
         for e in range(edges):
             r = nc + s * edges + e
-            rows[r] = cone[e, 0] * T[i, 0] + cone[e, 1] * T[i, 1]
-            forces[:, r] = rows[r]
+            for j in range(nv):
+                rows[r, j] = cone[e, 0] * T[i, 0, j] + cone[e, 1] * T[i, 1, j]
+                forces[j, r] = rows[r, j]
             goal[r] = gamma_t[i, 0] * cone[e, 0] + gamma_t[i, 1] * cone[e, 1]
             lcp[r, m + s], lcp[m + s, r] = 1.0, -1.0
         lcp[m + s, i] = mu[i]
@@ -306,16 +307,17 @@ def pyramid_lcp(K, a_eq, N, Fn, T, mu, owner, gamma_n, gamma_t, cone, regulariza
             r = nc + s * edges + e
             first[r], second[r], w_first[r], w_second[r] = nc + 2 * s, nc + 2 * s + 1, cone[e, 0], cone[e, 1]
     W = (basis_rows @ K) @ basis_forces
-    A = np.empty((m, m))
-    for r in range(m):
+    # A from U = W (Fn, Dᵀ) (P, m), then A's row r = w_first[r] U[first[r]] + w_second[r] U[second[r]]
+    U = np.empty((P, m))
+    for p in range(P):
         for c in range(m):
-            A[r, c] = (w_first[r] * (w_first[c] * W[first[r], first[c]] + w_second[c] * W[first[r], second[c]])
-                       + w_second[r] * (w_first[c] * W[second[r], first[c]] + w_second[c] * W[second[r], second[c]]))
+            U[p, c] = w_first[c] * W[p, first[c]] + w_second[c] * W[p, second[c]]
     scale = 0.0
     for r in range(m):
-        scale += abs(A[r, r])
+        for c in range(m):
+            lcp[r, c] = w_first[r] * U[first[r], c] + w_second[r] * U[second[r], c]
+        scale += abs(lcp[r, r])
     scale /= max(m, 1)
-    lcp[:m, :m] = A
     for r in range(m):
         lcp[r, r] += regularization * max(scale, 1e-300)
     rhs[:m] = rows @ a_eq - goal

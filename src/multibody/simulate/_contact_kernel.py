@@ -6,7 +6,8 @@ contact pairs the compiled detection takes (:func:`~multibody.constraints._narro
 table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
-    free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit)
+    free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit;
+                      K from the sparse factorization M + h D = Lᵀ L, RBDA Tables 6.3–6.4)
     equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ
                                                     (:func:`~..constraints._equality_rows.equality_motion`)
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
@@ -31,6 +32,7 @@ from ..constraints._narrow import detect_contacts, speed_bound
 from ..constraints._step import closing_velocity
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
+from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
 from .actuators import add_actuation
 from .forces import add_joint_forces, element_body_forces
 from .tree_rates import INTERRUPTED, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite, torque_at
@@ -45,7 +47,7 @@ MARGIN, ERP, BOUNCE, REGULARIZATION, ACCEPTED, PIVOTS, DT, GRAVITY = range(8)
 
 @njit(cache=True, nogil=True)
 def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, clock, given,
-                t_eval, x_out, stats):
+                t_eval, x_out, stats, basis):
     """Step x = (q, v) from the clock's time through the output times t_eval, writing the state at each to x_out;
     returns the status (OK, NONFINITE, INTERRUPTED or UNSOLVED: x and the clock are then at the step's start).
 
@@ -56,16 +58,28 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
     entries above; cone (edges, 2) the friction pyramid; tolerances Lemke's pivot tolerances; equalities the
     equality constraints' arrays (:func:`multibody.constraints.types.equality_arrays`); clock (5,) as above;
-    stats as the compiled tree loop's (:mod:`.tree_rates`)."""
+    stats as the compiled tree loop's (:mod:`.tree_rates`); basis = (keys (r,) int, basic (r, edges + 2) bool,
+    count (1,) int) the last step's rows and their LCP variables that were basic (:func:`contact_step`), r = the most
+    contacts + nb, kept from call to call (count 0: none)."""
     topology, params, gravity = model
     nv = damping.shape[0]
     nq = x.shape[0] - nv
     n = topology.shape[0]
-    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((shapes[2], 14)), np.empty((nv, nv)),
+    capacity, rows = shapes[2], shapes[2] + limits[1].shape[0]
+    lam, last = np.empty(nv), np.empty(nv)  # M's tree sparsity (:func:`~..dynamics._derivatives.dof_parents`)
+    dof_parents(topology, lam)
+    subtree_ends(lam, last)
+    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((capacity, 14)), np.empty((nv, nv)),
             np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq),
-            # the last step's rows (keys) and their LCP variables that were basic (:func:`contact_step`), how many
-            np.empty(shapes[2] + limits[1].shape[0], dtype=np.int64),
-            np.zeros((shapes[2] + limits[1].shape[0], cone.shape[0] + 2), dtype=np.bool_), np.zeros(1, dtype=np.int64))
+            np.empty((nv, nv)), lam, last)
+    # the rows' arrays, for the most contacts and every bound (a step uses their first rows)
+    row_work = (np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64),
+                np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)),
+                np.empty((capacity, 2, 3)), np.empty((capacity, 6)),
+                np.empty((rows, nv)), np.empty((rows, 2, nv)), np.empty((rows, 2)), np.empty(rows), np.empty(rows),
+                np.empty(rows), np.empty(rows), np.empty(rows, dtype=np.int64),
+                np.empty((rows, cone.shape[0] + 2), dtype=np.bool_), np.empty(rows, dtype=np.bool_), np.empty(nv),
+                np.empty(rows), np.empty(rows), np.empty((rows, 2)))
     t, h, left, j = clock[TIME], clock[STEP], int(clock[LEFT]), int(clock[NEXT])
     while j < t_eval.shape[0]:
         if left == 0:  # the next output time, in equal steps of at most dt
@@ -75,7 +89,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
             x[:] = given
             clock[GIVEN] = 0.0
         elif not contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t,
-                              h, work):
+                              h, work, row_work, basis):
             clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
             return UNSOLVED
         left -= 1
@@ -95,14 +109,17 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
 
 
 @njit(cache=True, nogil=True, inline="always")  # (inlined: compiled once, within contact_run)
-def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t, h, work):
+def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t, h, work,
+                 row_work, basis):
     """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
-    Lemke's method finds no solution of the step's LCP. ``work``: the loop's scratch arrays."""
+    Lemke's method finds no solution of the step's LCP. ``work``, ``row_work``: the loop's scratch arrays;
+    ``basis``: the last step's LCP basis (:func:`contact_run`), updated."""
     topology, params, gravity = model
-    geometries, pairs, _, pair_mu, pair_e = shapes
+    geometries, pairs, capacity, pair_mu, pair_e = shapes
     index, p_local, bound = geometries[2], geometries[4], geometries[6]
     G, offset, N_limits, e_limits = limits
-    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, last_keys, last_basic, last_count = work
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, K, lam, last = work
+    last_keys, last_basic, last_count = basis
     nv = damping.shape[0]
     nq = x.shape[0] - nv
     q[:] = x[:nq]
@@ -118,23 +135,27 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     add_actuation(forces[3], forces[4], t, q, v, Q)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
-    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c
+    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c (LU with partial pivoting, as the Python
+    # step: an unstable mode of a stiff model, seeded by round-off, keeps the two steps alike only with the same
+    # arithmetic), and the compliance K = (M + h D)⁻¹ (Gauss's principle without equality rows) from the sparse
+    # factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4)
     crba(topology, params, q, M)
     damped = False
     for k in range(nv):
         if damping[k] != 0.0:
             damped = True
-    if damped:
-        for k in range(nv):
             M[k, k] += h * damping[k]
+    if damped:
         rnea(topology, params, gravity, q, v, zero, body_forces, c)
         a[:] = np.linalg.solve(M, Q - c)
     else:
         aba(topology, params, gravity, q, v, Q, body_forces, a)
-    # the compliance K = M⁻¹ = L⁻ᵀ L⁻¹ (M = L Lᵀ), as Gauss's principle without equality rows
-    L_inv = np.linalg.inv(np.linalg.cholesky(M))
-    K = L_inv.T @ L_inv
-    # the equality rows held: J (v + h a) = −(erp/h) φ, by Gauss's principle on (a, K)
+    if not tree_factor(M, lam):
+        x[0] = np.nan
+        return True
+    tree_inverse(M, lam, last, K)
+    # the equality rows held: J (v + h a) = −(erp/h) φ, by Gauss's principle on the free acceleration a (nv,) and the
+    # compliance K (nv, nv); the rows below are solved with the constrained a and K
     equality_motion(topology, params, R0, p0, q, v, h, settings[ERP], equalities, a, K)
     # the contacts within reach of the step
     speed = speed_bound(index, p_local, bound, motion[1], motion[0])
@@ -150,47 +171,43 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
         normalize_quaternions(topology, x)
         return True
     # the rows: the contacts', then every finite bound's (frictionless, no tangents)
-    body_a, body_b = np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64)
-    point, normal, anchor_a, anchor_b = np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3)), np.empty((nc, 3))
-    found = np.empty(nc, dtype=np.int64)  # the contacts' pairs
+    (body_a, body_b, found, point, normal, anchor_a, anchor_b, tangents, velocities, N, T, vt, vn, mu, e, gaps, keys,
+     basic, chosen, v_new, target, gamma_n, gamma_t) = row_work
     for k in range(nc):
-        found[k] = int(out[k, 13])
+        found[k] = int(out[k, 13])  # the contacts' pairs
         body_a[k], body_b[k] = index[pairs[found[k], 0]], index[pairs[found[k], 1]]
         point[k], normal[k], anchor_a[k], anchor_b[k] = out[k, 0:3], out[k, 3:6], out[k, 7:10], out[k, 10:13]
-    N_c, T_c, tangents, velocities = np.empty((nc, nv)), np.empty((nc, 2, nv)), np.empty((nc, 2, 3)), np.empty((nc, 6))
-    contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal, anchor_a, anchor_b, N_c, T_c,
-                 tangents, velocities)
-    N, T = np.zeros((rows, nv)), np.zeros((rows, 2, nv))
-    vt, vn, mu, e, gaps = np.zeros((rows, 2)), np.empty(rows), np.zeros(rows), np.empty(rows), np.empty(rows)
+    contact_rows(topology, params, R0, p0, motion, body_a[:nc], body_b[:nc], point[:nc], normal[:nc], anchor_a[:nc],
+                 anchor_b[:nc], N[:nc], T[:nc], tangents[:nc], velocities[:nc])
     for k in range(nc):
-        N[k], T[k] = N_c[k], T_c[k]
         vn[k], vt[k, 0], vt[k, 1] = velocities[k, 0], velocities[k, 1], velocities[k, 2]
         mu[k], e[k], gaps[k] = pair_mu[found[k]], pair_e[found[k]], out[k, 6]
     for b in range(nb):
         r = nc + b
-        N[r] = N_limits[b]
+        N[r], T[r], vt[r], mu[r] = N_limits[b], 0.0, 0.0, 0.0
         e[r], gaps[r], vn[r] = e_limits[b], G[b] @ q - offset[b], N_limits[b] @ v
     # the LCP's basis guessed from the last step's: a row is the same contact (pair, its k-th contact) or bound
-    keys, basic = np.empty(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=np.bool_)
     for k in range(nc):
-        keys[k] = found[k] * shapes[2]
+        keys[k] = found[k] * capacity
         for j in range(k):
             if found[j] == found[k]:
                 keys[k] += 1
     for b in range(nb):
         keys[nc + b] = -1 - b
+    basic[:rows] = False
     for r in range(rows):
         for p in range(last_count[0]):
             if last_keys[p] == keys[r]:
                 basic[r] = last_basic[p]
                 break
     last_count[0] = 0
-    chosen, v_new = np.zeros(rows, dtype=np.bool_), np.empty(nv)
-    if not closing_velocity(K, a, v, h, N, T, vt, vn, mu, e, gaps, settings[ERP], settings[BOUNCE], cone,
-                            settings[REGULARIZATION], tolerances, int(settings[PIVOTS]), settings[ACCEPTED], chosen,
-                            basic, v_new, np.empty(rows), np.empty(rows), np.empty((rows, 2))):
+    chosen[:rows] = False
+    if not closing_velocity(K, a, v, h, N[:rows], T[:rows], vt[:rows], vn[:rows], mu[:rows], e[:rows], gaps[:rows],
+                            settings[ERP], settings[BOUNCE], cone, settings[REGULARIZATION], tolerances,
+                            int(settings[PIVOTS]), settings[ACCEPTED], chosen[:rows], basic[:rows], v_new,
+                            target[:rows], gamma_n[:rows], gamma_t[:rows]):
         return False
-    last_keys[:rows], last_basic[:rows], last_count[0] = keys, basic, rows
+    last_keys[:rows], last_basic[:rows], last_count[0] = keys[:rows], basic[:rows], rows
     x[nq:] = v_new
     integrate(topology, q, v_new, h, x[:nq])
     normalize_quaternions(topology, x)

@@ -44,35 +44,52 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext)
 
 
+def _pair_coefficients(model, pairs):
+    """(friction (m,), restitution (m,)) of the candidate ``pairs`` (m, 2) (:func:`coefficient_arrays`), kept with the
+    compiled model while what they come from is unchanged: the pairs, the friction rule, the pairs' own friction and
+    each geometry's name, friction, restitution, priority and condim."""
+    derived = (model._compiled or model.compile()).derived
+    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())),
+               tuple((g.name, g.friction, g.restitution, g.priority, g.condim) for g in model.geometries))
+    kept = derived.get("contact_loop_coefficients")
+    if kept is None or kept[0] is not pairs or kept[1] != sources:
+        kept = derived["contact_loop_coefficients"] = (pairs, sources, coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    return kept[2]
+
+
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
-    shapes, limits, settings, cone, tolerances) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
+    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
     or a TorqueTable); the runs share every array but their forces (the kernel only reads them)."""
     cm = model._compiled or model.compile()
     contact_pairs(model)  # (its warning, once)
     geometries, pairs, capacity = detection_arrays(model)
-    shapes = (geometries, pairs, capacity, *coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    shapes = (geometries, pairs, capacity, *_pair_coefficients(model, pairs))
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    damping, bounds = joint_damping(model), bound_arrays(model, limits)[1:]
+    damping, bounds, equalities = joint_damping(model), bound_arrays(model, limits)[1:], equality_arrays(model)
     return [((cm.topology, cm.params, cm.gravity),
              force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl))),
-             damping, shapes, bounds, settings, cone, tolerances, equality_arrays(model)) for ctrl in ctrls]
+             damping, shapes, bounds, settings, cone, tolerances, equalities) for ctrl in ctrls]
 
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
     """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
-    whose LCP Lemke's method cannot solve, from the clock's time through t_eval."""
+    whose LCP Lemke's method cannot solve, from the clock's time through t_eval. The last step's LCP basis, the
+    guess of the next step's, is kept from call to call."""
     normalized, forces = normalizer(model), generalized_forces(model, torque, None, ctrl)
     nq = model.nq
     given = np.empty(model.nq + model.nv)
     tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
+    shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
+    rows = shapes[2] + bounds[1].shape[0]
+    basis = (np.zeros(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=bool), np.zeros(1, dtype=np.int64))
 
     def run(x, clock, t_eval, x_out, stats):
         t_eval = np.ascontiguousarray(t_eval, dtype=float)
         while True:
-            status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats)
+            status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats, basis)
             if status != kernel.UNSOLVED:
                 return status
             t, h = clock[kernel.TIME], clock[kernel.STEP]
@@ -81,6 +98,25 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
             given[:nq], given[nq:] = normalized(q), v
             clock[kernel.GIVEN] = 1.0
     return run
+
+
+INLINE_STEPS = 256  # the steps a run takes on the calling thread before the rest goes to a worker (Ctrl-C reaches
+#   the caller only between the two), which saves a short run the worker's start and wake-up
+
+
+def _run(run, x, clock, t_eval, x_out, stats, dt):
+    """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
+    worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
+    first = int(np.searchsorted(t_eval, clock[kernel.TIME] + INLINE_STEPS * dt, side="right"))
+    status = OK
+    if first > clock[kernel.NEXT]:
+        try:
+            status = run(x, clock, t_eval[:first], x_out, stats)
+        except KeyboardInterrupt:  # (raised when the call has returned: x, the clock and the samples are whole)
+            status = INTERRUPTED
+    if status == OK and clock[kernel.NEXT] < len(t_eval):
+        status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
+    return status
 
 
 def _start(q0, v0, t_start, t_eval):
@@ -128,7 +164,7 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
-    status = _interruptible(lambda: run(x, clock, t_eval, x_out, stats), stats)
+    status = _run(run, x, clock, t_eval, x_out, stats, dt)
     trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl)
     if error is not None:
         raise error
