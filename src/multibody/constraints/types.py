@@ -85,6 +85,13 @@ class Constraint:
         index, r, rotation = model.locate(body, point)
         return index, r, None if axis is None else rotation @ axis
 
+    def locate_axis(self, model: Model, body: str, axis: ArrayLike,
+                    point: ArrayLike = (0.0, 0.0, 0.0)) -> tuple[int, np.ndarray, np.ndarray]:
+        """:meth:`locate` of a point and a direction (or the columns of a matrix) that is given."""
+        index, r, rotated = self.locate(model, body, point, np.asarray(axis, dtype=float))
+        assert rotated is not None
+        return index, r, rotated
+
     def evaluate(self, snapshot: Snapshot) -> Rows:
         """The constraint's :class:`Rows` at the snapshot's state."""
         raise NotImplementedError
@@ -197,8 +204,8 @@ class Weld(Constraint):
         axes: φ_rot = θ(R_a E_a (R_b E_b)ᵀ) as :meth:`evaluate`."""
         ia, ra, _ = self.locate(model, self.bodies[0], self.relative.translation)
         ib, rb, _ = self.locate(model, self.bodies[1])
-        frame_a = self.locate(model, self.bodies[0], axis=np.eye(3))[2]
-        frame_b = self.locate(model, self.bodies[1], axis=np.eye(3))[2]
+        frame_a = self.locate_axis(model, self.bodies[0], np.eye(3))[2]
+        frame_b = self.locate_axis(model, self.bodies[1], np.eye(3))[2]
         return WELD, (ia, ra, frame_a @ self.relative.rotation), (ib, rb, frame_b)
 
     def symbolic(self, k: Any) -> SymbolicRows:
@@ -257,8 +264,8 @@ class Align(Constraint):
     def export(self, model: Model) -> tuple:
         """(ALIGN, (body a, origin, (u_1, u_2, axis a) as columns), (body b, origin, axis b as first column)), body
         axes."""
-        ia, _, axis_a = self.locate(model, self.bodies[0], axis=self.axis_a)
-        ib, _, axis_b = self.locate(model, self.bodies[1], axis=self.axis_b)
+        ia, _, axis_a = self.locate_axis(model, self.bodies[0], self.axis_a)
+        ib, _, axis_b = self.locate_axis(model, self.bodies[1], self.axis_b)
         return (ALIGN, (ia, np.zeros(3), np.column_stack([*_perpendicular_pair(axis_a), axis_a])),
                 (ib, np.zeros(3), np.column_stack([axis_b, np.zeros(3), np.zeros(3)])))
 
@@ -305,7 +312,7 @@ class PointOnPlane(Constraint):
     def export(self, model: Model) -> tuple:
         """(PLANE, (body, point, identity), (plane body, origin, normal as first column)), body axes."""
         ia, ra, _ = self.locate(model, self.bodies[0], self.point)
-        ib, ro, nb = self.locate(model, self.bodies[1], self.origin, self.normal)
+        ib, ro, nb = self.locate_axis(model, self.bodies[1], self.normal, self.origin)
         return PLANE, (ia, ra, np.eye(3)), (ib, ro, np.column_stack([nb, np.zeros(3), np.zeros(3)]))
 
     def symbolic(self, k: Any) -> SymbolicRows:
