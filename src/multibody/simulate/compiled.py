@@ -137,7 +137,7 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         tau = TorqueTable.stacked(tau, nv, "integrate_tree_batch: tau")
     elif isinstance(tau, TorqueTable):
         times, values = (np.array(part) for part in tau.table(nv, "integrate_tree: tau"))  # (writable: see below)
-        tau = (times, np.ascontiguousarray(np.broadcast_to(values, (q0.shape[0],) + values.shape)) if batch
+        tau = (times, np.array(np.broadcast_to(values, (q0.shape[0],) + values.shape), order="C") if batch
                else values)
     else:
         tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
@@ -146,7 +146,8 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
             raise ValueError(f"integrate_tree: tau must be a finite vector of {nv} entries"
                              + (f" or one per run ({q0.shape[0]}, {nv})" if batch else "")
                              + f" or a TorqueTable, got shape {tau.shape}")
-        tau = ((np.zeros(1), np.ascontiguousarray(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv))[:, None]))
+        # (writable C-order copies, never a read-only broadcast view: each layout would compile the loop again)
+        tau = ((np.zeros(1), np.array(np.broadcast_to(np.atleast_2d(tau), (q0.shape[0], nv))[:, None], order="C"))
                if batch else torque_table(tau, nv))
     x0 = np.concatenate([q0, v0], axis=-1)
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
@@ -370,7 +371,7 @@ def _lockstep(cm, params, code, tau, rows, X0, t_start, t_eval, dt, X_out, threa
     stats, counts = np.zeros(5), np.zeros(X0.shape[0], dtype=np.int64)  # stats[STOP]: Ctrl-C (_interruptible)
     # writable C-contiguous copies (not the broadcast or read-only views): one specialization of the kernels per
     # params layout (shared or per run), whatever the torque and joint force rows came as
-    tau, rows = np.array(tau, dtype=float), np.array(rows, dtype=float)
+    tau, rows = np.array(tau, dtype=float, order="C"), np.array(rows, dtype=float, order="C")
     _interruptible(lambda: lockstep.lockstep(cm.topology, params, cm.gravity, code == EULER, tau, rows, X0,
                                              t_start, t_eval, dt, X_out, stats[STOP:], counts, threads), stats)
     spans = np.diff(np.r_[t_start, t_eval])

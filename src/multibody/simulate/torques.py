@@ -48,7 +48,7 @@ class TorqueTable:
         for table in tables:
             table.table(nv, what)  # (its rows have nv entries)
         times = np.unique(np.concatenate([table.t for table in tables]))
-        return times, np.stack([table(times).T for table in tables])
+        return times, np.ascontiguousarray(np.stack([table(times).T for table in tables]))  # (C order: one kernel)
 
     def __repr__(self) -> str:
         return f"TorqueTable({self.t.size} rows, t = {self.t[0]:g} … {self.t[-1]:g} s, nv = {self.values.shape[1]})"
