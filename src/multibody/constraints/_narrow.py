@@ -374,7 +374,7 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     for k in range(g):
         for c in range(3):
             centers[k, c] = p[k, c] + R[k, c, 0] * center[k, 0] + R[k, c, 1] * center[k, 1] + R[k, c, 2] * center[k, 2]
-    count = 0
+    count = np.int64(0)  # (not the literal 0: one compilation of the pair tests, not two)
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
         if kind[i] == PLANE or kind[j] == PLANE:  # the other's bounding sphere and box above the plane

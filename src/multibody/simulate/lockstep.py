@@ -112,7 +112,7 @@ def lane_accelerations(args, t, x, dx):
     m = n * lanes
     q, v = x[:m].reshape((n, lanes)), x[m:].reshape((n, lanes))
     joint_torques(tau, joint_forces, q, v, b0, nb, taus)
-    aba_lanes(topology, params, gravity, q, v, taus, no_forces, 0, nb, dx[m:].reshape((n, lanes)),
+    aba_lanes(topology, params, gravity, q, v, taus, no_forces, np.int64(0), nb, dx[m:].reshape((n, lanes)),
               R0, d, S, V, C, IA, PA, U, D, Dinv, A)
 
 
