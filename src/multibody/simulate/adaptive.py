@@ -226,13 +226,14 @@ class AdaptiveFamily(NamedTuple):
     dense_output: Any
 
 
-def adaptive_family(compile: Callable, rates: Callable) -> AdaptiveFamily:
+def adaptive_family(compile: Callable, rates: Callable, inline: Callable | None = None) -> AdaptiveFamily:
     """The step of a scheme (:data:`SCHEMES`) with its step-size control, its first step and its dense output,
     compiled with ``compile`` around the target's ``rates(args, t, x, dx)``: dx = ẋ at time t [s] and state x
-    (``args``, the target's model and work arrays, passed through untouched). The per-entry arithmetic is in the
-    compiled functions above, which both targets call."""
+    (``args``, the target's model and work arrays, passed through untouched); the loop over a step's stages
+    compiled with ``inline`` (default ``compile``: for the tree, inlined into the step and its dense output). The
+    per-entry arithmetic is in the compiled functions above, which both targets call."""
 
-    @compile
+    @(inline or compile)
     def stages(args, A, C, first, count, t, x, h, K, y):
         """k_s = f(t + c_s h, x + h Σ_k<s A[s, k] k_k), s = first … count − 1, of the step from (t, x) with the
         stages before ``first`` in K; y is left at the last stage's state."""
@@ -286,11 +287,12 @@ def adaptive_family(compile: Callable, rates: Callable) -> AdaptiveFamily:
     return AdaptiveFamily(initial_step, step, dense_output)
 
 
-# the adaptive methods on a tree (its rates :func:`.tree_rates.step_rates`) for the compiled loop, each its own kernel
-# without reference counting: inlined into :func:`dormand_prince` (which counts references: it allocates), every
-# stage would count the references of each array of the rates' arguments (the model's arrays, its force elements'
-# tables) as it unpacks them, which made the whole run 1.1-1.6x slower
-TREE = adaptive_family(njit_without_refcounts(cache=True), step_rates)
+# the adaptive methods on a tree (its rates :func:`.tree_rates.step_rates`) for the compiled loop: the step, first step
+# and dense output each their own kernel without reference counting, the stages inlined into them. (Inlined into
+# :func:`dormand_prince`, which counts references as it allocates, every stage would count the references of each
+# array of the rates' arguments, the model's and its force elements', as it unpacks them: 1.1-1.6x the run time.)
+TREE = adaptive_family(njit_without_refcounts(cache=True), step_rates,
+                       njit_without_refcounts(cache=True, inline="always"))
 tree_step, tree_dense_output, tree_initial_step = TREE.step, TREE.dense_output, TREE.initial_step
 
 
