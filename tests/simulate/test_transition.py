@@ -77,7 +77,7 @@ def test_transition_of_a_tree_with_force_elements_matches_differences_of_the_ste
             return np.concatenate([mb.configuration_rate(model, qq, vv),
                                    mb.aba(model, qq, vv, tau + dtau + elements_force(model, qq, vv))])
         x0 = np.concatenate([mb.integrate(model, q, dq), v + dv])
-        x1 = euler_step(model, f, 0.0, x0, dt) if method == "Euler" else rk4_step(f, 0.0, x0, dt)
+        x1 = np.concatenate(euler_step(model, f, 0.0, x0, dt)) if method == "Euler" else rk4_step(f, 0.0, x0, dt)
         return x1
 
     nominal = step(np.zeros(nv), np.zeros(nv), np.zeros(nv))
