@@ -143,18 +143,23 @@ class Interpolant(DenseOutput):
             + (3 - 2 * s) * s * s * self.x + (s - 1) * s * s * self.slopes[1]
 
 
+EVALUATIONS = {"RK4": 4, "Euler": 1, "contact": 0}  # the rates evaluations of a step of each scheme
+
+
 class FixedStep(OdeSolver):
     """A fixed-step scheme behind scipy's ``OdeSolver`` interface.
 
-    ``step(f, t, x, h) -> (x⁺, residual)`` advances the state by h [s] with the rates f(t, x) (counted in
-    ``nfev``); ``residual`` is None or the (2,) constraint residual a projection removed, kept in ``record``
-    (a :class:`DriftRecord`). Steps are at most ``dt`` [s] and land on every time of ``t_eval`` after t0 and on
-    ``t_bound``. ``smooth``: interpolate with the rates (cubic Hermite), else linearly.
+    ``step(f, t, x, h) -> (x⁺, residual)`` advances the state by h [s] with the rates f(t, x) = ``fun`` (a float64
+    (n,) array, called as it is), ``evaluations`` times (counted in ``nfev``); ``residual`` is None or the (2,)
+    constraint residual a projection removed, kept in ``record`` (a :class:`DriftRecord`). Steps are at most
+    ``dt`` [s] and land on every time of ``t_eval`` after t0 and on ``t_bound``. ``smooth``: interpolate with the
+    rates (cubic Hermite), else linearly.
     """
 
-    def __init__(self, fun, t0, y0, t_bound, *, step, dt, t_eval, smooth=True, record=None):
+    def __init__(self, fun, t0, y0, t_bound, *, step, dt, t_eval, evaluations, smooth=True, record=None):
         super().__init__(fun, t0, y0, t_bound, vectorized=False)
         self.advance, self.dt, self.smooth, self.record = step, float(dt), smooth, record
+        self.rates, self.evaluations = fun, evaluations
         self.landings = np.append(t_eval[t_eval > t0], t_bound)
         self.y_old, self.h, self.left, self.t_next = None, 0.0, 0, t0
 
@@ -164,7 +169,8 @@ class FixedStep(OdeSolver):
             self.t_next = self.landings[np.searchsorted(self.landings, t, side="right")]
             self.left = max(1, int(np.ceil((self.t_next - t) / self.dt * (1.0 - 1e-12))))
             self.h = (self.t_next - t) / self.left
-        y, residual = self.advance(self.fun, t, self.y, self.h)
+        y, residual = self.advance(self.rates, t, self.y, self.h)
+        self.nfev += self.evaluations
         self.left -= 1
         if residual is not None:
             self.record.add(self.t_next if self.left == 0 else t + self.h, residual, self.left == 0)

@@ -11,7 +11,9 @@ force elements (springs, dampers, actuators).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
+from math import isfinite
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,7 @@ from .actuators import control_function
 from .adaptive_solver import AdaptiveSolver
 from ..event import Event
 from .events import BuiltinEvent
-from .fixed_step import DriftRecord, FixedStep, scheme
+from .fixed_step import EVALUATIONS, DriftRecord, FixedStep, scheme
 from .forces import elements_force
 from .progress import Progress
 from .stops import resumed_stops
@@ -104,7 +106,10 @@ def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
     Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
     """
     nv = model.nv
-    torque = _applied(model, torque, "torque", lambda x: np.broadcast_to(as_state(x, nv, "torque"), (nv,)))
+    def torque_vector(x):  # (nv,) as it is, else broadcast (or the error naming the shape)
+        x = as_state(x, nv, "torque")
+        return x if x.shape == (nv,) else np.broadcast_to(x, (nv,))
+    torque = _applied(model, torque, "torque", torque_vector)
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
     ctrl = control_function(model, ctrl)
     ctrl = None if ctrl is None else guarded(ctrl, "the ctrl callable")
@@ -213,9 +218,10 @@ def _vector_field(model, accel, tau, normalized):
     nq, nv = model.nq, model.nv
 
     def rhs(t, x):
-        q, v = normalized(x[:nq]), x[nq:]
+        q, v = x[:nq], x[nq:]
         x_dot = np.empty(nq + nv)
-        configuration_rate_into(model, x[:nq], v, x_dot[:nq])
+        configuration_rate_into(model, q, v, x_dot[:nq])
+        q = normalized(q)
         x_dot[nq:] = accel(t, q, v, tau(t, q, v))
         return x_dot
     return rhs
@@ -231,8 +237,8 @@ def _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits
         step = scheme(model, method, tau, normalized, projected, limits)
 
         def fixed_at(t, x):
-            return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, smooth=method != "contact",
-                             record=record)
+            return FixedStep(rhs, t, x, t_end, step=step, dt=dt, t_eval=t_eval, evaluations=EVALUATIONS[method],
+                             smooth=method != "contact", record=record)
         return fixed_at, {"method": method, "dt": float(dt), "nfev": 0, "steps": 0}, record
     rtol, atol, max_step, nq = options["rtol"], options["atol"], options["max_step"], model.nq
 
@@ -329,40 +335,49 @@ def run_segment(solver, t_eval, events, ts, xs, log, info, bar, nq, normalized, 
         xs.append(solver.y.copy())
     values = [g(e, solver.t, solver.y) for e in events]
     nfev = 0
+    times, t_first = t_eval.tolist(), t_eval[0]  # (the output times as floats: compared per step)
     while solver.status == "running":
         t_old = solver.t
         try:
             message = solver.step()
         except (ValueError, FloatingPointError, ArithmeticError) as exc:
             raise SimulationError(f"integration failed at t = {t_old:.6g} s: {exc}", time=t_old) from exc
-        clock[:] = solver.t, solver.y
+        t, y = solver.t, solver.y
+        clock[:] = t, y
         info["steps"] += 1
         info["nfev"] += solver.nfev - nfev
         nfev = solver.nfev
         if solver.status == "failed":
             raise SimulationError(f"integration failed at t = {t_old:.6g} s: {message}", time=t_old)
-        if not np.all(np.isfinite(solver.y)):
-            raise SimulationError(f"state became non-finite at t = {solver.t:.6g} s", time=t_old)
-        dense = solver.dense_output()
+        if not isfinite(y @ y) and not np.all(np.isfinite(y)):  # (y·y finite: every entry is)
+            raise SimulationError(f"state became non-finite at t = {t:.6g} s", time=t_old)
+        dense = solver.dense_output() if events else None  # (else made where an output time needs it)
         crossings = []
         for k, event in enumerate(events):
-            new = g(event, solver.t, solver.y)
+            new = g(event, t, y)
             rising, falling = values[k] < 0 <= new, values[k] > 0 >= new
             if (rising and event.direction >= 0) or (falling and event.direction <= 0):
-                root = optimize.brentq(lambda s: g(event, s, dense(s)), t_old, solver.t, xtol=1e-12, rtol=1e-15)
+                root = optimize.brentq(lambda s: g(event, s, dense(s)), t_old, t, xtol=1e-12, rtol=1e-15)
                 if not (skip is not None and skip[0] == k and root - skip[1] <= _SAME_TIME * max(1.0, abs(root))):
                     crossings.append((root, k))
             values[k] = new
-        crossings.sort()
-        stopping = [(tc, k) for tc, k in crossings if events[k].terminal or events[k].action is not None]
-        t_stop = stopping[0][0] if stopping else solver.t
-        log.extend((events[k].name, tc) for tc, k in crossings if tc <= t_stop)
-        for t_out in t_eval[(t_eval > t_old) & (t_eval <= t_stop)]:
-            ts.append(float(t_out))
-            xs.append(dense(t_out))
+        if crossings:
+            crossings.sort()
+            stopping = [(tc, k) for tc, k in crossings if events[k].terminal or events[k].action is not None]
+            t_stop = stopping[0][0] if stopping else t
+            log.extend((events[k].name, tc) for tc, k in crossings if tc <= t_stop)
+        else:
+            stopping, t_stop = None, t
+        j = bisect_right(times, t_old)  # the output times in (t_old, t_stop]
+        if j < len(times) and times[j] <= t_stop:
+            dense = dense or solver.dense_output()
+            while j < len(times) and times[j] <= t_stop:
+                ts.append(times[j])
+                xs.append(dense(times[j]))
+                j += 1
         info["nfev"] += solver.nfev - nfev  # (its dense output's, where it was evaluated)
         nfev = solver.nfev
-        bar.update(t_stop - t_eval[0])
+        bar.update(t_stop - t_first)
         if stopping:
             k = stopping[0][1]
             event, x = events[k], dense(t_stop)
