@@ -40,6 +40,7 @@ from .trajectory import Trajectory, constraint_residuals
 METHODS = {"RK45": AdaptiveSolver, "RK23": integrate.RK23, "DOP853": AdaptiveSolver,
            "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA}
 FIXED_STEP = ("RK4", "Euler", "contact")  # the fixed-step methods (a step dt)
+_FLOAT64 = np.dtype(np.float64)
 
 
 def as_event(event, model):
@@ -106,9 +107,10 @@ def generalized_forces(model, torque=None, f_ext=None, ctrl=None):
     Σ Jᵢᵀ fᵢ = g(q) − rnea(q, 0, 0, f): the RNEA with the forces applied, minus gravity alone.
     """
     nv = model.nv
-    def torque_vector(x):  # (nv,) as it is, else broadcast (or the error naming the shape)
-        x = as_state(x, nv, "torque")
-        return x if x.shape == (nv,) else np.broadcast_to(x, (nv,))
+    def torque_vector(x):  # a float64 (nv,) vector as it is, else checked and broadcast (or the error naming it)
+        if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == (nv,):
+            return x
+        return np.broadcast_to(as_state(x, nv, "torque"), (nv,))
     torque = _applied(model, torque, "torque", torque_vector)
     f_ext = _applied(model, f_ext, "f_ext", lambda x: external_forces(model, x))
     ctrl = control_function(model, ctrl)
