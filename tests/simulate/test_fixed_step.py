@@ -104,6 +104,26 @@ def test_output_times_and_steps():
     np.testing.assert_allclose(shown.q, sampled.q, rtol=0, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("method, evaluations", [("RK4", 4), ("Euler", 1)])
+def test_python_loop_counts_the_rates_evaluations_and_takes_any_torque_vector(method, evaluations):
+    """info["nfev"]: the scheme's evaluations per step (outputs on the steps need no interpolation); a torque
+    callable's result as a float64 vector, an int array or a list gives the same states to the last digit, and one
+    of the wrong length names its shape."""
+    model, q0, v0 = hanging_chain(3)
+    runs = [mb.simulate(model, q0, v0, t_end=0.05, t_eval=[0.0, 0.02, 0.02, 0.05], method=method, dt=1e-3,
+                        torque=torque)
+            for torque in (lambda t, q, v: np.array([1.0, -2.0, 0.5]) * np.cos(t) ** 0,
+                           lambda t, q, v: np.array([1, -2, 0]) + np.array([0, 0, 0.5]),
+                           lambda t, q, v: [1.0, -2.0, 0.5])]
+    assert "compiled" not in runs[0].info  # (a torque callable: the Python loop)
+    assert runs[0].info["steps"] == 50 and runs[0].info["nfev"] == evaluations * 50
+    assert np.array_equal(runs[0].t, [0.0, 0.02, 0.02, 0.05])
+    for other in runs[1:]:
+        assert np.array_equal(other.q, runs[0].q) and np.array_equal(other.v, runs[0].v)
+    with pytest.raises(mb.SimulationError, match=r"torque: expected shape \(3,\) or \(\.\.\., 3\), got \(4,\)"):
+        mb.simulate(model, q0, v0, t_end=0.01, method=method, dt=1e-3, torque=lambda t, q, v: np.ones(4))
+
 def test_events_f_ext_and_actions_on_the_fixed_step_path():
     """A ball dropped from 1 m bouncing elastically: RK4 is exact for constant gravity, so the impacts are at
     √(2h/g) and 3√(2h/g) to round-off (located on the cubic interpolant between steps); gravity cancelled by a
