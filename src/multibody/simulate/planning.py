@@ -91,15 +91,16 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     from ..impact.events import Collisions
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     warn_ignored_shapes(model, options, stacklevel)
+    stored = stored_limits(model)
+    limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
     if collisions is not False and collisions is not None:
         settings = {} if collisions is True else dict(collisions)
         try:
-            impacts = Collisions(model, **settings, limits=enforced_limits(model, joint_limits))
+            impacts = Collisions(model, **settings, limits=list(limits))
         except TypeError as exc:
             raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
                              f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
-    limits = enforced_limits(model, joint_limits)
     for side in limit_sides(model, q0, np.zeros(model.nv), limits) if limits and method != "contact" else ():
         if side.gap < -_START_TOLERANCE:
             limit = side.limit
@@ -108,7 +109,6 @@ def model_reads(model, q0, v0, options, stacklevel=4):
                              f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
                              "inside its limits, pass joint_limits=False to run without the joints' stored limits, or "
                              "use method=\"contact\", which pushes it back")
-    stored = stored_limits(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, q0, v0, options["constraint_tolerance"])
