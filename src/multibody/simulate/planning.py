@@ -156,7 +156,10 @@ def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
         if not steps <= MAX_DEFAULT_SAMPLES:
             raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
                              f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
-        return np.append(t_start + dt * np.arange(int(steps)), t_end)
+        times = np.empty(int(steps) + 1)
+        times[:-1] = t_start + dt * np.arange(int(steps))
+        times[-1] = t_end
+        return times
     if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES
         count = samples or int(np.clip(np.rint(100.0 * (t_end - t_start)) + 1, 101, MAX_DEFAULT_SAMPLES))
         return np.linspace(t_start, t_end, int(count))
