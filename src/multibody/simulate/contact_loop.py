@@ -31,8 +31,15 @@ from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
-    """Why the compiled contact loop cannot run this simulation ("" if it can)."""
-    equalities = uncompiled_equalities(model)
+    """Why the compiled contact loop cannot run this simulation ("" if it can). The model's equality constraints
+    without a compiled form are kept with its compiled model, when it has one (any edit drops it)."""
+    cm = model._compiled
+    if cm is None:
+        equalities = uncompiled_equalities(model)
+    else:
+        equalities = cm.derived.get("uncompiled_equalities")
+        if equalities is None:
+            equalities = cm.derived["uncompiled_equalities"] = uncompiled_equalities(model)
     if equalities:
         return f"the model has equality constraints without a compiled form ({type(equalities[0]).__name__} first)"
     if model.ne:
