@@ -153,3 +153,31 @@ def test_actuators_at_constant_and_tabulated_controls_step_alike_in_both_loops()
     moved = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=np.ones(nu))
     still = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01)
     assert np.abs(moved.q[-1] - still.q[-1]).max() > 1e-3  # the controls act
+
+
+def test_the_arrays_kept_with_the_model_follow_its_step_its_limits_and_its_edits():
+    """A second run of the same model with another dt, without its stored limits, after an edit of a shape's
+    restitution and of the pairs' friction rule: each equal to the same run of a freshly built model."""
+    model, q0, v0 = _ball(restitution=0.5)
+    edits = []
+
+    def alike(edit, **options):
+        fresh, _, _ = _ball(restitution=0.5)
+        edit(model)
+        edits.append(edit)
+        for each in edits:  # (the kept model holds every edit so far)
+            each(fresh)
+        kept = mb.simulate(model, q0, v0, 0.6, method="contact", **options)
+        new = mb.simulate(fresh, q0, v0, 0.6, method="contact", **options)
+        np.testing.assert_array_equal(kept.q, new.q)
+        np.testing.assert_array_equal(kept.a, new.a)
+        return kept
+
+    first = alike(lambda m: None, dt=2e-3)
+    assert not np.array_equal(alike(lambda m: None, dt=5e-3).q[-1], first.q[-1])
+    with pytest.warns(UserWarning, match="went past the limits stored"):
+        free = alike(lambda m: None, dt=2e-3, joint_limits=False)
+    assert free.q[:, 7].min() < -0.5 - 1e-3  # the arm past its stored stop: those limits' rows left out
+    plastic = alike(lambda m: setattr(m.geometries[0], "restitution", 0.0), dt=2e-3)
+    assert not np.array_equal(plastic.q[-1], first.q[-1])
+    alike(lambda m: setattr(m, "friction_rule", "max"), dt=2e-3)

@@ -31,8 +31,15 @@ from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
-    """Why the compiled contact loop cannot run this simulation ("" if it can)."""
-    equalities = uncompiled_equalities(model)
+    """Why the compiled contact loop cannot run this simulation ("" if it can). The model's equality constraints
+    without a compiled form are kept with its compiled model, when it has one (any edit drops it)."""
+    cm = model._compiled
+    if cm is None:
+        equalities = uncompiled_equalities(model)
+    else:
+        equalities = cm.derived.get("uncompiled_equalities")
+        if equalities is None:
+            equalities = cm.derived["uncompiled_equalities"] = uncompiled_equalities(model)
     if equalities:
         return f"the model has equality constraints without a compiled form ({type(equalities[0]).__name__} first)"
     if model.ne:
@@ -60,18 +67,46 @@ def _pair_coefficients(model, pairs):
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
     shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
-    or a TorqueTable); the runs share every array but their forces (the kernel only reads them)."""
+    or a TorqueTable); the runs share every array but their forces (the kernel only reads them). What depends only on
+    the model, ``dt`` and the limits (:func:`_model_arrays`), and the forces at zero controls, are kept with the
+    compiled model."""
+    cm = model._compiled or model.compile()
+    shared = _model_arrays(model, dt, limits)
+    zero = None
+    if any(ctrl is None for ctrl in ctrls):
+        zero = cm.derived.get("contact_loop_forces")
+        if zero is None:
+            zero = cm.derived["contact_loop_forces"] = _forces(model, None)
+    return [(shared[0], zero if ctrl is None else _forces(model, ctrl), *shared[1:]) for ctrl in ctrls]
+
+
+def _forces(model, ctrl):
+    """The force rows and control table of the controls ``ctrl`` (:func:`~.compiled.force_arrays`)."""
+    return force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl)))
+
+
+def _model_arrays(model, dt, limits):
+    """((model arrays), damping, shapes, bounds, settings, cone, tolerances, equalities) of :func:`_arrays`, kept in
+    the compiled model's ``derived`` (which any edit of the model drops) while the step ``dt``, the contact pairs,
+    their coefficients (:func:`_pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found by
+    identity) are the same."""
     cm = model._compiled or model.compile()
     contact_pairs(model)  # (its warning, once)
     geometries, pairs, capacity = detection_arrays(model)
-    shapes = (geometries, pairs, capacity, *_pair_coefficients(model, pairs))
+    coefficients = _pair_coefficients(model, pairs)
+    bounds = bound_arrays(model, limits)[1:]
+    found = (pairs, coefficients, bounds[0])
+    kept = cm.derived.get("contact_loop_arrays")
+    if kept is not None and kept[0] == float(dt) and all(a is b for a, b in zip(kept[1], found)):
+        return kept[2]
+    shapes = (geometries, pairs, capacity, *coefficients)
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    damping, bounds, equalities = joint_damping(model), bound_arrays(model, limits)[1:], equality_arrays(model)
-    return [((cm.topology, cm.params, cm.gravity),
-             force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl))),
-             damping, shapes, bounds, settings, cone, tolerances, equalities) for ctrl in ctrls]
+    arrays = ((cm.topology, cm.params, cm.gravity), joint_damping(model), shapes, bounds, settings, cone, tolerances,
+              equality_arrays(model))
+    cm.derived["contact_loop_arrays"] = (float(dt), found, arrays)
+    return arrays
 
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
@@ -135,18 +170,19 @@ def _info(dt, stats, status):
             "t_reached": float(stats[T_REACHED]), "compiled": True}
 
 
-def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl):
-    """The run's Trajectory, or (its partial Trajectory, error) when it stopped early."""
+def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, tau, rows):
+    """The run's Trajectory, or (its partial Trajectory, error) when it stopped early; ``tau`` and ``rows``: the
+    torque table and the force rows with the controls the run took (:func:`~.compiled.tree_trajectory`)."""
     count, nq = int(clock[kernel.NEXT]), model.nq
     info = _info(dt, stats, status)
     t, q, v = t_eval[:count], x_out[:count, :nq], x_out[:count, nq:]
     if status == OK:
-        return tree_trajectory(model, t, q, v, info, torque, ctrl=ctrl), None
+        return tree_trajectory(model, t, q, v, info, tau, rows=rows), None
     if status == INTERRUPTED:
         info["interrupted"] = True
     t, q, v, _ = _with_reached(t, q, v, float(stats[T_REACHED]), x, nq)
     finite = np.all(np.isfinite(np.concatenate([q, v], axis=1)), axis=1)
-    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, torque, ctrl=ctrl)
+    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, tau, rows=rows)
     time = float(stats[T_REACHED])
     if status == INTERRUPTED:
         return partial, SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {time:.6g} s",
@@ -165,7 +201,7 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
     status = _run(run, x, clock, t_eval, x_out, stats, dt)
-    trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, torque, ctrl)
+    trajectory, error = _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, tau, arrays[1])
     if error is not None:
         raise error
     return trajectory
@@ -184,8 +220,8 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=
     arrays = _arrays(model, dt, limits, ctrls)
     starts = [_start(Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
     stats, status = np.zeros((B, 5)), np.full(B, OK)
-    runners = [_stepper(model, arrays[b], torque_table(torques[b], model.nv), torques[b], ctrls[b], limits)
-               for b in range(B)]
+    taus = [torque_table(torques[b], model.nv) for b in range(B)]
+    runners = [_stepper(model, arrays[b], taus[b], torques[b], ctrls[b], limits) for b in range(B)]
 
     def one(b):
         x, clock, x_out = starts[b]
@@ -196,7 +232,7 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=
     trajectories, failures = [], {}
     for b in range(B):
         trajectory, error = _trajectory(model, t_eval, *starts[b][:2], starts[b][2], stats[b], int(status[b]), dt,
-                                        torques[b], ctrls[b])
+                                        taus[b], arrays[b][1])
         trajectories.append(trajectory)
         if error is not None:
             failures[b] = (STATUS[int(status[b])], error.time)

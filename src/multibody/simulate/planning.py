@@ -91,15 +91,16 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     from ..impact.events import Collisions
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     warn_ignored_shapes(model, options, stacklevel)
+    stored = stored_limits(model)
+    limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
     if collisions is not False and collisions is not None:
         settings = {} if collisions is True else dict(collisions)
         try:
-            impacts = Collisions(model, **settings, limits=enforced_limits(model, joint_limits))
+            impacts = Collisions(model, **settings, limits=list(limits))
         except TypeError as exc:
             raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
                              f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
-    limits = enforced_limits(model, joint_limits)
     for side in limit_sides(model, q0, np.zeros(model.nv), limits) if limits and method != "contact" else ():
         if side.gap < -_START_TOLERANCE:
             limit = side.limit
@@ -108,7 +109,6 @@ def model_reads(model, q0, v0, options, stacklevel=4):
                              f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
                              "inside its limits, pass joint_limits=False to run without the joints' stored limits, or "
                              "use method=\"contact\", which pushes it back")
-    stored = stored_limits(model)
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
         check_consistent(model, q0, v0, options["constraint_tolerance"])
@@ -156,7 +156,10 @@ def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
         if not steps <= MAX_DEFAULT_SAMPLES:
             raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
                              f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
-        return np.append(t_start + dt * np.arange(int(steps)), t_end)
+        times = np.empty(int(steps) + 1)
+        times[:-1] = t_start + dt * np.arange(int(steps))
+        times[-1] = t_end
+        return times
     if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES
         count = samples or int(np.clip(np.rint(100.0 * (t_end - t_start)) + 1, 101, MAX_DEFAULT_SAMPLES))
         return np.linspace(t_start, t_end, int(count))

@@ -216,6 +216,12 @@ def _backend(model, impacts, limits, stored, options):
     here (:func:`~multibody.simulate.planning.in_compiled_loop`)."""
     method, progress, events, compiled = options["method"], options["progress"], options["events"], options["compiled"]
     torque, f_ext, dynamics, atol = options["torque"], options["f_ext"], options["dynamics"], options["atol"]
+    if method == "contact":  # (not a method of in_compiled_loop's)
+        if not compiled or progress is True:
+            return "python", ""
+        from . import contact_loop
+        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
+        return ("python", reason) if reason else ("contact", "")
     if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
             in_compiled_loop(model, method, compiled, progress, False, torque, f_ext, events, dynamics, atol,
                              stacklevel=6)):
@@ -223,10 +229,6 @@ def _backend(model, impacts, limits, stored, options):
     if in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
                         stored if options["joint_limits"] else (), stacklevel=6):
         return "compiled", ""
-    if method == "contact" and compiled and progress is not True:  # (not a method of in_compiled_loop's)
-        from . import contact_loop
-        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
-        return ("python", reason) if reason else ("contact", "")
     return "python", ""
 
 
