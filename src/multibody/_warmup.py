@@ -13,7 +13,7 @@ compiled and compile only what they left.
 ``multibody compile`` runs the parts of each entry of :data:`multibody.cli.WORKERS` in one process, the two at once
 (numba's cache on disk is shared: a kernel that one process saved, the other loads; each kernel has its own index
 and data files, written whole and renamed into place), then ``calls``. Each process first compiles what needs
-nothing of the other's (the ABA; the batch kernels), so that no kernel compiles twice.
+nothing of the other's (the ABA; the derivatives of one state), so that no kernel compiles twice.
 """
 import io
 import os

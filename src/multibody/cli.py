@@ -238,16 +238,17 @@ def cmd_demo(args):
 
 
 # the parts of the warm-up (``python -m multibody._warmup``) that ``multibody compile`` runs in two processes of about
-# the same CPU time, each compiling first what needs nothing of the other (the ABA, the batch kernels), then what does
-# (the loop, the quantities and the derivatives call the ABA, the derivatives of batches the lanes' ABA); its part
-# "calls" runs after
-WORKERS = (("kernels", "loop", "quantities", "symbolic", "runs"), ("batch", "derivatives", "contact"))
+# the same CPU time, each compiling first what needs nothing of the other (the ABA; the derivatives of one state, whose
+# first kernel calls no other), then what does (the loop, the quantities, the derivatives and contact call the ABA; the
+# derivatives of batches the lanes' ABA, which whichever process comes to it first compiles); its part "calls" runs
+# after
+WORKERS = (("kernels", "loop", "batch", "quantities", "symbolic", "runs"), ("derivatives", "contact"))
 
 
 def cmd_compile(args):
     """Compile every numba kernel into numba's cache: the warm-up's parts in two processes at once (the one-state
-    kernels, the compiled loop, a few states at once, to_numeric's solves and a batch with a model per run; the
-    batch kernels, the derivatives and contact), then the README's calls, a URDF simulate and the demo (which load
+    kernels, the compiled loop, the batch kernels, a few states at once, to_numeric's solves and a batch with a model
+    per run; the derivatives and contact), then the README's calls, a URDF simulate and the demo (which load
     those and compile what is left). One notice, a line as each process is done; the worker processes are
     silent."""
     import os

@@ -24,7 +24,7 @@ from ..dynamics._stepper_family import on_the_manifold, stepper_family
 from .adaptive import dormand_prince
 from .dense_output import DOP853, DOPRI5, EULER, RK4, crossed_any, crossings, event_values, event_work
 from .tree_rates import (INTERRUPTED, MAX_STEPS, NFEV, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite,
-                         rates, step_rates, stopped_at_event)
+                         step_rates, stopped_at_event)
 
 METHODS = {"DOPRI5": DOPRI5, "RK4": RK4, "Euler": EULER, "DOP853": DOP853}
 
@@ -75,7 +75,7 @@ def fixed_step(arrays, method, tau, forces, x, t, t_eval, dt, max_steps, x_out, 
             if crossed_any(topology, params, events, y, nq, event_space, g, g_new):
                 # Hermite data on [t, t_new]: the states and h × their rates (ẋ₁ one more evaluation)
                 h_step = t_new - t
-                rates(topology, params, gravity, tau, forces, t_new, y, nq, tau_work, body_forces, K[1])
+                step_rates(args, t_new, y, K[1])
                 stats[NFEV] += 1
                 for i in range(nx):
                     dense[0, i], dense[1, i] = x[i], y[i]

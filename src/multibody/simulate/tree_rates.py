@@ -13,7 +13,7 @@ from numba import njit
 
 from ..dynamics._configuration import configuration_rate
 from ..dynamics._core import aba, rnea
-from ..dynamics._spatial_kernels import inline, njit_without_refcounts
+from ..dynamics._spatial_kernels import njit_without_refcounts
 from .dense_output import dense_state, normalize_quaternions
 from .actuators import add_actuation, table_interval
 from .forces import add_joint_forces, element_body_forces
@@ -52,7 +52,10 @@ def rates(topology, params, gravity, tau, forces, t, x, nq, tau_work, body_force
     aba(topology, params, gravity, q, v, tau_work, body_forces, dx[nq:])
 
 
-@inline
+# compiled once, on its own, and inlined by LLVM into each caller (``forceinline``): the steppers call it at each
+# stage (RK4 four times), and numba's own inlining would type and lower the rates once per call (compile time only:
+# the same machine code after LLVM's inlining)
+@njit_without_refcounts(cache=True, forceinline=True)
 def step_rates(args, t, x, dx):
     """dx = ẋ(t, x) of :func:`rates`, its arguments args = (topology, params, gravity, tau, forces, nq, tau_work,
     body_forces): the rates of a tree as the steppers (:mod:`multibody.dynamics._stepper_family`,
