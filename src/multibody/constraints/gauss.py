@@ -55,7 +55,6 @@ class GaussSolver:
         return self.B_pinv.T @ dz
 
 
-
 def cholesky(M):
     """L (nv × nv, lower) with M = L Lᵀ; ModelError if M is not positive definite."""
     try:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 import numpy as np
 
 from ..errors import ModelError, checked_number
-from ..spatial import Transform, _as_vector3, rotation_to_quat
+from ..spatial import Transform, _as_vector3
 from ._equality_rows import ALIGN, CONNECT, CONSTANT, PLANE, SIZES, WELD
+from ._equality_rows import rotation_vector as compiled_rotation_vector
 from ._kinematics import cross
 # (_perpendicular_pairs and _perpendicular_pair: also for .contact and multibody.impact, which take them from here)
 from ._vectors import _dot, _perpendicular_pair, _perpendicular_pairs, _rim_direction, _unit  # noqa: F401
@@ -218,11 +219,9 @@ class Weld(Constraint):
 
 
 def rotation_vector(R):
-    """The rotation vector θ·u (3,) of a rotation matrix (the inverse of Rodrigues' formula)."""
-    w, *xyz = rotation_to_quat(R)
-    xyz = np.asarray(xyz)
-    s = np.linalg.norm(xyz)
-    return 2.0 * np.arctan2(s, w) * xyz / s if s > 1e-12 else 2.0 * xyz
+    """The rotation vector θ·u (3,) of a rotation matrix (the inverse of Rodrigues' formula): the compiled rows'
+    :func:`._equality_rows.rotation_vector`, so that both steps take the same φ of a weld."""
+    return np.array(compiled_rotation_vector(np.ascontiguousarray(R, dtype=float)))
 
 
 class Align(Constraint):

@@ -92,20 +92,19 @@ def scheme(model, method, tau, normalized, projection, limits=None):
     def step(f, t, x, h):
         if method == "Euler":
             q, v = euler_step(model, f, t, x, h, entries, nq)
-            x = None  # (x⁺ made below from q⁺ and v⁺)
         else:
             if method == "RK4":
                 x = rk4_step(f, t, x, h, entries)
             else:
                 q, v = normalized(x[:nq]), x[nq:]
                 x = np.concatenate(contact_step(model, q, v, h, tau(t, q, v), limits=limits))
-            q = x[:nq]
+            q, v = x[:nq], x[nq:]
         unit = normalized(q)
-        if x is None or unit is not q:  # (where q⁺ has no quaternions, the step's own new vector x⁺ is kept)
-            x = np.concatenate([unit, x[nq:] if x is not None else v])
+        if method == "Euler" or unit is not q:  # (where q⁺ has no quaternions, the step's own new vector x⁺ is kept)
+            x = np.concatenate([unit, v])
         if not projection or not np.all(np.isfinite(x)):
             return x, None
-        q, v, *residual = project(model, unit, x[nq:])
+        q, v, *residual = project(model, unit, v)
         return np.concatenate([q, v]), np.array(residual)
     return step
 
