@@ -1,6 +1,6 @@
 """Time the analytical derivatives of inverse and forward dynamics against Pinocchio's on real robots, and batched.
 
-    python benchmarks/bench_derivatives.py [--batch 256] [--seconds 2]
+    python benchmarks/bench_derivatives.py [--batch 256] [--seconds 2] [--robots DIR]
 
 mb.rnea_derivatives / mb.aba_derivatives against pin.computeRNEADerivatives / pin.computeABADerivatives (Carpentier &
 Mansard, RSS 2018, both), each called from Python at the same state (joints matched by name), best of interleaved
@@ -8,7 +8,10 @@ rounds (bench_dynamics.interleaved_best); ratio = multibody / Pinocchio (below 1
 each library's derivative time over its own aba's. Batched: µs per state of mb.aba_derivatives and mb.rnea_derivatives
 over a (B, nq) batch, on one thread and on numba's thread count (NUMBA_NUM_THREADS), against a Python loop over
 pin.computeABADerivatives / pin.computeRNEADerivatives, all interleaved in the same way; the one-thread column is the
-speed-up per core, "× aba" the batched derivatives' time over the batched mb.aba's at the same states and threads.
+speed-up per core, "× aba" the batched derivatives' time over the batched mb.aba's at the same states and threads
+(the batched calls themselves use no more of the threads than the batch's work is worth). The header names the cores
+and numba's thread count. --robots DIR: example-robot-data's robots/ tree copied to a plain folder (.urdf files only),
+for a machine without the package (bench_robots.robots_directory).
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import numpy as np
 
 import multibody as mb
 from bench_dynamics import interleaved_best
-from bench_robots import in_pinocchio_order, load, robots_directory
+from bench_robots import add_robots_option, in_pinocchio_order, load, machine, robots_directory
 
 ROBOTS = {"panda": ("panda_description/urdf/panda.urdf", False),
           "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
@@ -73,9 +76,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seconds", type=float, default=2.0)
+    add_robots_option(parser)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    directory = robots_directory()
+    directory = robots_directory(args.robots)
+    print(machine() + "\n")
     print("| robot | nv | algorithm | multibody [µs] | Pinocchio [µs] | ratio | multibody × aba | Pinocchio × aba |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (file, floating) in ROBOTS.items():

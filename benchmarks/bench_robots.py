@@ -1,7 +1,10 @@
 """Time rnea, crba and aba on real robots — the URDFs of example-robot-data read by multibody's importer and by
 Pinocchio's own parser — and batched forward dynamics on Talos, in one run.
 
-    python benchmarks/bench_robots.py [--batch 10000]
+    python benchmarks/bench_robots.py [--batch 10000] [--robots DIR]
+
+The URDFs come from example-robot-data's ``robots`` folder as installed with Pinocchio, or from ``--robots DIR``: a
+plain folder holding a copy of that ``robots`` tree (the .urdf files are enough: neither library reads the meshes).
 
 Per-call times are the best of interleaved rounds (see bench_dynamics.py); ratio = multibody / Pinocchio (below 1:
 multibody faster). Both read the same file: multibody welds fixed joints into their parent bodies, as Pinocchio does.
@@ -13,6 +16,7 @@ mb.crba does.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 from pathlib import Path
@@ -30,9 +34,32 @@ ROBOTS = {  # name: (file under example-robot-data/robots, floating base)
 }
 
 
-def robots_directory():
-    import pinocchio as pin
-    return Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+def robots_directory(given=None):
+    """example-robot-data's ``robots`` folder: ``given`` (a folder holding it, or the folder itself), else the one
+    installed beside Pinocchio (the example-robot-data package); SystemExit saying which is missing."""
+    if given is not None:
+        folder = Path(given)
+        folder = folder / "robots" if (folder / "robots").is_dir() else folder
+    else:
+        import pinocchio as pin
+        folder = Path(pin.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+    if not folder.is_dir():
+        raise SystemExit(f"no example-robot-data robots folder at {folder}: install example-robot-data, or pass "
+                         "--robots DIR (a copy of its robots/ tree, the .urdf files are enough)")
+    return folder
+
+
+def add_robots_option(parser):
+    parser.add_argument("--robots", metavar="DIR", help="a folder holding example-robot-data's robots/ tree (only "
+                        "the .urdf files are read), instead of the package installed with Pinocchio")
+
+
+def machine():
+    """The machine line of a table header: the cores this process may run on and numba's thread count."""
+    import numba
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (f"{cores} cores available ({os.cpu_count()} on the machine), numba threads: "
+            f"{numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)")
 
 
 def load(path, floating):
@@ -103,9 +130,11 @@ def _timed(function):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=10000)
+    add_robots_option(parser)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    directory = robots_directory()
+    directory = robots_directory(args.robots)
+    print(machine() + "\n")
     print("| robot | bodies (multibody) | nv | algorithm | multibody [µs] | Pinocchio [µs] | ratio |")
     print("|---|---|---|---|---|---|---|")
     for name, (file, floating) in ROBOTS.items():

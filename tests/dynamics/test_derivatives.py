@@ -7,6 +7,7 @@ import sympy as sp
 
 import multibody as mb
 from multibody import symbolic as sym
+from multibody.dynamics import _threads
 from oracles import PinocchioTwin, random_model, random_state
 
 pin = pytest.importorskip("pinocchio")
@@ -100,7 +101,8 @@ def test_derivatives_are_the_jacobian_of_the_symbolic_equations_of_motion():
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_batched_derivatives_equal_the_state_by_state_ones(threads):
+def test_batched_derivatives_equal_the_state_by_state_ones(threads, monkeypatch):
+    monkeypatch.setattr(_threads, "MIN_SHARE_US", 1e-9)  # (a small batch: on every thread it is given)
     rng = np.random.default_rng(4)
     model = random_model(rng, 6, kinds=ALL_JOINTS, free_base=True)
     count = 37  # several chunks of states per thread, the last one short

@@ -24,11 +24,10 @@ S_jᵀ (Y^c_m y_i + B^c_m ψ_i), m the deeper of i and j; M_ji = S_jᵀ Y^c_m S_
 motion subspaces (world columns as :func:`._core.crba` builds them) and poses: no joint-specific derivative.
 Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
 """
-import numba
 import numpy as np
 from numba.extending import overload
 
-from ._batch import in_threads, inertia_times
+from ._batch import inertia_times
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, contiguous, cross,
                     dot6, rotation_times, state_fits, world_frame_row)
 from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
@@ -233,7 +232,7 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
         return one
 
     def lanes(Y, B, F, j, S, Z, U, W, k, G, c):
-        for b in range(G.shape[3]):
+        for b in range(S.shape[2]):
             terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
                                   Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
                                  (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 1, 0, b], B[j, 1, 1, b],
@@ -248,65 +247,74 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
     return lanes
 
 
-def store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row):
+def store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row, T):
     """dQ[row, k], dV[row, k] = :func:`pair_rates` of the column c of G (:func:`store_column_terms`) and velocity k
-    (in every lane)."""
+    (in every lane, through the scratch rows T (3, lanes): see :func:`backward_sweep`)."""
 
 
 @overload(store_pair_rates, inline="always")
-def _store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row):
+def _store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row, T):
     if G.ndim == 3:
-        def one(G, c, S, Z, U, W, k, dQ, dV, row):
+        def one(G, c, S, Z, U, W, k, dQ, dV, row, T):
             dQ[row, k], dV[row, k] = pair_rates(row6(G[0], c), row6(G[1], c), row6(Z, k), row6(U, k), row6(W, k),
                                                 row6(S, k))
         return one
 
-    def lanes(G, c, S, Z, U, W, k, dQ, dV, row):
-        for b in range(G.shape[3]):
-            dQ[row, k, b], dV[row, k, b] = pair_rates(
+    def lanes(G, c, S, Z, U, W, k, dQ, dV, row, T):
+        for b in range(S.shape[2]):
+            T[0, b], T[1, b] = pair_rates(
                 (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b], G[0, c, 4, b], G[0, c, 5, b]),
                 (G[1, c, 0, b], G[1, c, 1, b], G[1, c, 2, b], G[1, c, 3, b], G[1, c, 4, b], G[1, c, 5, b]),
                 lane_vector(Z, k, b), lane_vector(U, k, b), lane_vector(W, k, b), lane_vector(S, k, b))
+        for b in range(S.shape[2]):
+            dQ[row, k, b], dV[row, k, b] = T[0, b], T[1, b]
     return lanes
 
 
-def store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates):
+def store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
     """M[k, col] = M[col, k] = ψ_kᵀ G[0, c] (= ψ_kᵀ Y^c ψ_col) and, if ``rates``, the ancestor's derivatives
     dQ[k, col] = ψ_kᵀ G[2, c], dV[k, col] = ψ_kᵀ G[3, c] (module docstring), for velocity k of an ancestor of
-    velocity col's body, c its column in G (in every lane)."""
+    velocity col's body, c its column in G (in every lane, through the scratch rows T (3, lanes))."""
 
 
 @overload(store_ancestor_entries, inline="always")
-def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates):
+def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
     if G.ndim == 3:
-        def one(S, k, G, c, M, dQ, dV, col, rates):
+        def one(S, k, G, c, M, dQ, dV, col, rates, T):
             psi = row6(S, k)
             M[k, col] = M[col, k] = dot6(psi, row6(G[0], c))
             if rates:
                 dQ[k, col], dV[k, col] = dot6(psi, row6(G[2], c)), dot6(psi, row6(G[3], c))
         return one
 
-    def lanes(S, k, G, c, M, dQ, dV, col, rates):
-        for b in range(G.shape[3]):
-            psi = lane_vector(S, k, b)
-            M[k, col, b] = M[col, k, b] = dot6(psi, (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
-                                                     G[0, c, 4, b], G[0, c, 5, b]))
+    def lanes(S, k, G, c, M, dQ, dV, col, rates, T):
+        for b in range(S.shape[2]):
+            T[0, b] = dot6(lane_vector(S, k, b), (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
+                                                  G[0, c, 4, b], G[0, c, 5, b]))
+        for b in range(S.shape[2]):
+            M[k, col, b] = M[col, k, b] = T[0, b]
         if rates:
-            for b in range(G.shape[3]):
+            for b in range(S.shape[2]):
                 psi = lane_vector(S, k, b)
-                dQ[k, col, b] = dot6(psi, (G[2, c, 0, b], G[2, c, 1, b], G[2, c, 2, b], G[2, c, 3, b],
-                                           G[2, c, 4, b], G[2, c, 5, b]))
-                dV[k, col, b] = dot6(psi, (G[3, c, 0, b], G[3, c, 1, b], G[3, c, 2, b], G[3, c, 3, b],
-                                           G[3, c, 4, b], G[3, c, 5, b]))
+                T[1, b] = dot6(psi, (G[2, c, 0, b], G[2, c, 1, b], G[2, c, 2, b], G[2, c, 3, b], G[2, c, 4, b],
+                                     G[2, c, 5, b]))
+                T[2, b] = dot6(psi, (G[3, c, 0, b], G[3, c, 1, b], G[3, c, 2, b], G[3, c, 3, b], G[3, c, 4, b],
+                                     G[3, c, 5, b]))
+            for b in range(S.shape[2]):
+                dQ[k, col, b], dV[k, col, b] = T[1, b], T[2, b]
     return lanes
 
 
 @inline
-def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M):
+def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T):
     """The backward pass of :func:`rnea_derivatives`, leaves to root, after :func:`forward_sweep`: composite sums
     Y^c, B^c, F in place of Y, B, F; each body j fills its entries with every ancestor i (itself included) of
     ∂τ/∂q (dQ), ∂τ/∂v (dV) and M. On the arrays of one state, or on those of a chunk of states held as lanes (the
-    state last: :mod:`._lanes`), through the ``store_`` operations. G: (4, 6, 6) (lanes last) work array."""
+    state last: :mod:`._lanes`), through the ``store_`` operations. G: (4, 6, 6) (lanes last) work array. For the
+    lanes, G and T (3, lanes) are the caller's own ``work`` arrays, which LLVM knows to overlap no argument: each
+    lane loop then writes them alone and a plain copy moves T's rows into the matrices (:mod:`._lanes`' stack
+    arrays; writing the matrices in the loop, LLVM found too many possible overlaps to check and ran it lane by lane:
+    6 of the 7.5 µs per state of Talos's ∂τ/∂x). One state: T unused."""
     dQ[:] = 0.0  # (entries of bodies on different branches stay zero)
     dV[:] = 0.0
     M[:] = 0.0
@@ -319,10 +327,10 @@ def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M):
             nvi, iv = topology[i, NVJ], topology[i, IV]
             for r in range(nvj):  # rows of j, columns of its ancestor i
                 for c in range(nvi):
-                    store_pair_rates(G, r, S, Z, U, W, iv + c, dQ, dV, jv + r)
+                    store_pair_rates(G, r, S, Z, U, W, iv + c, dQ, dV, jv + r, T)
             for r in range(nvi):  # rows of i, columns of j (for i = j: M only)
                 for c in range(nvj):
-                    store_ancestor_entries(S, iv + r, G, c, M, dQ, dV, jv + c, i != j)
+                    store_ancestor_entries(S, iv + r, G, c, M, dQ, dV, jv + c, i != j, T)
             i = topology[i, PARENT]
         for c in range(nvj):
             add_to_entry(M, jv + c, jv + c, armature(params, j, c))
@@ -353,7 +361,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
     G = work((4, 6, 6))        # for the body j at hand, per column: Y^c ψ, B^cᵀ ψ, ∂F/∂q, ∂F/∂v
     SC = work((2, q.shape[0]))
     forward_sweep(topology, params, gravity, q, v, a, f_ext, R0, p0, V, A, F, Y, B, S, U, Z, W, SC)
-    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dtau_dq, dtau_dv, M)
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dtau_dq, dtau_dv, M, G)
     release((R0, p0, V, A, F, Y, B, S, U, Z, W, G, SC))
     return all_finite(dtau_dq) and all_finite(dtau_dv) and all_finite(M)
 
@@ -491,7 +499,7 @@ def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv,
 def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, finite, first, last):
     """:func:`rnea_derivatives` of the states first … last − 1 of a batch (q (B, nq), v and a (B, nv); f_ext
     (B, n, 6) one per state, or (1, ·, 6) shared), into the batch's outputs; finite[b]: its return. Releases the GIL
-    (one thread's share of :func:`batched`)."""
+    (one thread's share of a batch: :mod:`.derivatives`)."""
     for b in range(first, last):
         finite[b] = rnea_derivatives(topology, params, gravity, q[b], v[b], a[b], f_ext[min(b, f_ext.shape[0] - 1)],
                                      dtau_dq[b], dtau_dv[b], M[b])
@@ -505,21 +513,6 @@ def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     for b in range(first, last):
         status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[min(b, f_ext.shape[0] - 1)],
                                     ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
-
-
-def batched(share, count, *args, multiple=1):
-    """share(*args, result, first, last) over the states 0 … count − 1 in chunks, each chunk a task for the first of
-    numba's thread count (``numba.set_num_threads``) of Python threads to be free (:func:`._batch.in_threads`, as the
-    lockstep runs: a thread slowed by another process on its core takes fewer chunks). About four chunks per thread
-    (at least 8 states each: a task costs some µs of Python), their sizes a multiple of ``multiple`` (the lanes of a
-    compiled chunk). Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    threads = max(1, min(numba.get_num_threads(), count // 8))
-    size = max(1, count) if threads == 1 else max(8, -(-count // (4 * threads)))
-    size = -(-size // multiple) * multiple
-    chunks = -(-count // size)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), chunks, threads)
-    return result
 
 
 # Single-state entry points (see _core._single_state): the three matrices in one (3, nv, nv) array, no forces.

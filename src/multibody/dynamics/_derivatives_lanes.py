@@ -17,14 +17,15 @@ from ._derivatives import (NOT_POSITIVE_DEFINITE, add6, backward_sweep, body_for
                            external_force_about_world_origin, forward_body, subtree_ends, tree_factor, tree_inverse,
                            tree_solve)
 from ._core import NONFINITE, OK
-from ._lanes import lane_sines_cosines, lane_vector, put
+from ._lanes import ROW_LANES, lane_sines_cosines, lane_vector, put
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, njit_without_refcounts, release,
                                wide_vectors, work)
 
 rotation_product, rotation_times = CPU.rotation_product, CPU.rotation_times
 world_origin_inertia, rotates_about_its_axis = CPU.world_origin_inertia, CPU.joints.rotates_about_its_axis
 
-DERIVATIVE_LANES = 16  # states per chunk of the derivatives (LANES, those of the lanes' ABA, is a multiple of it)
+DERIVATIVE_LANES = ROW_LANES  # states per chunk of the derivatives, one vector of the row operations of M's
+#                               solves (LANES, those of the lanes' ABA, is a multiple of it)
 
 # error_model "numpy" (x / 0 = inf, caught by the finiteness check) keeps the lane loops free of branches
 lanes_kernel = njit_without_refcounts(cache=True, error_model="numpy", fastmath={"contract"})
@@ -174,12 +175,15 @@ def scattered(X, out, b0, nb, nonfinite):
 
 @lanes_kernel
 def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S,
-                           U, Z, W, G, dQ, dV, M):
+                           U, Z, W, dQ, dV, M):
     """:func:`~._derivatives.rnea_derivatives` of the states b0 … b0 + nb − 1 (nb ≤ DERIVATIVE_LANES) into the
-    matrices of lanes dQ, dV, M (nv, nv, DERIVATIVE_LANES)."""
+    matrices of lanes dQ, dV, M (nv, nv, DERIVATIVE_LANES). The backward sweep's G and T are this kernel's own
+    (:func:`~._derivatives.backward_sweep`)."""
     wide_vectors()
+    G, T = work((4, 6, 6, DERIVATIVE_LANES)), work((3, DERIVATIVE_LANES))
     states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
-    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M)
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T)
+    release((G, T))
 
 
 @lanes_kernel
@@ -204,19 +208,19 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     qs, vs, as_ = work((q.shape[1], L)), work((nv, L)), work((nv, L))
     R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
-    G, nonfinite = work((4, 6, 6, L)), work((L,))
+    nonfinite = work((L,))
     dQ, dV, M = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
     for b0 in range(first, last, L):
         nb = min(L, last - b0)
         rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0f, p0, Vf, Af, F, Y,
-                               B, S, U, Z, W, G, dQ, dV, M)
+                               B, S, U, Z, W, dQ, dV, M)
         nonfinite[:] = 0.0
         scattered(dQ, dtau_dq, b0, nb, nonfinite)
         scattered(dV, dtau_dv, b0, nb, nonfinite)
         scattered(M, Mout, b0, nb, nonfinite)
         for b in range(nb):
             finite[b0 + b] = nonfinite[b] == 0.0
-    release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, G, nonfinite, dQ, dV, M))
+    release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M))
 
 
 @lanes_share
@@ -231,7 +235,7 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     qs_, vs, as_ = work((nq, L)), work((nv, L)), work((nv, L))
     R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
-    G, nonfinite = work((4, 6, 6, L)), work((L,))
+    nonfinite = work((L,))
     dQ, dV, M, Mi = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
     lam, ends = work((nv,)), work((nv,))
     # the work arrays of the lanes' ABA (:func:`~._batch.chunk_workspaces`)
@@ -248,7 +252,7 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
         for b0 in range(a0, min(a0 + LANES, last), L):
             nb = min(L, last - b0)
             rnea_derivatives_chunk(topology, params, gravity, q, v, qdd, f_ext, b0, nb, qs_, vs, as_, R0f, p0, Vf,
-                                   Af, F, Y, B, S, U, Z, W, G, dQ, dV, M)
+                                   Af, F, Y, B, S, U, Z, W, dQ, dV, M)
             code = NOT_POSITIVE_DEFINITE
             if solved(dQ, dV, M, Mi, lam, ends):
                 nonfinite[:] = 0.0
@@ -261,5 +265,5 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                 code = OK if finite else NONFINITE
             for b in range(nb):
                 status[b0 + b] = code
-    release((F, Y, B, S, U, Z, W, qs_, vs, as_, R0f, p0, Vf, Af, G, nonfinite, dQ, dV, M, Mi, lam, ends, qs, qd, u,
+    release((F, Y, B, S, U, Z, W, qs_, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M, Mi, lam, ends, qs, qd, u,
              out, R0, d, Sa, V, C, IA, PA, Ua, D, Dinv, A))

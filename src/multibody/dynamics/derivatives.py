@@ -10,8 +10,10 @@ twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``co
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -21,6 +23,7 @@ from ._lanes import MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
+from ._threads import ABA_US_PER_BODY, in_threads, threads_for
 from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape
 
@@ -68,10 +71,11 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), dealt out to numba's thread count
-        ok = _derivatives.batched(_derivatives_lanes.rnea_derivatives_lanes, count, *args, qb, vb, ab, fb, dq, dv, M,
-                                  multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
+        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
+                     dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
-        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, *args, qb, vb, ab, fb, dq, dv, M).all()
+        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq, dv,
+                     M).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -114,11 +118,11 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
-        status = _derivatives.batched(_derivatives_lanes.aba_derivatives_lanes, count, *args, qb, vb, tb, fb,
-                                      dq, dv, Minv, qdd, multiple=_derivatives_lanes.LANES).max(initial=OK)
+        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
+                         dq, dv, Minv, qdd, multiple=_derivatives_lanes.LANES).max(initial=OK)
     else:
-        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, *args, qb, vb, tb, fb,
-                                      dq, dv, Minv, qdd).max(initial=OK)
+        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb,
+                         dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
@@ -126,6 +130,55 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+
+
+def batched(share, count, work_us, *args, multiple=1):
+    """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
+    states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
+    as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one core: a
+    thread's share no smaller than about a tenth of a millisecond); on more than one thread, up to four tasks per
+    thread, each taken by the first thread to be free (:func:`~._threads.in_threads`: a thread slowed by another
+    process on its core takes fewer). Returns the (count,) int64 results."""
+    result = np.empty(count, dtype=np.int64)
+    chunks = -(-count // multiple)
+    threads = threads_for(count * work_us, min(numba.get_num_threads(), chunks))
+    tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
+    size = max(1, -(-chunks // tasks)) * multiple
+    tasks = -(-count // size)
+    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), tasks, threads)
+    return result
+
+
+MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
+# [µs] per state on one core (Intel Xeon, AVX-512; fitted on Panda, UR5 and Talos): ∂τ/∂x per body and per entry of
+# a velocity with an ancestor (the backward sweep's pairs), ∂q̈/∂x's solves per entry row operation
+RNEA_US_PER_BODY, RNEA_US_PER_PAIR, SOLVE_US_PER_ENTRY = 0.01, 0.022, 0.0001
+
+
+@lru_cache(maxsize=64)
+def _per_state(topology_bytes, n):
+    topology = np.frombuffer(topology_bytes, dtype=np.int64).reshape(n, -1)
+    lam = np.empty(int(topology[:, NVJ].sum()))
+    _derivatives.dof_parents.py_func(topology, lam)  # (in Python: once per model)
+    nv, depth, last = lam.shape[0], np.ones(lam.shape[0]), np.arange(lam.shape[0])
+    for k in range(nv):  # (the parent's index is below k's)
+        if lam[k] >= 0:
+            depth[k] = depth[int(lam[k])] + 1
+    for k in range(nv - 1, -1, -1):
+        if lam[k] >= 0:
+            last[int(lam[k])] = max(last[int(lam[k])], last[k])
+    pairs = depth.sum()
+    # the row operations of tree_solve (twice) and tree_inverse, per entry of a row
+    columns = np.arange(nv)
+    entries = 2 * (depth @ (last + 1) + nv * pairs) + depth @ (last + 1 - columns) + depth @ (nv - columns)
+    rnea = RNEA_US_PER_BODY * n + RNEA_US_PER_PAIR * pairs
+    return float(rnea), float(rnea + ABA_US_PER_BODY * n + SOLVE_US_PER_ENTRY * entries)
+
+
+def per_state(cm):
+    """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
+    model (for the thread count: :func:`batched`)."""
+    return _per_state(cm.topology.tobytes(), cm.topology.shape[0])
 
 
 def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,

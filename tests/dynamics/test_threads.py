@@ -1,0 +1,80 @@
+"""The thread count of batched calls (multibody.dynamics._threads): no more threads than the work is worth, every
+task run once whatever the threads."""
+import threading
+import time
+
+import numba
+import numpy as np
+
+import multibody as mb
+from multibody.dynamics import _threads, derivatives
+from multibody.dynamics.derivatives import per_state
+from oracles import random_model, random_state
+
+
+def test_a_thread_is_added_only_for_a_share_of_at_least_the_least_worth_a_thread():
+    least = _threads.MIN_SHARE_US
+    assert _threads.threads_for(0.0, 16) == 1
+    assert _threads.threads_for(1.9 * least, 16) == 1
+    assert _threads.threads_for(2.0 * least, 16) == 2
+    assert _threads.threads_for(1000 * least, 16) == 16
+    assert _threads.threads_for(1000 * least, 1) == 1
+
+
+def test_every_task_runs_once_on_as_many_threads_as_asked():
+    for count, threads in ((1, 4), (7, 2), (40, 3)):
+        seen, names = [], set()
+
+        def task(k):
+            time.sleep(0.001 * (k % 3))  # (uneven tasks: the free thread takes the next)
+            seen.append(k)
+            names.add(threading.current_thread().name)
+        _threads.in_threads(task, count, threads)
+        assert sorted(seen) == list(range(count))
+        assert len(names) == min(count, threads)
+
+
+def test_a_failing_task_raises_after_the_others_have_run():
+    seen = []
+
+    def task(k):
+        seen.append(k)
+        if k == 2:
+            raise ValueError("task 2")
+    try:
+        _threads.in_threads(task, 6, 2)
+    except ValueError as error:
+        assert str(error) == "task 2"
+    else:
+        raise AssertionError("in_threads swallowed the task's error")
+    assert len(seen) >= 3
+
+
+def test_the_derivatives_estimates_grow_with_the_tree_and_the_solves():
+    rng = np.random.default_rng(1)
+    small, large = random_model(rng, 3), random_model(rng, 30)
+    (rnea_small, aba_small), (rnea_large, aba_large) = per_state(small.compile()), per_state(large.compile())
+    assert 0 < rnea_small < aba_small and 0 < rnea_large < aba_large
+    assert rnea_large > 5 * rnea_small and aba_large > 5 * aba_small
+
+
+def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monkeypatch):
+    rng = np.random.default_rng(2)
+    model = random_model(rng, 4)
+    q, v = np.array([random_state(rng, model)[0] for _ in range(64)]), rng.normal(size=(64, model.nv))
+    used = []
+
+    def spy(task, count, threads):
+        used.append(threads)
+        _threads.in_threads(task, count, threads)
+    monkeypatch.setattr(derivatives, "in_threads", spy)
+    default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(most)
+    try:
+        mb.aba_derivatives(model, q, v, v)
+        mb.rnea_derivatives(model, q, v, v)
+        monkeypatch.setattr(_threads, "MIN_SHARE_US", 1e-9)  # (the same batch, as if each state took long)
+        mb.aba_derivatives(model, q, v, v)
+    finally:
+        numba.set_num_threads(default)
+    assert used == [1, 1, most]
