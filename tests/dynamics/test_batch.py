@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.dynamics import _batch
+from multibody.dynamics import _batch, _threads
 from multibody.dynamics._spatial_kernels import sines_cosines
 from oracles import random_model, random_state
 
@@ -56,7 +56,8 @@ def test_soa_aba_handles_partial_chunks(tree, count):
     assert_close(qdd, scalar_aba(tree, Q, V, T))
 
 
-def test_soa_aba_is_the_same_on_one_and_two_threads(tree):
+def test_soa_aba_is_the_same_on_one_and_two_threads(tree, monkeypatch):
+    monkeypatch.setattr(_threads, "MIN_SHARE_US", 1e-9)  # (a small batch: on every thread it is given)
     Q, V, T = states(np.random.default_rng(3), tree, 3 * _batch.LANES)
     threads = numba.get_num_threads()
     try:
