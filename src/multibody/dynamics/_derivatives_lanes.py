@@ -2,9 +2,9 @@
 
 The analytical derivatives of :mod:`._derivatives` (Carpentier & Mansard, RSS 2018) on a chunk of DERIVATIVE_LANES
 states whose work arrays carry the state as their last, contiguous axis (:mod:`._lanes`). The forward sweep takes a
-body at a time, a revolute joint's in one loop over the lanes built from the functions of the single state's
-(:func:`~._derivatives.forward_body`'s pose, subspace column, rates, motion, force and Coriolis operator), the other
-joint types lane by lane through :func:`~._derivatives.forward_body` itself; the backward sweep (O(n·depth)
+body at a time, a revolute or prismatic joint's in one loop over the lanes built from the functions of the single
+state's (:func:`~._derivatives.forward_body`'s pose, subspace column, rates, motion, force and Coriolis operator), the
+other joint types lane by lane through :func:`~._derivatives.forward_body` itself; the backward sweep (O(n·depth)
 entries), the sparse LTL factorization of M and the solves ∂q̈/∂x = −M⁻¹ ∂τ/∂x and M⁻¹ (O(nv²·depth)) run on all
 the lanes at once: they are the same functions as for one state, whose entry and row operations loop over the lanes
 innermost (vector instructions across states). q̈ itself comes from the lanes' ABA of :mod:`._batch`, LANES states at a time.
@@ -17,12 +17,13 @@ from ._derivatives import (NOT_POSITIVE_DEFINITE, add6, backward_sweep, body_for
                            external_force_about_world_origin, forward_body, subtree_ends, tree_factor, tree_inverse,
                            tree_solve)
 from ._core import NONFINITE, OK
-from ._lanes import ROW_LANES, lane_sines_cosines, lane_vector, put, scatter_matrices
-from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, njit_without_refcounts, release,
-                               wide_vectors, work)
+from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
+from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, joint_axis, motion_subspace,
+                               njit_without_refcounts, release, wide_vectors, work)
 
 rotation_product, rotation_times = CPU.rotation_product, CPU.rotation_times
 world_origin_inertia, rotates_about_its_axis = CPU.world_origin_inertia, CPU.joints.rotates_about_its_axis
+slides_along_its_axis = CPU.joints.slides_along_its_axis
 
 DERIVATIVE_LANES = ROW_LANES  # states per chunk of the derivatives, one vector of the row operations of M's
 #                               solves (LANES, those of the lanes' ABA, is a multiple of it)
@@ -43,43 +44,66 @@ def gathered(x, b0, nb, out):
             out[j, b] = x[s, j]
 
 
+@inline
+def lane_body_rates(params, i, R, p, psi, vl, al, vk, ak, out, b):
+    """Lane b's share of :func:`single_dof_body_rates` once the pose R, p of body i's axis frame and its subspace
+    column ψ are known (those of its parent: ᵒv_λ = vl, ᵒa_λ = al; its joint's rate and acceleration vk, ak):
+    rows 0–81 of ``out`` as there."""
+    Yi = world_origin_inertia(params, i, R, p)
+    u, z = column_rates(psi, vl, al)
+    vi, ai = body_motion(vl, al, (psi[0] * vk, psi[1] * vk, psi[2] * vk, psi[3] * vk, psi[4] * vk, psi[5] * vk),
+                         (psi[0] * ak, psi[1] * ak, psi[2] * ak, psi[3] * ak, psi[4] * ak, psi[5] * ak))
+    put(out, 0, R, b)
+    put(out, 9, p, b)
+    put(out, 12, Yi, b)
+    put(out, 22, psi, b)
+    put(out, 28, u, b)
+    put(out, 34, z, b)
+    put(out, 40, vi, b)
+    put(out, 46, ai, b)
+    put(out, 52, add6(u, cross_motion(vi, psi)), b)
+    put(out, 58, body_force(Yi, vi, ai), b)
+    put(out, 64, coriolis_operator(Yi, vi), b)
+
+
 @lanes_kernel
-def revolute_body_rates(params, i, lam, iq, iv, q, v, a, R0, p0, V, A, F, Y, B, S, U, Z, W):
-    """:func:`~._derivatives.forward_body` (less f_ext) at body i, whose joint is revolute, in one loop over the
-    lanes, from the same functions: its world pose R0_i = R0_λ T R_z(θ), p0_i = p0_λ + R0_λ t
-    (:func:`~._batch.axis_placement`); ψ = [z; p0_i × z], z = R0_i e_z; u, z; ᵒv_i, ᵒa_i; y; the inertia about the
-    world origin, the body force and B. q, v, a: (nq or nv, lanes). Results through a stack array (the module
-    docstring of :mod:`._lanes`): rows 0–8 R0_i, 9–11 p0_i, 12–21 Y, 22–27 ψ, 28–33 u, 34–39 z, 40–45 ᵒv_i,
-    46–51 ᵒa_i, 52–57 y, 58–63 ᵒf_i, 64–81 B."""
+def single_dof_body_rates(params, i, lam, iq, iv, revolute, q, v, a, R0, p0, V, A, F, Y, B, S, U, Z, W):
+    """:func:`~._derivatives.forward_body` (less f_ext) at body i, whose joint is revolute or prismatic, in one loop
+    over the lanes, from the same functions: its world pose R0_i = R0_λ T R_J, p0_i = p0_λ + R0_λ (t + T p_J)
+    (:func:`~._batch.axis_placement`; a revolute joint's R_J = R_z(θ), p_J = 0, a prismatic one's R_J = 1,
+    p_J = axis · q); ψ = [ω; p0_i × ω + v] from its subspace column [ω; v] in world axes (a revolute joint's
+    [R0_i e_z; 0]); u, z; ᵒv_i, ᵒa_i; y; the inertia about the world origin, the body force and B
+    (:func:`lane_body_rates`). q, v, a: (nq or nv, lanes). Results through a stack array (the module docstring of
+    :mod:`._lanes`): rows 0–8 R0_i, 9–11 p0_i, 12–21 Y, 22–27 ψ, 28–33 u, 34–39 z, 40–45 ᵒv_i, 46–51 ᵒa_i,
+    52–57 y, 58–63 ᵒf_i, 64–81 B."""
     wide_vectors()
     L = DERIVATIVE_LANES
     sc, out = work((2, L)), work((82, L))
     T, t = axis_placement(params, i)
-    lane_sines_cosines(q, iq, sc, L)
-    for b in range(L):
-        P = (R0[lam, 0, 0, b], R0[lam, 0, 1, b], R0[lam, 0, 2, b], R0[lam, 1, 0, b], R0[lam, 1, 1, b],
-             R0[lam, 1, 2, b], R0[lam, 2, 0, b], R0[lam, 2, 1, b], R0[lam, 2, 2, b])
-        R = rotation_product(P, turned_about_z(T, sc[0, b], sc[1, b]))
-        Pt = rotation_times(P, t[0], t[1], t[2])
-        p = (p0[lam, 0, b] + Pt[0], p0[lam, 1, b] + Pt[1], p0[lam, 2, b] + Pt[2])
-        Yi = world_origin_inertia(params, i, R, p)
-        psi = column_about_world_origin((R[2], R[5], R[8]), (0.0, 0.0, 0.0), p)
-        vl, al = lane_vector(V, lam, b), lane_vector(A, lam, b)
-        u, z = column_rates(psi, vl, al)
-        vk, ak = v[iv, b], a[iv, b]
-        vi, ai = body_motion(vl, al, (psi[0] * vk, psi[1] * vk, psi[2] * vk, psi[3] * vk, psi[4] * vk, psi[5] * vk),
-                             (psi[0] * ak, psi[1] * ak, psi[2] * ak, psi[3] * ak, psi[4] * ak, psi[5] * ak))
-        put(out, 0, R, b)
-        put(out, 9, p, b)
-        put(out, 12, Yi, b)
-        put(out, 22, psi, b)
-        put(out, 28, u, b)
-        put(out, 34, z, b)
-        put(out, 40, vi, b)
-        put(out, 46, ai, b)
-        put(out, 52, add6(u, cross_motion(vi, psi)), b)
-        put(out, 58, body_force(Yi, vi, ai), b)
-        put(out, 64, coriolis_operator(Yi, vi), b)
+    if revolute:
+        lane_sines_cosines(q, iq, sc, L)
+        for b in range(L):
+            P = (R0[lam, 0, 0, b], R0[lam, 0, 1, b], R0[lam, 0, 2, b], R0[lam, 1, 0, b], R0[lam, 1, 1, b],
+                 R0[lam, 1, 2, b], R0[lam, 2, 0, b], R0[lam, 2, 1, b], R0[lam, 2, 2, b])
+            R = rotation_product(P, turned_about_z(T, sc[0, b], sc[1, b]))
+            Pt = rotation_times(P, t[0], t[1], t[2])
+            p = (p0[lam, 0, b] + Pt[0], p0[lam, 1, b] + Pt[1], p0[lam, 2, b] + Pt[2])
+            lane_body_rates(params, i, R, p, column_about_world_origin((R[2], R[5], R[8]), (0.0, 0.0, 0.0), p),
+                            lane_vector(V, lam, b), lane_vector(A, lam, b), v[iv, b], a[iv, b], out, b)
+    else:
+        axis, column = joint_axis(params, i), motion_subspace(params, i, 0)
+        for b in range(L):
+            P = (R0[lam, 0, 0, b], R0[lam, 0, 1, b], R0[lam, 0, 2, b], R0[lam, 1, 0, b], R0[lam, 1, 1, b],
+                 R0[lam, 1, 2, b], R0[lam, 2, 0, b], R0[lam, 2, 1, b], R0[lam, 2, 2, b])
+            x = q[iq, b]
+            pJ = rotation_times(T, axis[0] * x, axis[1] * x, axis[2] * x)
+            R = rotation_product(P, T)
+            Pt = rotation_times(P, t[0] + pJ[0], t[1] + pJ[1], t[2] + pJ[2])
+            p = (p0[lam, 0, b] + Pt[0], p0[lam, 1, b] + Pt[1], p0[lam, 2, b] + Pt[2])
+            psi = column_about_world_origin(rotation_times(R, column[0], column[1], column[2]),
+                                            rotation_times(R, column[3], column[4], column[5]), p)
+            lane_body_rates(params, i, R, p, psi, lane_vector(V, lam, b), lane_vector(A, lam, b), v[iv, b],
+                            a[iv, b], out, b)
     for r in range(3):
         for c in range(3):
             for b in range(L):
@@ -115,8 +139,8 @@ def less_external_forces(params, i, f_ext, b0, nb, R0, p0, F):
 
 @lanes_kernel
 def other_body_rates(topology, params, i, q, v, a, f_ext, b0, nb, R0, p0, V, A, F, Y, B, S, U, Z, W):
-    """:func:`~._derivatives.forward_body` at body i, whose joint is not revolute, lane by lane (the rarer joint
-    types), on the lane's views of the arrays."""
+    """:func:`~._derivatives.forward_body` at body i, whose joint is neither revolute nor prismatic, lane by lane
+    (the rarer joint types), on the lane's views of the arrays."""
     SC = work((2, 1))  # (the sines and cosines of revolute joints only: none here)
     for b in range(DERIVATIVE_LANES):
         s = b0 + min(b, nb - 1)
@@ -130,8 +154,8 @@ def other_body_rates(topology, params, i, q, v, a, f_ext, b0, nb, R0, p0, V, A, 
 def states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z,
                     W):
     """:func:`~._derivatives.forward_sweep` of the states b0 … b0 + nb − 1 of q (B, nq), v and a (B, nv) held as
-    lanes (gathered into qs, vs, as_), root to leaves: a revolute joint's body in one loop over the lanes
-    (:func:`revolute_body_rates`), the others lane by lane (:func:`other_body_rates`); the lanes past nb repeat
+    lanes (gathered into qs, vs, as_), root to leaves: a revolute or prismatic joint's body in one loop over the
+    lanes (:func:`single_dof_body_rates`), the others lane by lane (:func:`other_body_rates`); the lanes past nb repeat
     the last state. R0 (n + 1, 3, 3, lanes), p0 (n + 1, 3, lanes), V and A (n + 1, 6, lanes): the world poses,
     velocities and accelerations, row −1 the world's."""
     wide_vectors()
@@ -149,9 +173,10 @@ def states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, a
             V[-1, r, b] = 0.0
             A[-1, r, b] = 0.0 if r < 3 else -gravity[r - 3]
     for i in range(topology.shape[0]):
-        if rotates_about_its_axis(topology[i, JTYPE]):
-            revolute_body_rates(params, i, topology[i, PARENT], topology[i, IQ], topology[i, IV], qs, vs, as_, R0, p0,
-                                V, A, F, Y, B, S, U, Z, W)
+        revolute = rotates_about_its_axis(topology[i, JTYPE])
+        if revolute or slides_along_its_axis(topology[i, JTYPE]):
+            single_dof_body_rates(params, i, topology[i, PARENT], topology[i, IQ], topology[i, IV], revolute, qs, vs,
+                                  as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
             if f_ext.shape[1] > 0:
                 less_external_forces(params, i, f_ext, b0, nb, R0, p0, F)
         else:
