@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from . import _core, _derivatives, _derivatives_lanes
-from ._lanes import MIN_BATCH
+from ._lanes import LANES, MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
@@ -118,8 +118,10 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
+        # (shares of whole chunks of the lanes' ABA, unless that leaves threads idle: then of the derivatives')
+        lanes = LANES if count >= LANES * numba.get_num_threads() else _derivatives_lanes.DERIVATIVE_LANES
         status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
-                         dq, dv, Minv, qdd, multiple=_derivatives_lanes.LANES).max(initial=OK)
+                         dq, dv, Minv, qdd, multiple=lanes).max(initial=OK)
     else:
         status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb,
                          dq, dv, Minv, qdd).max(initial=OK)
