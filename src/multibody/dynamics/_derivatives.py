@@ -232,7 +232,7 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
         return one
 
     def lanes(Y, B, F, j, S, Z, U, W, k, G, c):
-        for b in range(S.shape[2]):
+        for b in range(G.shape[3]):
             terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
                                   Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
                                  (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 1, 0, b], B[j, 1, 1, b],
@@ -261,12 +261,12 @@ def _store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row, T):
         return one
 
     def lanes(G, c, S, Z, U, W, k, dQ, dV, row, T):
-        for b in range(S.shape[2]):
+        for b in range(G.shape[3]):
             T[0, b], T[1, b] = pair_rates(
                 (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b], G[0, c, 4, b], G[0, c, 5, b]),
                 (G[1, c, 0, b], G[1, c, 1, b], G[1, c, 2, b], G[1, c, 3, b], G[1, c, 4, b], G[1, c, 5, b]),
                 lane_vector(Z, k, b), lane_vector(U, k, b), lane_vector(W, k, b), lane_vector(S, k, b))
-        for b in range(S.shape[2]):
+        for b in range(G.shape[3]):
             dQ[row, k, b], dV[row, k, b] = T[0, b], T[1, b]
     return lanes
 
@@ -288,19 +288,19 @@ def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
         return one
 
     def lanes(S, k, G, c, M, dQ, dV, col, rates, T):
-        for b in range(S.shape[2]):
+        for b in range(G.shape[3]):
             T[0, b] = dot6(lane_vector(S, k, b), (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
                                                   G[0, c, 4, b], G[0, c, 5, b]))
-        for b in range(S.shape[2]):
+        for b in range(G.shape[3]):
             M[k, col, b] = M[col, k, b] = T[0, b]
         if rates:
-            for b in range(S.shape[2]):
+            for b in range(G.shape[3]):
                 psi = lane_vector(S, k, b)
                 T[1, b] = dot6(psi, (G[2, c, 0, b], G[2, c, 1, b], G[2, c, 2, b], G[2, c, 3, b], G[2, c, 4, b],
                                      G[2, c, 5, b]))
                 T[2, b] = dot6(psi, (G[3, c, 0, b], G[3, c, 1, b], G[3, c, 2, b], G[3, c, 3, b], G[3, c, 4, b],
                                      G[3, c, 5, b]))
-            for b in range(S.shape[2]):
+            for b in range(G.shape[3]):
                 dQ[k, col, b], dV[k, col, b] = T[1, b], T[2, b]
     return lanes
 
