@@ -70,7 +70,7 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
-    elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), dealt out to numba's thread count
+    elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
         ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
                      dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
@@ -159,6 +159,7 @@ RNEA_US_PER_BODY, RNEA_US_PER_PAIR, SOLVE_US_PER_ENTRY = 0.01, 0.022, 0.0001
 
 @lru_cache(maxsize=64)
 def _per_state(topology_bytes, n):
+    """:func:`per_state` of the tree whose topology (n, NTOPOLOGY) int64 array has these bytes."""
     topology = np.frombuffer(topology_bytes, dtype=np.int64).reshape(n, -1)
     lam = np.empty(int(topology[:, NVJ].sum()))
     _derivatives.dof_parents.py_func(topology, lam)  # (in Python: once per model)
