@@ -2,6 +2,7 @@
 task run once whatever the threads."""
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -24,14 +25,30 @@ def test_a_thread_is_added_only_for_a_share_of_at_least_the_least_worth_a_thread
 def test_every_task_runs_once_on_as_many_threads_as_asked():
     for count, threads in ((1, 4), (7, 2), (40, 3)):
         seen, names = [], set()
+        meet = threading.Barrier(min(count, threads), timeout=30)  # (the first tasks wait for each other: one a thread)
 
         def task(k):
+            if k < meet.parties:
+                meet.wait()
             time.sleep(0.001 * (k % 3))  # (uneven tasks: the free thread takes the next)
             seen.append(k)
             names.add(threading.current_thread().name)
         _threads.in_threads(task, count, threads)
         assert sorted(seen) == list(range(count))
         assert len(names) == min(count, threads)
+
+
+def test_a_pool_thread_that_gets_no_core_is_not_waited_for():
+    # the pool's one thread held busy: the calling thread runs every task and returns without it
+    pool, release = _threads._POOLS.setdefault(1, ThreadPoolExecutor(1)), threading.Event()
+    pool.submit(release.wait, 30)
+    seen = []
+    call = threading.Thread(target=_threads.in_threads, args=(seen.append, 5, 2))
+    call.start()
+    call.join(timeout=20)  # (it would wait for the pool's thread, held until release)
+    returned = not call.is_alive()
+    release.set()
+    assert returned and seen == [0, 1, 2, 3, 4]
 
 
 def test_a_failing_task_raises_after_the_others_have_run():

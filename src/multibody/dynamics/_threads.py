@@ -9,6 +9,7 @@ only be right within a factor of about two: a share of 50 µs still gains).
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -27,7 +28,9 @@ def threads_for(work_us: float, most: int) -> int:
 def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
     """task(0), …, task(count − 1): in this thread if ``threads`` is 1, else on this thread and ``threads`` − 1 kept
     pool threads (made once per size; the tasks are compiled calls that release the GIL), each taking the next task
-    when it is free (a thread slowed by another process on its core takes fewer)."""
+    when it is free (a thread slowed by another process on its core takes fewer). Returns when every task has run,
+    without waiting for a pool thread that has taken none (on a busy machine one may not get a core for
+    milliseconds: the calling thread then runs them all); raises the first error a task raised."""
     if threads == 1 or count == 1:
         for k in range(count):
             task(k)
@@ -35,16 +38,22 @@ def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
     helpers = min(threads, count) - 1
     if helpers not in _POOLS:
         _POOLS[helpers] = ThreadPoolExecutor(helpers, thread_name_prefix="multibody")
-    tasks = itertools.count()  # (next() on it is atomic under the GIL)
+    tasks, done, errors = itertools.count(), threading.Semaphore(0), []  # (next() on a count is atomic under the GIL)
 
     def drain():
         k = next(tasks)
         while k < count:
-            task(k)
+            try:
+                task(k)
+            except BaseException as error:  # (handed to the calling thread)
+                errors.append(error)
+            finally:
+                done.release()
             k = next(tasks)
-    futures = [_POOLS[helpers].submit(drain) for _ in range(helpers)]
-    try:
-        drain()
-    finally:
-        for future in futures:
-            future.result()
+    for _ in range(helpers):
+        _POOLS[helpers].submit(drain)
+    drain()
+    for _ in range(count):
+        done.acquire()
+    if errors:
+        raise errors[0]
