@@ -1,10 +1,12 @@
 """Batched calls shared out to threads: how many threads a batch's work is worth, and the pool that runs them.
 
 A batch goes to more than one thread only when each thread's share outweighs what a thread costs to start and wait
-for (a task handed to a kept pool thread and its result collected: ~20 µs for two threads, ~6 µs more per further
-task, measured on a 2-vCPU Intel Xeon), so that more threads never cost: a share is at least MIN_SHARE_US of
-estimated one-core work. The estimates are per state, from the model's size, fitted on the same machine (they need
-only be right within a factor of about two: a share of 50 µs still gains).
+for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On an idle
+machine a thread costs ~20 µs (a task handed to a kept pool thread and its result collected, ~6 µs more per further
+task: 2-vCPU Intel Xeon); on a busy one, where the other threads wait for a core, much more: there (load 6 on the 2
+vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on one, and 150 µs is
+the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
+the same machine (they need only be right within a factor of about two).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-MIN_SHARE_US = 100.0  # [µs] the least estimated work per thread worth a thread
+MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
 ABA_US_PER_BODY = 0.07  # [µs] one state's ABA per body on the lanes (Intel Xeon, AVX-512, one core)
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}

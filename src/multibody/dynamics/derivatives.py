@@ -138,7 +138,7 @@ def batched(share, count, work_us, *args, multiple=1):
     """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
     states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
     as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one core: a
-    thread's share no smaller than about a tenth of a millisecond); on more than one thread, up to four tasks per
+    thread's share no smaller than about 0.15 ms); on more than one thread, up to four tasks per
     thread, each taken by the first thread to be free (:func:`~._threads.in_threads`: a thread slowed by another
     process on its core takes fewer). Returns the (count,) int64 results."""
     result = np.empty(count, dtype=np.int64)
