@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -23,7 +22,7 @@ from ._lanes import LANES, MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
-from ._threads import ABA_US_PER_BODY, in_threads, threads_for
+from ._threads import ABA_US_PER_BODY
 from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape
 
@@ -71,11 +70,11 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
-        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
-                     dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
+        ok = _derivatives.batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb,
+                                  ab, fb, dq, dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
-        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq, dv,
-                     M).all()
+        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb,
+                                  dq, dv, M).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -119,12 +118,12 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
         # (shares of whole chunks of the lanes' ABA, unless that leaves threads idle: then of the derivatives')
-        lanes = LANES if count >= LANES * numba.get_num_threads() else _derivatives_lanes.DERIVATIVE_LANES
-        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
-                         dq, dv, Minv, qdd, multiple=lanes).max(initial=OK)
+        status = _derivatives.batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb,
+                                      vb, tb, fb, dq, dv, Minv, qdd, multiple=LANES,
+                                      smaller=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
     else:
-        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb,
-                         dq, dv, Minv, qdd).max(initial=OK)
+        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb,
+                                      tb, fb, dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
@@ -134,24 +133,6 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
 
 
-def batched(share, count, work_us, *args, multiple=1):
-    """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
-    states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
-    as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one core: a
-    thread's share no smaller than about 0.15 ms); on more than one thread, up to four tasks per
-    thread, each taken by the first thread to be free (:func:`~._threads.in_threads`: a thread slowed by another
-    process on its core takes fewer). Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    chunks = -(-count // multiple)
-    threads = threads_for(count * work_us, min(numba.get_num_threads(), chunks))
-    tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
-    size = max(1, -(-chunks // tasks)) * multiple
-    tasks = -(-count // size)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), tasks, threads)
-    return result
-
-
-MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
 # [µs] per state on one core (Intel Xeon, AVX-512; fitted on Panda, UR5 and Talos): ∂τ/∂x per body and per entry of
 # a velocity with an ancestor (the backward sweep's pairs), ∂q̈/∂x's solves per entry row operation
 RNEA_US_PER_BODY, RNEA_US_PER_PAIR, SOLVE_US_PER_ENTRY = 0.01, 0.022, 0.0001
@@ -180,7 +161,7 @@ def _per_state(topology_bytes, n):
 
 def per_state(cm):
     """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
-    model (for the thread count: :func:`batched`)."""
+    model (for the thread count: :func:`._derivatives.batched`)."""
     return _per_state(cm.topology.tobytes(), cm.topology.shape[0])
 
 
