@@ -25,24 +25,24 @@ def algorithm_family(compile, spatial, called=None):
     calls, which keeps the inlined passes small."""
     called = called or compile
     rotates_about_its_axis = spatial.joints.rotates_about_its_axis
-    (sines_cosines, rodrigues, motion_to_child, force_to_parent, row6, cross_motion, cross_force,
-     subspace_times, rigid_inertia_times, subspace_column_in_world_axes, symmetric_times, symmetric_subtract,
-     symmetric_add_shifted, joint_pose, placed, axis_inertia_times, cross, rotation_times, axis_frame_placement,
-     placed_axis_frame, world_frame_row, inertia_about_world_origin, dot6, translated, articulated_single_dof,
-     compact_inertia_in_world_axes, joint_axis, armature, motion_subspace, axis_frame, rotation_row,
-     child_axis_frame_pose, symmetric_sum, sum6, symmetric_of, symmetric_row, set_symmetric_row, add_symmetric_row,
-     symmetric_shifted, force_shifted, mass, axis_mass_center, axis_inertia) = (
+    (sines_cosines, rodrigues, motion_to_child, force_to_parent, row6, cross_motion, cross_force, subspace_times,
+     rigid_inertia_times, subspace_column_in_world_axes, joint_pose, placed, axis_inertia_times, cross,
+     rotation_times, axis_frame_placement, placed_axis_frame, world_frame_row, inertia_about_world_origin, dot6,
+     translated, articulated_single_dof, compact_inertia_in_world_axes, joint_axis, armature, motion_subspace,
+     axis_frame, rotation_row, child_axis_frame_pose, symmetric_sum, sum6, symmetric_of, symmetric_row,
+     add_symmetric_row, symmetric_shifted, force_shifted, mass, axis_mass_center, axis_inertia,
+     symmetric_product, symmetric_minus_outer) = (
         spatial.sines_cosines, spatial.rodrigues, spatial.motion_to_child, spatial.force_to_parent,
         spatial.row6, spatial.cross_motion, spatial.cross_force, spatial.subspace_times,
-        spatial.rigid_inertia_times, spatial.subspace_column_in_world_axes, spatial.symmetric_times,
-        spatial.symmetric_subtract, spatial.symmetric_add_shifted, spatial.joint_pose, spatial.placed,
+        spatial.rigid_inertia_times, spatial.subspace_column_in_world_axes, spatial.joint_pose, spatial.placed,
         spatial.axis_inertia_times, spatial.cross, spatial.rotation_times, spatial.axis_frame_placement,
         spatial.placed_axis_frame, spatial.world_frame_row, spatial.inertia_about_world_origin, spatial.dot6,
         spatial.translated, spatial.articulated_single_dof, spatial.compact_inertia_in_world_axes,
         spatial.joint_axis, spatial.armature, spatial.motion_subspace, spatial.axis_frame, spatial.rotation_row,
         spatial.child_axis_frame_pose, spatial.symmetric_sum, spatial.sum6, spatial.symmetric_of,
-        spatial.symmetric_row, spatial.set_symmetric_row, spatial.add_symmetric_row, spatial.symmetric_shifted,
-        spatial.force_shifted, spatial.mass, spatial.axis_mass_center, spatial.axis_inertia)
+        spatial.symmetric_row, spatial.add_symmetric_row, spatial.symmetric_shifted, spatial.force_shifted,
+        spatial.mass, spatial.axis_mass_center, spatial.axis_inertia, spatial.symmetric_product,
+        spatial.symmetric_minus_outer)
 
     @compile
     def poses(topology, params, q, R, p, in_world):
@@ -103,35 +103,38 @@ def algorithm_family(compile, spatial, called=None):
                 Dinv[i, r, c] = s / D[r, r]
 
     @compile
-    def articulate(params, i, nvj, iv, tau, s, IA, PA, C, U, u, D, Dinv):
-        """Pass 2 of the ABA at body i (RBDA Table 7.1), in world axes (:func:`aba`): from its articulated
-        inertia I^A and bias force p^A, the quantities of its joint, U = I^A s, D⁻¹ (D = sᵀ U) and u = τ − sᵀ p^A, and
-        in place of I^A and p^A what it hands to its parent, I^a and p^a. D: a (6, 6) scratch array (overwritten)."""
+    def articulate(params, i, nvj, iv, tau, s, IA, PA, c, U, u, D, Dinv):
+        """Pass 2 of the ABA at body i (RBDA Table 7.1), in world axes (:func:`aba_passes`), for a joint of nvj
+        degrees of freedom (its motion subspace the rows iv.. of s): from its articulated inertia I^A (21-tuple,
+        :func:`symmetric_row`), bias force p^A and velocity-product acceleration c (6-tuples), the quantities of its
+        joint, U = I^A s, D⁻¹ (D = sᵀ U) and u = τ − sᵀ p^A, stored for pass 3; returns what it hands to its parent,
+        (I^a, p^a). D: a (6, 6) scratch array (overwritten)."""
         # U = I^A s ;  D = sᵀ U + diag(armature) ;  u = τ − sᵀ p^A
         for k in range(nvj):
-            Uk = symmetric_times(IA, i, row6(s, iv + k))
+            Uk = symmetric_product(IA, row6(s, iv + k))
             for r in range(6):
                 U[iv + k, r] = Uk[r]
-            u[iv + k] = tau[iv + k] - dot6(row6(s, iv + k), row6(PA, i))
+            u[iv + k] = tau[iv + k] - dot6(row6(s, iv + k), PA)
             for m in range(nvj):
                 D[m, k] = dot6(row6(s, iv + m), Uk)
             D[k, k] += armature(params, i, k)
         invert_spd(D, nvj, Dinv, i)
         # p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u − Uᵀ c) ;  I^a = I^A − U D⁻¹ Uᵀ
-        Ic = symmetric_times(IA, i, row6(C, i))
+        pa = sum6(PA, symmetric_product(IA, c))
+        Ia = IA
         for k in range(nvj):
             w = 0.0
             y0 = y1 = y2 = y3 = y4 = y5 = 0.0
             for m in range(nvj):
                 dkm = Dinv[i, k, m]
-                w += dkm * (u[iv + m] - dot6(row6(U, iv + m), row6(C, i)))
+                w += dkm * (u[iv + m] - dot6(row6(U, iv + m), c))
                 y0, y1, y2 = y0 + dkm * U[iv + m, 0], y1 + dkm * U[iv + m, 1], y2 + dkm * U[iv + m, 2]
                 y3, y4, y5 = y3 + dkm * U[iv + m, 3], y4 + dkm * U[iv + m, 4], y5 + dkm * U[iv + m, 5]
-            symmetric_subtract(IA, i, row6(U, iv + k), (y0, y1, y2, y3, y4, y5))
-            for r in range(6):
-                PA[i, r] += U[iv + k, r] * w
-        for r in range(6):
-            PA[i, r] += Ic[r]
+            Uk = row6(U, iv + k)
+            Ia = symmetric_minus_outer(Ia, Uk, (y0, y1, y2, y3, y4, y5))
+            pa = (pa[0] + Uk[0] * w, pa[1] + Uk[1] * w, pa[2] + Uk[2] * w, pa[3] + Uk[3] * w, pa[4] + Uk[4] * w,
+                  pa[5] + Uk[5] * w)
+        return Ia, pa
 
     @compile
     def rnea_passes(topology, params, gravity, q, v, a, f_ext, tau, R, p, V, A, F, SC):
@@ -282,8 +285,8 @@ def algorithm_family(compile, spatial, called=None):
         return cross_motion(vi, joint_velocity(topology, i, v, R0, s))
 
     @compile
-    def aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, C, U, u, Dinv,
-                   D, A, SC):
+    def aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D,
+                   A, SC):
         """Articulated-body algorithm, forward dynamics q̈ = M⁻¹(τ − c + Σ Jᵀ f_ext) in O(n) (RBDA Table 7.1).
 
         Worked in world axes about each body's own origin (Pinocchio's "local world-aligned" frames): the transform
@@ -381,12 +384,8 @@ def algorithm_family(compile, spatial, called=None):
                 G[i, 1] = dinv * (Ui[1] + dz * Ui[3] - dx * Ui[5])
                 G[i, 2] = dinv * (Ui[2] + dx * Ui[4] - dy * Ui[3])
                 G[i, 3], G[i, 4], G[i, 5], G[i, 6] = dinv * Ui[3], dinv * Ui[4], dinv * Ui[5], w
-            elif nvj > 1:  # the general step on the rows of body i
-                set_symmetric_row(IA, i, IAi)
-                for r in range(6):
-                    PA[i, r], C[i, r] = PAi[r], c[r]
-                articulate(params, i, nvj, iv, tau, s, IA, PA, C, U, u, D, Dinv)
-                IAi, PAi = symmetric_row(IA, i), row6(PA, i)
+            elif nvj > 1:
+                IAi, PAi = articulate(params, i, nvj, iv, tau, s, IAi, PAi, c, U, u, D, Dinv)
             # I^A_λ += X_iᵀ I^a_i X_i ;  p^A_λ += X_iᵀ p^a_i  (in registers if λ is the next body, else in IA[λ], PA[λ])
             carried = lam == i - 1 and lam >= 0
             if lam >= 0:

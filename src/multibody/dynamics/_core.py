@@ -73,17 +73,15 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     PA = work((n, 6))          # articulated-body bias forces, likewise
     G = work((n, 7))           # one-dof joints: d⁻¹ X_iᵀ U and d⁻¹ (u − Uᵀ c) (pass 2, for pass 3)
     branch = work((n,))        # 1 where a body has a child that does not follow it
-    s = work((nv, 6))          # s[iv + k]: column k of body i's motion subspace (joints of several dof)
-    C = work((n, 6))           # their velocity-product accelerations c_i = v_i ×m s_i q̇_i
+    s = work((nv, 6))          # s[iv + k]: column k of body i's motion subspace (joints other than revolute)
     U = work((nv, 6))          # U[iv + k] = I^A_i s[iv + k] (joints of several dof)
     u = work((nv,))
     Dinv = work((n, 6, 6))
     D = work((6, 6))
     A = work((n, 6))           # accelerations of the branch points
     SC = work((2, q.shape[0]))  # sin and cos of each entry of q (those of revolute joints are used)
-    aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, C, U, u, Dinv, D, A,
-               SC)
-    release((R0, p0, V, IA, PA, G, branch, s, C, U, u, Dinv, D, A, SC))
+    aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A, SC)
+    release((R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A, SC))
     return all_finite(qdd)
 
 

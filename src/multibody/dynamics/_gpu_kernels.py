@@ -15,9 +15,9 @@ directly (no local copies), and the ABA's passes (``aba_passes``) hand each othe
 velocity (R0, p0, V: 18 numbers) and, for pass 3, G (7): everything else is recomputed from them or carried in
 registers along a path of the tree. On the N = 20 chain the ABA touches ~4.5 KB of local memory per state (it was
 13.9 KB, each entry of the articulated inertias stored and reloaded several times). IA, PA and A are touched only
-at branch points, s, C, U, u, D and D⁻¹ only by joints of several degrees of freedom (Talos's free flyer): the
-stack frame (``cuda.local.array``) reserves them all, which costs address space, not traffic. The rollouts keep
-their state and stages (x, y, K) in local memory too.
+at branch points, s only by joints other than revolute, U, u, D and D⁻¹ only by joints of several degrees of
+freedom (Talos's free flyer): the stack frame (``cuda.local.array``) reserves them all, which costs address space,
+not traffic. The rollouts keep their state and stages (x, y, K) in local memory too.
 
 State arrays are (B, nq), (B, nv) in any strides; when the state index is the fastest (an (nq, B) array seen
 transposed, or Fortran order) a warp's loads and stores of them coalesce too. ``params`` is (P, n, NPARAMS): P = 1 for
@@ -88,15 +88,14 @@ def kernels(n, nq, nv, mv):
         G = cuda.local.array((n, 7), float64)
         branch = cuda.local.array(n, float64)
         s = cuda.local.array((NV, 6), float64)
-        C = cuda.local.array((n, 6), float64)
         U = cuda.local.array((NV, 6), float64)
         u = cuda.local.array(NV, float64)
         Dinv = cuda.local.array((n, MV, MV), float64)
         D = cuda.local.array((MV, MV), float64)
         A = cuda.local.array((n, 6), float64)
         SC = cuda.local.array((2, nq), float64)
-        aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, C, U, u, Dinv,
-                   D, A, SC)
+        aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A,
+                   SC)
 
     @kernel
     def aba(topology, params, gravity, q, v, tau, f_ext, qdd, status):
