@@ -11,7 +11,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ._joint_family import IDENTITY, ORIGIN
 from ._layout import IQ, IV, JTYPE, NSYM, NVJ, PARENT
+
+ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # a spatial vector at rest
 
 
 class AlgorithmFamily(SimpleNamespace):
@@ -275,8 +278,8 @@ def algorithm_family(compile, spatial, called=None):
 
     @compile
     def velocity_product(topology, i, vi, v, R0, s):
-        """c_i = v_i ×m s_i q̇_i (RBDA Table 7.1, c_J = 0), world axes, as a 6-tuple (s q̇: :func:`joint_velocity`); for a revolute
-        joint (s q̇ = [ω; 0]) [ω_v × ω; v_v × ω], half the products of :func:`cross_motion`."""
+        """c_i = v_i ×m s_i q̇_i (RBDA Table 7.1, c_J = 0), world axes, as a 6-tuple (s q̇: :func:`joint_velocity`);
+        for a revolute joint (s q̇ = [ω; 0]) [ω_v × ω; v_v × ω], half the products of :func:`cross_motion`."""
         if rotates_about_its_axis(topology[i, JTYPE]):
             qd = v[topology[i, IV]]
             w0, w1, w2 = R0[i, 0, 2] * qd, R0[i, 1, 2] * qd, R0[i, 2, 2] * qd
@@ -315,7 +318,7 @@ def algorithm_family(compile, spatial, called=None):
         n = topology.shape[0]
         sines_cosines(q, SC)
         # pass 1: poses and velocities, root to leaves (R, p, vi: those of the body before, then of body i)
-        R, p, vi = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        R, p, vi = IDENTITY, ORIGIN, ZERO6
         for i in range(n):
             lam = topology[i, PARENT]
             branch[i] = 0.0
@@ -328,7 +331,7 @@ def algorithm_family(compile, spatial, called=None):
                     for r in range(6):
                         PA[lam, r] = 0.0
                 else:
-                    R, p, vi = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+                    R, p, vi = IDENTITY, ORIGIN, ZERO6
             p_parent = p
             R, p = child_axis_frame_pose(topology, params, i, q, R, p, SC)
             for r in range(3):
@@ -348,7 +351,7 @@ def algorithm_family(compile, spatial, called=None):
         # pass 2: articulated inertias, leaves to root (Ic, pc: what the body after hands its parent, this body when
         # ``carried``)
         carried = False
-        Ic, pc = symmetric_of((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        Ic, pc = symmetric_of((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)), ZERO6
         for i in range(n - 1, -1, -1):
             lam, nvj, iv = topology[i, PARENT], topology[i, NVJ], topology[i, IV]
             R, vi = rotation_row(R0, i), row6(V, i)
@@ -398,7 +401,7 @@ def algorithm_family(compile, spatial, called=None):
         # pass 3: accelerations, root to leaves (a_last, v_last, p_last: those of the body before; the velocities
         # as in pass 1, in registers rather than read back)
         a_world = (0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2])
-        a_last, v_last, p_last = a_world, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        a_last, v_last, p_last = a_world, ZERO6, ORIGIN
         for i in range(n):
             nvj, iv, lam = topology[i, NVJ], topology[i, IV], topology[i, PARENT]
             if lam == i - 1:
@@ -406,7 +409,7 @@ def algorithm_family(compile, spatial, called=None):
             elif lam >= 0:
                 al, vl, pl = row6(A, lam), row6(V, lam), (p0[lam, 0], p0[lam, 1], p0[lam, 2])
             else:
-                al, vl, pl = a_world, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+                al, vl, pl = a_world, ZERO6, ORIGIN
             # v_i = X_i v_λ + s_i q̇_i ;  a' = X_i a_λ + c ;  q̈ = D⁻¹ (u − Uᵀ a') ;  a = a' + s q̈
             p = (p0[i, 0], p0[i, 1], p0[i, 2])
             dx, dy, dz = p[0] - pl[0], p[1] - pl[1], p[2] - pl[2]
