@@ -55,7 +55,7 @@ if MAX_REGISTERS and not SIMULATOR:
     KERNEL["max_registers"] = MAX_REGISTERS
 device = cuda.jit(device=True, **INLINE)
 kernel = cuda.jit(**KERNEL)
-GPU = spatial_family(device)
+GPU = spatial_family(device, sines_ahead=False)  # (SC left untouched: see the module)
 GPU_PASSES = algorithm_family(device, GPU)
 GPU_CONFIGURATION = GPU.joints
 THREADS = 64  # threads per block (benchmarks/bench_gpu.py compares 32 to 256)
@@ -78,8 +78,8 @@ def kernels(n, nq, nv, mv):
 
     @device
     def forward_dynamics(topology, params, gravity, q, v, tau, f_ext, qdd):
-        """qdd = ABA(q, v, tau) with thread-local work arrays (see the module: a chain touches R0, p0, V, G, branch
-        and SC alone)."""
+        """qdd = ABA(q, v, tau) with thread-local work arrays (see the module: a chain touches R0, p0, V, G and branch
+        alone)."""
         R0 = cuda.local.array((n, 3, 3), float64)
         p0 = cuda.local.array((n, 3), float64)
         V = cuda.local.array((n, 6), float64)

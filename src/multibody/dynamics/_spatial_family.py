@@ -43,11 +43,13 @@ class SpatialFamily(SimpleNamespace):
     """The members of :func:`spatial_family`, compiled for one target, as attributes."""
 
 
-def spatial_family(compile):
+def spatial_family(compile, sines_ahead=True):
     """The spatial and joint functions compiled with ``compile`` (a decorator: ``njit(inline="always")`` for the
     CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`, with the readers of the
     model's parameters (:func:`~._layout.accessors`) and the joint types' members (:func:`~._joint_family.joint_family`,
-    all of them also as ``joints``) compiled likewise among its members."""
+    all of them also as ``joints``) compiled likewise among its members. ``sines_ahead``: the sines and cosines of q
+    computed ahead into an array by one vectorized loop (:func:`sines_cosines`: the CPU), or else each where it is
+    used (the GPU, where the array would be thread-local memory)."""
     layout = accessors(compile)
     (tree_rotation, tree_translation, joint_axis, mass, mass_center, armature, motion_subspace, spatial_inertia,
      axis_tree_rotation, axis_tree_translation, axis_central_inertia, axis_mass_center, axis_inertia) = (
@@ -74,7 +76,9 @@ def spatial_family(compile):
     @compile
     def sines_cosines(x, SC):
         """SC[0, k], SC[1, k] = sin x_k, cos x_k for each entry of the vector x, in one vectorized loop
-        (:func:`sin_cos`; math.sin and math.cos if any |x_k| is beyond SINCOS_RANGE)."""
+        (:func:`sin_cos`; math.sin and math.cos if any |x_k| is beyond SINCOS_RANGE); nothing unless ``sines_ahead``."""
+        if not sines_ahead:
+            return
         largest = 0.0
         for k in range(x.shape[0]):
             largest = max(largest, abs(x[k]))
@@ -352,7 +356,10 @@ def spatial_family(compile):
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         T, t = axis_tree_rotation(params, i), axis_tree_translation(params, i)
         if rotates_about_its_axis(jtype):  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
-            sn, cs = SC[0, iq], SC[1, iq]
+            if sines_ahead:
+                sn, cs = SC[0, iq], SC[1, iq]
+            else:
+                sn, cs = sin_cos(q[iq]) if abs(q[iq]) < SINCOS_RANGE else (math.sin(q[iq]), math.cos(q[iq]))
             return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
                     cs * T[6] + sn * T[7], cs * T[7] - sn * T[6], T[8]), t
         RJ, pJ = joint_pose(jtype, params, i, q, iq)
