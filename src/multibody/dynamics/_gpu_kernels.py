@@ -50,14 +50,14 @@ _OPTIONS = inspect.signature(cuda.jit).parameters
 SIMULATOR = bool(getattr(config, "ENABLE_CUDASIM", False))
 INLINE = {"forceinline": True} if "forceinline" in _OPTIONS and not SIMULATOR else {}
 KERNEL = {"shared_memory_carveout": "MaxL1"} if "shared_memory_carveout" in _OPTIONS and not SIMULATOR else {}
-# Registers a kernel's thread may use: 168 lets 6 blocks of 64 threads share an SM (the compiler's own choice for the
-# ABA, ~250, lets 4), a few values spill to L1. N = 20 chain ABA on an H200: 151M evaluations/s at 168, 148M at 144
-# (Talos 56M, 55M); with the sines still in a thread-local array, 147M at 168, 144M at 128, 134M with no limit.
-MAX_REGISTERS = 168
-if MAX_REGISTERS and not SIMULATOR:
-    KERNEL["max_registers"] = MAX_REGISTERS
+# Registers an ABA thread may use: 168 lets 6 blocks of 64 threads share an SM (the compiler's own choice, ~250, lets
+# 4), a few values spill to L1. N = 20 chain ABA on an H200: 151M evaluations/s at 168, 148M at 144 (Talos 56M, 55M);
+# with the sines still in a thread-local array, 147M at 168, 144M at 128, 134M with no limit. The rollouts keep the
+# compiler's choice: capped, their RK4 step (the ABA four times) spills ~2 KB a thread (ptxas), not ~0.4 KB.
+ABA_REGISTERS = 168
 device = cuda.jit(device=True, **INLINE)
 kernel = cuda.jit(**KERNEL)
+aba_kernel = cuda.jit(**KERNEL, **({} if SIMULATOR else {"max_registers": ABA_REGISTERS}))
 GPU = spatial_family(device, sines_ahead=False)  # (SC left untouched: see the module)
 GPU_PASSES = algorithm_family(device, GPU)
 GPU_CONFIGURATION = GPU.joints
@@ -100,7 +100,7 @@ def kernels(n, nq, nv, mv):
         aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A,
                    SC)
 
-    @kernel
+    @aba_kernel
     def aba(topology, params, gravity, q, v, tau, f_ext, qdd, status):
         """qdd[b] = M⁻¹ (τ − c) at state b (:func:`~._algorithm_family.algorithm_family`'s ``aba_passes``), read
         from and written to the batch's rows in place (no thread-local copies)."""
