@@ -19,7 +19,7 @@ from numba import cuda  # noqa: E402
 import multibody as mb  # noqa: E402
 from multibody.dynamics import _gpu_kernels  # noqa: E402
 from multibody.dynamics._spatial_kernels import CPU  # noqa: E402
-from oracles import random_model, random_state  # noqa: E402
+from oracles import JOINT_FACTORIES, random_inertia, random_model, random_rotation, random_state  # noqa: E402
 
 ALL_KINDS = ("revolute", "prismatic", "spherical", "cylindrical", "planar", "fixed")
 B = 5  # states per test (the simulator runs each thread in Python)
@@ -74,6 +74,33 @@ def test_gpu_aba_rnea_crba_match_cpu_on_a_tree_with_every_joint_type(tree, state
     assert_close(qdd.copy_to_host(), A)  # ABA(RNEA(a)) = a
     M = mb.crba(tree, Qd)
     assert_close(M.copy_to_host(), mb.crba(tree, Q))
+
+
+def revolute_tree(parents, seed):
+    """Revolute bodies with random axes, inertias and placements on the given parent list (−1: the world)."""
+    rng = np.random.default_rng(seed)
+    model = mb.Model("tree", gravity=(0.0, 0.0, -9.81))
+    for i, parent in enumerate(parents):
+        mass = rng.uniform(0.5, 3.0)
+        body = mb.Body(f"b{i}", mass=mass, com=rng.normal(size=3) * 0.2, inertia=random_inertia(rng, mass))
+        model.add(body, parent="world" if parent < 0 else f"b{parent}", joint=JOINT_FACTORIES["revolute"](rng),
+                  placement=mb.Transform(random_rotation(rng), rng.normal(size=3) * 0.3))
+    return model
+
+
+@pytest.mark.parametrize("parents", [list(range(-1, 7)),  # a chain: each body's parent the one before
+                                     [-1, 0, 0, 1, 1, 2, 2, -1, 7]])  # breadth first, and a second root
+def test_gpu_aba_matches_cpu_and_inverts_rnea_on_a_chain_and_a_breadth_first_tree(parents):
+    """The ABA's passes hand each other values in registers when a body's parent is the body before, and through
+    arrays at branch points: both paths, on the GPU and the CPU, give FD(ID(a)) = a."""
+    model = revolute_tree(parents, seed=len(parents))
+    rng = np.random.default_rng(5)
+    Q, V, A = (np.array(x) for x in zip(*[random_state(rng, model) for _ in range(B)]))
+    tau = mb.rnea(model, Q, V, A)
+    qdd_gpu = mb.aba(model, cuda.to_device(Q), cuda.to_device(V), cuda.to_device(tau)).copy_to_host()
+    qdd_cpu = np.array([mb.aba(model, q, v, t) for q, v, t in zip(Q, V, tau)])
+    assert_close(qdd_gpu, qdd_cpu)
+    assert_close(qdd_cpu, A)
 
 
 def test_gpu_body_poses_match_cpu(tree, states):

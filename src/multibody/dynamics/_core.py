@@ -18,12 +18,12 @@ from ._spatial_kernels import (CPU, CPU_PASSES, IQ, IV, NQJ, NSYM, NVJ, all_fini
 
 # The family's members the algorithms below use besides those of _spatial_kernels (:mod:`._spatial_family`).
 (axis_inertia_times, cross, rotation_times, axis_frame_placement, axis_frame_pose, world_frame_row,
- inertia_about_world_origin, dot6, translated, symmetric_times_angular, articulate_single_dof,
- rigid_inertia_in_world_axes, invert_spd, articulate, rnea_passes, crba_passes, aba_passes) = (
+ inertia_about_world_origin, dot6, translated, symmetric_times_angular, rigid_inertia_in_world_axes, invert_spd,
+ articulate, rnea_passes, crba_passes, aba_passes) = (
     CPU.axis_inertia_times, CPU.cross, CPU.rotation_times, CPU.axis_frame_placement, CPU.axis_frame_pose,
     CPU.world_frame_row, CPU.inertia_about_world_origin, CPU.dot6, CPU.translated, CPU.symmetric_times_angular,
-    CPU.articulate_single_dof, CPU.rigid_inertia_in_world_axes, CPU_PASSES.invert_spd, CPU_PASSES.articulate,
-    CPU_PASSES.rnea_passes, CPU_PASSES.crba_passes, CPU_PASSES.aba_passes)
+    CPU.rigid_inertia_in_world_axes, CPU_PASSES.invert_spd, CPU_PASSES.articulate, CPU_PASSES.rnea_passes,
+    CPU_PASSES.crba_passes, CPU_PASSES.aba_passes)
 _invert_spd = invert_spd
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).
@@ -66,22 +66,22 @@ def aba(topology, params, gravity, q, v, tau, f_ext, qdd):
     """:func:`~._algorithm_family.algorithm_family`'s ``aba_passes`` on the CPU, its work arrays on this
     call's stack (:func:`~._spatial_kernels.work`). Returns True if every entry of the output is finite."""
     n, nv = topology.shape[0], qdd.shape[0]
-    R0 = work((n + 1, 3, 3))   # world rotations of the axis frames; row −1: the world
-    p0 = work((n + 1, 3))      # body origins in world coordinates; row −1: the world origin
-    s = work((nv, 6))          # s[iv + k]: column k of body i's motion subspace
-    V = work((n + 1, 6))       # body velocities; row −1: the world
-    C = work((n, 6))           # velocity-product accelerations c_i = v_i ×m s_i q̇_i
-    IA = work((n + 1, NSYM))   # articulated-body inertias (row −1 collects the world's, unused)
-    PA = work((n + 1, 6))      # articulated-body bias forces
-    U = work((nv, 6))          # U[iv + k] = I^A_i s[iv + k] (joints of several degrees of freedom)
+    R0 = work((n, 3, 3))       # world rotations of the axis frames
+    p0 = work((n, 3))          # body origins in world coordinates
+    V = work((n, 6))           # body velocities, world axes about each body's origin
+    IA = work((n, NSYM))       # articulated-body inertias collected at branch points (and joints of several dof)
+    PA = work((n, 6))          # articulated-body bias forces, likewise
     G = work((n, 7))           # one-dof joints: d⁻¹ X_iᵀ U and d⁻¹ (u − Uᵀ c) (pass 2, for pass 3)
+    branch = work((n,))        # 1 where a body has a child that does not follow it
+    s = work((nv, 6))          # s[iv + k]: column k of body i's motion subspace (joints other than revolute)
+    U = work((nv, 6))          # U[iv + k] = I^A_i s[iv + k] (joints of several dof)
+    u = work((nv,))
     Dinv = work((n, 6, 6))
     D = work((6, 6))
-    u = work((nv,))
+    A = work((n, 6))           # accelerations of the branch points
     SC = work((2, q.shape[0]))  # sin and cos of each entry of q (those of revolute joints are used)
-    A = work((n + 1, 6))
-    aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A, SC)
-    release((R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A, SC))
+    aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A, SC)
+    release((R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A, SC))
     return all_finite(qdd)
 
 

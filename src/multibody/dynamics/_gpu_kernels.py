@@ -2,11 +2,22 @@
 
 The kernels are loops around the same functions as the CPU core: the spatial and joint functions
 (:mod:`._spatial_family`), the passes of RNEA, CRBA and ABA (:mod:`._algorithm_family`) and the motion on the
-configuration manifold (:mod:`._configuration`), each compiled here as CUDA device functions. Each thread copies its
-state into thread-local memory, runs the passes with their work arrays in thread-local memory (the hardware
-interleaves a warp's local memory word by word, so those accesses coalesce), and writes its outputs. The arrays'
-shapes are compile-time constants, so a kernel is built per model size (:func:`kernels`: n bodies, nq, nv, the
-largest joint nv) and cached.
+configuration manifold (:mod:`._configuration`), each compiled here as CUDA device functions. The arrays' shapes are
+compile-time constants, so a kernel is built per model size (:func:`kernels`: n bodies, nq, nv, the largest joint nv)
+and cached.
+
+What lives in thread-local memory, and why. A thread's local arrays are far larger than its share of the on-chip
+caches (a few hundred resident threads per SM against ~224 KB of L1, and 50 MB of L2 for the whole GPU), so every
+value one pass stores and a later pass reads goes out to DRAM and back: those bytes, not the arithmetic, set the
+rate. The hardware interleaves a warp's local memory word by word, so the accesses coalesce, but each still costs
+bandwidth. The ABA and RNEA kernels therefore read the state from and write their outputs to the batch's rows
+directly (no local copies), and the ABA's passes (``aba_passes``) hand each other only each body's world pose and
+velocity (R0, p0, V: 18 numbers) and, for pass 3, G (7): everything else is recomputed from them or carried in
+registers along a path of the tree. On the N = 20 chain the ABA touches ~4.5 KB of local memory per state (it was
+13.9 KB, each entry of the articulated inertias stored and reloaded several times). IA, PA and A are touched only
+at branch points, s only by joints other than revolute, U, u, D and D⁻¹ only by joints of several degrees of
+freedom (Talos's free flyer): the stack frame (``cuda.local.array``) reserves them all, which costs address space,
+not traffic. The rollouts keep their state and stages (x, y, K) in local memory too.
 
 State arrays are (B, nq), (B, nv) in any strides; when the state index is the fastest (an (nq, B) array seen
 transposed, or Fortran order) a warp's loads and stores of them coalesce too. ``params`` is (P, n, NPARAMS): P = 1 for
@@ -39,9 +50,15 @@ _OPTIONS = inspect.signature(cuda.jit).parameters
 SIMULATOR = bool(getattr(config, "ENABLE_CUDASIM", False))
 INLINE = {"forceinline": True} if "forceinline" in _OPTIONS and not SIMULATOR else {}
 KERNEL = {"shared_memory_carveout": "MaxL1"} if "shared_memory_carveout" in _OPTIONS and not SIMULATOR else {}
+# Registers an ABA thread may use: 168 lets 6 blocks of 64 threads share an SM (the compiler's own choice, ~250, lets
+# 4), a few values spill to L1. N = 20 chain ABA on an H200: 151M evaluations/s at 168, 148M at 144 (Talos 56M, 55M);
+# with the sines still in a thread-local array, 147M at 168, 144M at 128, 134M with no limit. The rollouts keep the
+# compiler's choice: capped, their RK4 step (the ABA four times) spills ~2 KB a thread (ptxas), not ~0.4 KB.
+ABA_REGISTERS = 168
 device = cuda.jit(device=True, **INLINE)
 kernel = cuda.jit(**KERNEL)
-GPU = spatial_family(device)
+aba_kernel = cuda.jit(**KERNEL, **({} if SIMULATOR else {"max_registers": ABA_REGISTERS}))
+GPU = spatial_family(device, sines_ahead=False)  # (SC left untouched: see the module)
 GPU_PASSES = algorithm_family(device, GPU)
 GPU_CONFIGURATION = GPU.joints
 THREADS = 64  # threads per block (benchmarks/bench_gpu.py compares 32 to 256)
@@ -63,69 +80,53 @@ def kernels(n, nq, nv, mv):
             out[k] = x[b, k]
 
     @device
-    def load_state(q, v, x, b, qb, vb, xb):
-        """qb, vb, xb = q[b], v[b], x[b] in thread-local memory."""
-        load(q, b, qb)
-        load(v, b, vb)
-        load(x, b, xb)
-
-    @device
-    def store(x, b, out, status):
-        """out[b] = x; status[0] = 1 if an entry of x is not finite."""
-        for k in range(x.shape[0]):
-            out[b, k] = x[k]
-            if not math.isfinite(x[k]):
-                status[0] = 1
-
-    @device
     def forward_dynamics(topology, params, gravity, q, v, tau, f_ext, qdd):
-        """qdd = ABA(q, v, tau) in thread-local work arrays."""
-        R0 = cuda.local.array((N1, 3, 3), float64)
-        p0 = cuda.local.array((N1, 3), float64)
-        s = cuda.local.array((NV, 6), float64)
-        V = cuda.local.array((N1, 6), float64)
-        C = cuda.local.array((n, 6), float64)
-        IA = cuda.local.array((N1, NSYM), float64)
-        PA = cuda.local.array((N1, 6), float64)
-        U = cuda.local.array((NV, 6), float64)
+        """qdd = ABA(q, v, tau) with thread-local work arrays (see the module: a chain touches R0, p0, V, G and branch
+        alone)."""
+        R0 = cuda.local.array((n, 3, 3), float64)
+        p0 = cuda.local.array((n, 3), float64)
+        V = cuda.local.array((n, 6), float64)
+        IA = cuda.local.array((n, NSYM), float64)
+        PA = cuda.local.array((n, 6), float64)
         G = cuda.local.array((n, 7), float64)
+        branch = cuda.local.array(n, float64)
+        s = cuda.local.array((NV, 6), float64)
+        U = cuda.local.array((NV, 6), float64)
+        u = cuda.local.array(NV, float64)
         Dinv = cuda.local.array((n, MV, MV), float64)
         D = cuda.local.array((MV, MV), float64)
-        u = cuda.local.array(NV, float64)
-        A = cuda.local.array((N1, 6), float64)
+        A = cuda.local.array((n, 6), float64)
         SC = cuda.local.array((2, nq), float64)
-        aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, s, V, C, IA, PA, U, G, Dinv, D, u, A,
+        aba_passes(topology, params, gravity, q, v, tau, f_ext, qdd, R0, p0, V, IA, PA, G, branch, s, U, u, Dinv, D, A,
                    SC)
 
-    @kernel
+    @aba_kernel
     def aba(topology, params, gravity, q, v, tau, f_ext, qdd, status):
-        """qdd[b] = M⁻¹ (τ − c) at state b (:func:`~._algorithm_family.algorithm_family`'s ``aba_passes``)."""
+        """qdd[b] = M⁻¹ (τ − c) at state b (:func:`~._algorithm_family.algorithm_family`'s ``aba_passes``), read
+        from and written to the batch's rows in place (no thread-local copies)."""
         b = cuda.grid(1)
         if b >= q.shape[0]:
             return
-        qb, vb, tb = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
-        out = cuda.local.array(NV, float64)
-        load_state(q, v, tau, b, qb, vb, tb)
-        forward_dynamics(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, tb, f_ext, out)
-        store(out, b, qdd, status)
+        forward_dynamics(topology, params[min(b, params.shape[0] - 1)], gravity, q[b], v[b], tau[b], f_ext, qdd[b])
+        for k in range(qdd.shape[1]):
+            if not math.isfinite(qdd[b, k]):
+                status[0] = 1
 
     @kernel
     def rnea(topology, params, gravity, q, v, a, f_ext, tau, status):
-        """tau[b] = M a + c at state b (``rnea_passes``)."""
+        """tau[b] = M a + c at state b (``rnea_passes``), read from and written to the batch's rows in place."""
         b = cuda.grid(1)
         if b >= q.shape[0]:
             return
-        qb, vb, ab = cuda.local.array(nq, float64), cuda.local.array(NV, float64), cuda.local.array(NV, float64)
-        out = cuda.local.array(NV, float64)
-        load_state(q, v, a, b, qb, vb, ab)
         R = cuda.local.array((n, 3, 3), float64)
         p = cuda.local.array((n, 3), float64)
         V = cuda.local.array((N1, 6), float64)
         A = cuda.local.array((N1, 6), float64)
         F = cuda.local.array((N1, 6), float64)
         SC = cuda.local.array((2, nq), float64)
-        rnea_passes(topology, params[min(b, params.shape[0] - 1)], gravity, qb, vb, ab, f_ext, out, R, p, V, A, F, SC)
-        store(out, b, tau, status)
+        if not rnea_passes(topology, params[min(b, params.shape[0] - 1)], gravity, q[b], v[b], a[b], f_ext, tau[b], R,
+                           p, V, A, F, SC):
+            status[0] = 1
 
     @kernel
     def crba(topology, params, q, M, status):

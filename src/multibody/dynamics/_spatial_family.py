@@ -43,11 +43,13 @@ class SpatialFamily(SimpleNamespace):
     """The members of :func:`spatial_family`, compiled for one target, as attributes."""
 
 
-def spatial_family(compile):
+def spatial_family(compile, sines_ahead=True):
     """The spatial and joint functions compiled with ``compile`` (a decorator: ``njit(inline="always")`` for the
     CPU, ``cuda.jit(device=True)`` for the GPU), returned as a :class:`SpatialFamily`, with the readers of the
     model's parameters (:func:`~._layout.accessors`) and the joint types' members (:func:`~._joint_family.joint_family`,
-    all of them also as ``joints``) compiled likewise among its members."""
+    all of them also as ``joints``) compiled likewise among its members. ``sines_ahead``: the sines and cosines of q
+    computed ahead into an array by one vectorized loop (:func:`sines_cosines`: the CPU), or else each where it is
+    used (the GPU, where the array would be thread-local memory)."""
     layout = accessors(compile)
     (tree_rotation, tree_translation, joint_axis, mass, mass_center, armature, motion_subspace, spatial_inertia,
      axis_tree_rotation, axis_tree_translation, axis_central_inertia, axis_mass_center, axis_inertia) = (
@@ -74,7 +76,9 @@ def spatial_family(compile):
     @compile
     def sines_cosines(x, SC):
         """SC[0, k], SC[1, k] = sin x_k, cos x_k for each entry of the vector x, in one vectorized loop
-        (:func:`sin_cos`; math.sin and math.cos if any |x_k| is beyond SINCOS_RANGE)."""
+        (:func:`sin_cos`; math.sin and math.cos if any |x_k| is beyond SINCOS_RANGE); nothing unless ``sines_ahead``."""
+        if not sines_ahead:
+            return
         largest = 0.0
         for k in range(x.shape[0]):
             largest = max(largest, abs(x[k]))
@@ -225,14 +229,17 @@ def spatial_family(compile):
         out[k, 17], out[k, 18], out[k, 19], out[k, 20] = T[17], T[18], T[19], T[20]
 
     @compile
+    def symmetric_sum(S, T):
+        """S + T for symmetric 6×6 matrices as 21-tuples (:func:`symmetric_row`)."""
+        return (S[0] + T[0], S[1] + T[1], S[2] + T[2], S[3] + T[3], S[4] + T[4], S[5] + T[5], S[6] + T[6],
+                S[7] + T[7], S[8] + T[8], S[9] + T[9], S[10] + T[10], S[11] + T[11], S[12] + T[12], S[13] + T[13],
+                S[14] + T[14], S[15] + T[15], S[16] + T[16], S[17] + T[17], S[18] + T[18], S[19] + T[19],
+                S[20] + T[20])
+
+    @compile
     def add_symmetric_row(out, k, T):
         """out[k] += T for a 21-tuple T (:func:`symmetric_row`)."""
-        set_symmetric_row(out, k, (out[k, 0] + T[0], out[k, 1] + T[1], out[k, 2] + T[2], out[k, 3] + T[3],
-                                   out[k, 4] + T[4], out[k, 5] + T[5], out[k, 6] + T[6], out[k, 7] + T[7],
-                                   out[k, 8] + T[8], out[k, 9] + T[9], out[k, 10] + T[10], out[k, 11] + T[11],
-                                   out[k, 12] + T[12], out[k, 13] + T[13], out[k, 14] + T[14], out[k, 15] + T[15],
-                                   out[k, 16] + T[16], out[k, 17] + T[17], out[k, 18] + T[18], out[k, 19] + T[19],
-                                   out[k, 20] + T[20]))
+        set_symmetric_row(out, k, symmetric_sum(symmetric_row(out, k), T))
 
     @compile
     def symmetric_product(S, m):
@@ -349,7 +356,10 @@ def spatial_family(compile):
         jtype, iq = topology[i, JTYPE], topology[i, IQ]
         T, t = axis_tree_rotation(params, i), axis_tree_translation(params, i)
         if rotates_about_its_axis(jtype):  # T R_z(θ): columns (c T_x + s T_y, c T_y − s T_x, T_z)
-            sn, cs = SC[0, iq], SC[1, iq]
+            if sines_ahead:
+                sn, cs = SC[0, iq], SC[1, iq]
+            else:
+                sn, cs = sin_cos(q[iq]) if abs(q[iq]) < SINCOS_RANGE else (math.sin(q[iq]), math.cos(q[iq]))
             return (cs * T[0] + sn * T[1], cs * T[1] - sn * T[0], T[2], cs * T[3] + sn * T[4], cs * T[4] - sn * T[3], T[5],
                     cs * T[6] + sn * T[7], cs * T[7] - sn * T[6], T[8]), t
         RJ, pJ = joint_pose(jtype, params, i, q, iq)
@@ -357,15 +367,27 @@ def spatial_family(compile):
         return rotation_product(T, RJ), (t[0] + TpJ[0], t[1] + TpJ[1], t[2] + TpJ[2])
 
     @compile
-    def axis_frame_pose(topology, params, i, q, R0, p0, SC):
-        """World pose of body i's axis frame from its parent's (row −1: the world), R0_i = R0_λ R_i and
-        p0_i = p0_λ + R0_λ p_i (:func:`axis_frame_placement`), as a row-major 9-tuple and a 3-tuple."""
-        lam = topology[i, PARENT]
-        P = (R0[lam, 0, 0], R0[lam, 0, 1], R0[lam, 0, 2], R0[lam, 1, 0], R0[lam, 1, 1], R0[lam, 1, 2], R0[lam, 2, 0],
-             R0[lam, 2, 1], R0[lam, 2, 2])
+    def rotation_row(R0, i):
+        """R0[i], a 3×3 rotation of an (n, 3, 3) array, as a row-major 9-tuple (values in registers)."""
+        return (R0[i, 0, 0], R0[i, 0, 1], R0[i, 0, 2], R0[i, 1, 0], R0[i, 1, 1], R0[i, 1, 2], R0[i, 2, 0], R0[i, 2, 1],
+                R0[i, 2, 2])
+
+    @compile
+    def child_axis_frame_pose(topology, params, i, q, P, p_parent, SC):
+        """World pose of body i's axis frame from its parent's, given as the rotation P (row-major 9-tuple) and the
+        origin p_parent (3-tuple): R0_i = P R_i and p0_i = p_parent + P p_i (:func:`axis_frame_placement`), as a
+        row-major 9-tuple and a 3-tuple."""
         R, p = axis_frame_placement(topology, params, i, q, SC)
         Pp = rotation_times(P, p[0], p[1], p[2])
-        return rotation_product(P, R), (p0[lam, 0] + Pp[0], p0[lam, 1] + Pp[1], p0[lam, 2] + Pp[2])
+        return rotation_product(P, R), (p_parent[0] + Pp[0], p_parent[1] + Pp[1], p_parent[2] + Pp[2])
+
+    @compile
+    def axis_frame_pose(topology, params, i, q, R0, p0, SC):
+        """World pose of body i's axis frame from its parent's (row −1: the world), R0_i = R0_λ R_i and
+        p0_i = p0_λ + R0_λ p_i (:func:`child_axis_frame_pose`), as a row-major 9-tuple and a 3-tuple."""
+        lam = topology[i, PARENT]
+        return child_axis_frame_pose(topology, params, i, q, rotation_row(R0, lam),
+                                     (p0[lam, 0], p0[lam, 1], p0[lam, 2]), SC)
 
     @compile
     def placed_axis_frame(topology, params, i, q, R0, p0, SC):
@@ -426,28 +448,34 @@ def spatial_family(compile):
         return symmetric_product_angular(symmetric_row(S, i), w0, w1, w2)
 
     @compile
-    def articulate_single_dof(params, i, iv, revolute, tau, s, IA, PA, C):
-        """:func:`articulate` for a joint with one degree of freedom (motion subspace a single column s), its steps
-        fused with the intermediate values in registers: U = I^A s ;  d = sᵀ U + armature ;  u = τ − sᵀ p^A ;
+    def sum6(x, y):
+        """x + y for 6-tuples."""
+        return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
+
+    @compile
+    def articulated_single_dof(IA, PA, s, c, tau, armature, revolute):
+        """The articulation step of the ABA (RBDA Table 7.1) for a joint with one degree of freedom (motion
+        subspace a single column s), on values in registers: the articulated inertia I^A (21-tuple,
+        :func:`symmetric_row`), bias force p^A, s and the velocity-product acceleration c (6-tuples), the joint force
+        τ and the joint's armature: U = I^A s ;  d = sᵀ U + armature ;  u = τ − sᵀ p^A ;
         p^a = p^A + I^A c + U (u − Uᵀ c) / d ;  I^a = I^A − U Uᵀ / d. A ``revolute`` joint's s = [ω; 0] (world axes at
-        the body origin, which lies on the axis) takes the products with its angular half alone. Returns (U, d⁻¹,
-        (u − Uᵀ c) / d) for pass 3."""
-        si, ci = row6(s, iv), row6(C, i)
+        the body origin, which lies on the axis) takes the products with its angular half alone. Returns (I^a, p^a,
+        U, d⁻¹, (u − Uᵀ c) / d), the last three for pass 3."""
         if revolute:  # U = [A ω; Bᵀ ω] ;  sᵀ x = ω · x_ω
-            Ui = symmetric_times_angular(IA, i, si[0], si[1], si[2])
-            sU = si[0] * Ui[0] + si[1] * Ui[1] + si[2] * Ui[2]
-            sp = si[0] * PA[i, 0] + si[1] * PA[i, 1] + si[2] * PA[i, 2]
+            U = symmetric_product_angular(IA, s[0], s[1], s[2])
+            sU = s[0] * U[0] + s[1] * U[1] + s[2] * U[2]
+            sp = s[0] * PA[0] + s[1] * PA[1] + s[2] * PA[2]
         else:
-            Ui = symmetric_times(IA, i, si)
-            sU, sp = dot6(si, Ui), dot6(si, row6(PA, i))
-        Ic = symmetric_times(IA, i, ci)
-        dinv = 1.0 / (sU + armature(params, i, 0))
-        w = (tau[iv] - sp - dot6(Ui, ci)) * dinv
-        for r in range(6):
-            PA[i, r] += Ic[r] + Ui[r] * w
-        symmetric_subtract(IA, i, Ui, (Ui[0] * dinv, Ui[1] * dinv, Ui[2] * dinv, Ui[3] * dinv, Ui[4] * dinv,
-                                       Ui[5] * dinv))
-        return Ui, dinv, w
+            U = symmetric_product(IA, s)
+            sU, sp = dot6(s, U), dot6(s, PA)
+        Ic = symmetric_product(IA, c)
+        dinv = 1.0 / (sU + armature)
+        w = (tau - sp - dot6(U, c)) * dinv
+        pa = (PA[0] + Ic[0] + U[0] * w, PA[1] + Ic[1] + U[1] * w, PA[2] + Ic[2] + U[2] * w,
+              PA[3] + Ic[3] + U[3] * w, PA[4] + Ic[4] + U[4] * w, PA[5] + Ic[5] + U[5] * w)
+        Ia = symmetric_minus_outer(IA, U, (U[0] * dinv, U[1] * dinv, U[2] * dinv, U[3] * dinv, U[4] * dinv,
+                                           U[5] * dinv))
+        return Ia, pa, U, dinv, w
 
     @compile
     def compact_inertia_in_world_axes(m, c, I, R):
@@ -487,6 +515,8 @@ def spatial_family(compile):
                          world_frame_row=world_frame_row,
                          world_origin_inertia=world_origin_inertia,
                          inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
-                         symmetric_times_angular=symmetric_times_angular, articulate_single_dof=articulate_single_dof,
+                         symmetric_times_angular=symmetric_times_angular, symmetric_sum=symmetric_sum, sum6=sum6,
+                         articulated_single_dof=articulated_single_dof, rotation_row=rotation_row,
+                         child_axis_frame_pose=child_axis_frame_pose,
                          compact_inertia_in_world_axes=compact_inertia_in_world_axes,
                          rigid_inertia_in_world_axes=rigid_inertia_in_world_axes, joints=joints, **vars(layout))
