@@ -6,13 +6,15 @@ contact pairs the compiled detection takes (:func:`~multibody.constraints._narro
 table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
-    free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit;
-                      K from the sparse factorization M + h D = Lᵀ L, RBDA Tables 6.3–6.4)
-    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ
+    free motion       (M + h D) a = τ − c by the sparse factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4; ABA
+                      when D = 0; D the joint dampers, implicit)      (:func:`~..constraints._step.free_acceleration`)
+    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ, K = (M + h D)⁻¹ formed only then
                                                     (:func:`~..constraints._equality_rows.equality_motion`)
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
+                      on their compliance columns K Nᵀ, K Tᵀ, from L or K
+                                                    (:func:`~..constraints._step.compliance_columns`)
                       or, first, from the last step's LCP basis           (:func:`~..constraints.lcp.basis_solution`)
     position          q⁺ = q ⊕ h v⁺, quaternions normalized
 
@@ -189,7 +191,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
         mu[k], e[k], gaps[k] = pair_mu[found[k]], pair_e[found[k]], out[k, 6]
     for b in range(nb):
         r = nc + b
-        N[r], T[r], vt[r], mu[r] = N_limits[b], 0.0, 0.0, 0.0
+        N[r], vt[r], mu[r] = N_limits[b], 0.0, 0.0  # (its T is not read: μ = 0)
         e[r], gaps[r], vn[r] = e_limits[b], dot(G[b], q) - offset[b], dot(N_limits[b], v)
     # the LCP's basis guessed from the last step's: a row is the same contact (pair, its k-th contact) or bound
     for k in range(nc):
@@ -207,9 +209,9 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
                 break
     last_count[0] = 0
     chosen[:rows] = False
-    if not closing_velocity(compliance, parents, a, v, h, N[:rows], T[:rows], vt[:rows], vn[:rows], mu[:rows], e[:rows], gaps[:rows],
-                            settings[ERP], settings[BOUNCE], cone, settings[REGULARIZATION], tolerances,
-                            int(settings[PIVOTS]), settings[ACCEPTED], chosen[:rows], basic[:rows], v_new,
+    if not closing_velocity(compliance, parents, a, v, h, N[:rows], T[:rows], vt[:rows], vn[:rows], mu[:rows],
+                            e[:rows], gaps[:rows], settings[ERP], settings[BOUNCE], cone, settings[REGULARIZATION],
+                            tolerances, int(settings[PIVOTS]), settings[ACCEPTED], chosen[:rows], basic[:rows], v_new,
                             target[:rows], gamma_n[:rows], gamma_t[:rows]):
         return False
     last_keys[:rows], last_basic[:rows], last_count[0] = keys[:rows], basic[:rows], rows
