@@ -21,8 +21,7 @@ from numba import njit
 from ..dynamics._core import cross as cross3
 from ..dynamics._quantities import jacobian_at_poses
 from ..dynamics._inputs import as_state, raise_nonfinite
-from ..dynamics._spatial_kernels import (IV, NVJ, PARENT, rotated_to_world, subspace_column_in_world_axes,
-                                        subspace_times, world_poses)
+from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError
 from ..spatial import cross
 
@@ -156,7 +155,7 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
     |n_x| ≥ 0.9). out (k, 6) = (v_n, v_t (2), b_n, b_t (2))."""
     w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
     nv = N.shape[1]
-    J_P = np.empty((3, nv))
+    J_a, J_b, r = np.zeros((6, nv)), np.zeros((6, nv)), np.empty(3)  # (r: the point in body coordinates)
     for k in range(body_a.shape[0]):
         n = (normal[k, 0], normal[k, 1], normal[k, 2])
         # t1 ∥ e_x × n = (0, −n_z, n_y), or e_y × n = (n_z, 0, −n_x) near ±e_x; t2 = n × t1
@@ -180,36 +179,16 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         v_rel, a_rel = _difference(va, vb), _difference(aa, ab)
         out[k, 0], out[k, 1], out[k, 2] = _dot3(n, v_rel), _dot3(t1, v_rel), _dot3(t2, v_rel)
         out[k, 4], out[k, 5] = _dot3(t1, a_rel), _dot3(t2, a_rel)
-        # J_P = J_A(P) − J_B(P), linear part, on the joints above A and B only
-        J_P[:, :] = 0.0
-        _add_point_jacobian(topology, params, R0, p0, body_a[k], ra, 1.0, J_P)
-        _add_point_jacobian(topology, params, R0, p0, body_b[k], rb, -1.0, J_P)
+        J_a[:, :], J_b[:, :] = 0.0, 0.0
+        if body_a[k] >= 0:
+            r[0], r[1], r[2] = ra
+            jacobian_at_poses(topology, params, R0, p0, body_a[k], r, J_a)
+        if body_b[k] >= 0:
+            r[0], r[1], r[2] = rb
+            jacobian_at_poses(topology, params, R0, p0, body_b[k], r, J_b)
         for j in range(nv):
-            J_j = (J_P[0, j], J_P[1, j], J_P[2, j])
-            N[k, j], T[k, 0, j], T[k, 1, j] = _dot3(n, J_j), _dot3(t1, J_j), _dot3(t2, J_j)
-
-
-@njit(cache=True, nogil=True)
-def _add_point_jacobian(topology, params, R0, p0, body, r, sign, J):
-    """J (3, nv) += sign · the linear part of the Jacobian of the point r (body coordinates) of ``body`` (nothing for
-    the world, −1), on the columns of the joints above it (:func:`~..dynamics._quantities.jacobian_at_poses`):
-    v = R0_j S_v + ω × (P − p0_j), ω = R0_j S_ω."""
-    if body < 0:
-        return
-    R = R0[body]
-    P = (p0[body, 0] + R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2],
-         p0[body, 1] + R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
-         p0[body, 2] + R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
-    j = body
-    while j >= 0:
-        iv = topology[j, IV]
-        d0, d1, d2 = P[0] - p0[j, 0], P[1] - p0[j, 1], P[2] - p0[j, 2]
-        for k in range(topology[j, NVJ]):
-            s = subspace_column_in_world_axes(params, j, k, R0)  # [R0_j S_ω; R0_j S_v]
-            v = (s[3] + (s[1] * d2 - s[2] * d1), s[4] + (s[2] * d0 - s[0] * d2), s[5] + (s[0] * d1 - s[1] * d0))
-            for c in range(3):
-                J[c, iv + k] = J[c, iv + k] + sign * v[c]
-        j = topology[j, PARENT]
+            J_P = (J_a[3, j] - J_b[3, j], J_a[4, j] - J_b[4, j], J_a[5, j] - J_b[5, j])
+            N[k, j], T[k, 0, j], T[k, 1, j] = _dot3(n, J_P), _dot3(t1, J_P), _dot3(t2, J_P)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics._derivatives import tree_factor
-from .lcp import pyramid_acceleration
+from .lcp import dot, product, pyramid_acceleration
 
 
 @njit(cache=True, nogil=True)
@@ -95,12 +95,7 @@ def compliance_columns(K, lam, B, C):
     instead of K's O(nv² d) and the product's O(nv² P)."""
     P, nv = B.shape
     if lam.shape[0] == 0:
-        for j in range(nv):
-            for p in range(P):
-                total = 0.0
-                for k in range(nv):
-                    total += K[j, k] * B[p, k]
-                C[j, p] = total
+        product(K, B.T, C)
         return
     for j in range(nv):
         for p in range(P):
@@ -136,12 +131,3 @@ def free_acceleration(M, lam, b, a):
         return False
     compliance_columns(M, lam, b.reshape((1, nv)), a.reshape((nv, 1)))
     return True
-
-
-@njit(cache=True, nogil=True)
-def dot(x, y):
-    """x · y of two vectors (nv,) in a loop: no BLAS call, whose cost outweighs a row's few products."""
-    total = 0.0
-    for k in range(x.shape[0]):
-        total += x[k] * y[k]
-    return total

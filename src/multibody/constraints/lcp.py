@@ -369,16 +369,9 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
     m = nc + edges * ns
     # W = B K Bᵀ and B a_eq
     W, Ba = np.empty((P, P)), np.empty(P)
+    product(B, C, W)
     for p in range(P):
-        for r in range(P):
-            total = 0.0
-            for j in range(nv):
-                total += B[p, j] * C[j, r]
-            W[p, r] = total
-        total = 0.0
-        for j in range(nv):
-            total += B[p, j] * a_eq[j]
-        Ba[p] = total
+        Ba[p] = dot(B[p], a_eq)
     lcp, rhs, z = np.empty((m + ns, m + ns)), np.zeros(m + ns), np.empty(m + ns)
     pyramid_matrix(W, nc, owner, mu, cone, regularization, lcp)
     # rhs = (N; D) a_eq − (γ_n; γ_d): an edge's cone_e · (T a_eq − γ_t)
@@ -421,11 +414,28 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
             w1 += cone[e, 1] * z[nc + s * edges + e]
         w[nc + 2 * s], w[nc + 2 * s + 1] = w0, w1
     for j in range(nv):
-        total = a_eq[j]
-        for p in range(P):
-            total += C[j, p] * w[p]
-        a[j] = total
+        a[j] = a_eq[j] + dot(C[j], w)
     return True
+
+
+@njit(cache=True, nogil=True)
+def product(X, Y, out):
+    """out (n, p) = X (n, k) Y (k, p) in loops: no BLAS call, whose cost outweighs the small matrices' products."""
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[1]):
+            total = 0.0
+            for k in range(X.shape[1]):
+                total += X[i, k] * Y[k, j]
+            out[i, j] = total
+
+
+@njit(cache=True, nogil=True)
+def dot(x, y):
+    """x · y of two vectors in a loop (no BLAS call)."""
+    total = 0.0
+    for k in range(x.shape[0]):
+        total += x[k] * y[k]
+    return total
 
 
 class GaussSeidelBlock(NamedTuple):

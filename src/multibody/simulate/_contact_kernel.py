@@ -31,7 +31,8 @@ from numba import njit
 from ..constraints._equality_rows import equality_motion
 from ..constraints._kinematics import contact_rows, world_motion
 from ..constraints._narrow import detect_contacts, speed_bound
-from ..constraints._step import closing_velocity, dot, free_acceleration
+from ..constraints._step import closing_velocity, free_acceleration
+from ..constraints.lcp import dot
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
 from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
