@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+import multibody as mb
+from multibody.constraints._step import compliance_columns, free_acceleration
 from multibody.constraints.lcp import (GaussSeidelBlock, LCPError, basis_solution, gauss_seidel_sweep, lemke,
                                       pyramid_acceleration)
+from multibody.dynamics._derivatives import dof_parents
+from oracles import random_model, random_state
 
 
 def _enumerate(M, q):
@@ -87,6 +91,26 @@ def test_a_singular_guessed_basis_is_refused():
     assert not basis_solution(M, q, np.array([True, True]), 1e-9, 0, np.empty(2))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_compliance_columns_from_the_tree_factor_equal_the_inverse_times_the_rows(seed):
+    """On random trees (branches, multi-dof joints, damping on the diagonal): K Bᵀ and (M + h D)⁻¹ b from the sparse
+    factor M + h D = Lᵀ L equal the dense inverse's, and the dense path of compliance_columns equals K @ Bᵀ."""
+    rng = np.random.default_rng(seed)
+    model = random_model(rng, 8, free_base=bool(seed % 2))
+    q, _, _ = random_state(rng, model)
+    M = mb.crba(model, q)
+    M[np.diag_indices_from(M)] += 0.01 * rng.uniform(0.0, 5.0, size=model.nv)
+    K, B, b = np.linalg.inv(M), rng.normal(size=(5, model.nv)), rng.normal(size=model.nv)
+    lam, L, a, C = np.empty(model.nv), M.copy(), np.empty(model.nv), np.empty((model.nv, 5))
+    dof_parents(model.compile().topology, lam)
+    assert free_acceleration(L, lam, b, a)
+    np.testing.assert_allclose(a, K @ b, rtol=0, atol=1e-10 * np.abs(K @ b).max())
+    compliance_columns(L, lam, B, C)
+    np.testing.assert_allclose(C, K @ B.T, rtol=0, atol=1e-10 * np.abs(K @ B.T).max())
+    compliance_columns(K, np.empty(0), B, C)
+    np.testing.assert_allclose(C, K @ B.T, rtol=0, atol=1e-13 * np.abs(K @ B.T).max())
+
+
 def test_a_resting_box_solved_from_its_last_basis_equals_lemke():
     """A unit box's four corners on a floor, friction 0.5, pushed sideways: the frictional LCP solved without a guess
     and again from the returned basis give the same acceleration."""
@@ -101,7 +125,11 @@ def test_a_resting_box_solved_from_its_last_basis_equals_lemke():
     a_eq = np.r_[2.0, 0.0, -9.81, 0.0, 0.0, 0.0]  # gravity and a push of 2 N along x
     mu, gamma_n, gamma_t = np.full(4, 0.5), np.zeros(4), np.zeros((4, 2))
     cone = np.array([[np.cos(t), np.sin(t)] for t in np.arange(8) * np.pi / 4])
-    args = (K, a_eq, N, T, mu, gamma_n, gamma_t, cone, 1e-10, np.array([1e-9, 1e-7]), 5, 1e-6)
+    B = np.vstack([N, T.reshape(8, 6)])  # the normal rows, then each corner's two tangent rows
+    C = np.empty((6, 12))
+    compliance_columns(K, np.empty(0), B, C)
+    np.testing.assert_allclose(C, K @ B.T, rtol=0, atol=1e-15)
+    args = (B, C, a_eq, 4, mu, gamma_n, gamma_t, cone, 1e-10, np.array([1e-9, 1e-7]), 5, 1e-6)
     cold, warm, basic = np.empty(6), np.empty(6), np.zeros((4, 10), dtype=bool)
     assert pyramid_acceleration(*args, basic, cold)
     assert basic[:, 0].any()

@@ -155,7 +155,7 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
     |n_x| ≥ 0.9). out (k, 6) = (v_n, v_t (2), b_n, b_t (2))."""
     w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
     nv = N.shape[1]
-    J_a, J_b = np.zeros((6, nv)), np.zeros((6, nv))
+    J_a, J_b, r = np.zeros((6, nv)), np.zeros((6, nv)), np.empty(3)  # (r: the point in body coordinates)
     for k in range(body_a.shape[0]):
         n = (normal[k, 0], normal[k, 1], normal[k, 2])
         # t1 ∥ e_x × n = (0, −n_z, n_y), or e_y × n = (n_z, 0, −n_x) near ±e_x; t2 = n × t1
@@ -181,9 +181,11 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         out[k, 4], out[k, 5] = _dot3(t1, a_rel), _dot3(t2, a_rel)
         J_a[:, :], J_b[:, :] = 0.0, 0.0
         if body_a[k] >= 0:
-            jacobian_at_poses(topology, params, R0, p0, body_a[k], np.array(ra), J_a)
+            r[0], r[1], r[2] = ra
+            jacobian_at_poses(topology, params, R0, p0, body_a[k], r, J_a)
         if body_b[k] >= 0:
-            jacobian_at_poses(topology, params, R0, p0, body_b[k], np.array(rb), J_b)
+            r[0], r[1], r[2] = rb
+            jacobian_at_poses(topology, params, R0, p0, body_b[k], r, J_b)
         for j in range(nv):
             J_P = (J_a[3, j] - J_b[3, j], J_a[4, j] - J_b[4, j], J_a[5, j] - J_b[5, j])
             N[k, j], T[k, 0, j], T[k, 1, j] = _dot3(n, J_P), _dot3(t1, J_P), _dot3(t2, J_P)

@@ -20,22 +20,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .lcp import pyramid_acceleration
+from ..dynamics._derivatives import tree_factor
+from .lcp import dot, product, pyramid_acceleration
 
 
 @njit(cache=True, nogil=True)
-def closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, cone, regularization,
+def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, cone, regularization,
                      tolerances, pivots_per_unknown, accepted, chosen, basic, v_new, target, gamma_n, gamma_t):
     """v_new (nv,) = v⁺ of the module docstring for n rows N (n, nv), tangent rows T (n, 2, nv), tangential and
     normal velocities vt (n, 2), vn (n,), friction μ (n,) (0: frictionless, a joint bound), restitution e (n,),
-    gaps (n,) [m or rad], around the acceleration ``a`` (nv,) with the compliance K (nv, nv), step h [s].
+    gaps (n,) [m or rad], around the acceleration ``a`` (nv,) with the compliance K (nv, nv), step h [s]; with
+    ``lam`` (nv,) the tree's velocity parents (:func:`~..dynamics._derivatives.dof_parents`), K holds instead the
+    sparse factorization Lᵀ L of the compliance's inverse (:func:`~..dynamics._derivatives.tree_factor`;
+    ``lam`` empty: K dense) (:func:`compliance_columns`).
     ``chosen`` (n,) bool: rows that take part from the start (in) and the rows that took part (out); ``basic``
     (n, edges + 2) bool: each row's LCP variables guessed basic (in: the previous step's, or all False) and the
     solution's (out) (:func:`~.lcp.pyramid_acceleration`); ``target``
     (n,), ``gamma_n`` (n,), ``gamma_t`` (n, 2): every row's target normal velocity and right-hand sides (out).
     False when Lemke's method finds no solution for the rows ``chosen`` (v_new then holds the last solved v⁺)."""
     n, nv = N.shape
-    v_new[:] = v + h * a
+    for j in range(nv):
+        v_new[j] = v[j] + h * a[j]
     for i in range(n):
         target[i] = -gaps[i] / h if gaps[i] >= 0 else -erp * gaps[i] / h
         # Newton's restitution on arrival, for rows reaching their surface in this step
@@ -44,35 +49,85 @@ def closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounc
             goal = max(goal, -restitution[i] * vn[i])
         gamma_n[i] = (goal - vn[i]) / h
         gamma_t[i, 0], gamma_t[i, 1] = -vt[i, 0] / h, -vt[i, 1] / h
-        chosen[i] = chosen[i] or gaps[i] <= 0 or _dot(N[i], v_new) < target[i]
+        chosen[i] = chosen[i] or gaps[i] <= 0 or dot(N[i], v_new) < target[i]
+    # the chosen rows' LCP data: B (P, nv) their normal rows, then the two tangent rows of each with μ > 0
+    rows, B, C, a_new = np.empty(n, dtype=np.int64), np.empty((3 * n, nv)), np.empty((nv, 3 * n)), np.empty(nv)
+    mu_k, gn_k, gt_k = np.empty(n), np.empty(n), np.empty((n, 2))
+    basic_k = np.empty((n, basic.shape[1]), dtype=np.bool_)
     while True:
-        rows = np.flatnonzero(chosen)
-        m = rows.shape[0]
+        m = 0
+        for i in range(n):
+            if chosen[i]:
+                rows[m] = i
+                m += 1
         if m == 0:
             return True
-        N_k, T_k, mu_k, gn_k, gt_k = np.empty((m, nv)), np.empty((m, 2, nv)), np.empty(m), np.empty(m), np.empty((m, 2))
-        basic_k = np.empty((m, basic.shape[1]), dtype=np.bool_)
+        P = m
         for r in range(m):
             i = rows[r]
-            N_k[r], T_k[r], mu_k[r], gn_k[r], gt_k[r], basic_k[r] = N[i], T[i], mu[i], gamma_n[i], gamma_t[i], basic[i]
-        a_new = np.empty(nv)
-        if not pyramid_acceleration(K, a, N_k, T_k, mu_k, gn_k, gt_k, cone, regularization, tolerances,
-                                    pivots_per_unknown, accepted, basic_k, a_new):
+            B[r], mu_k[r], gn_k[r], basic_k[r] = N[i], mu[i], gamma_n[i], basic[i]
+            gt_k[r, 0], gt_k[r, 1] = gamma_t[i, 0], gamma_t[i, 1]
+            if mu[i] > 0:
+                B[P], B[P + 1] = T[i, 0], T[i, 1]
+                P += 2
+        compliance_columns(K, lam, B[:P], C[:, :P])
+        if not pyramid_acceleration(B[:P], C[:, :P], a, m, mu_k[:m], gn_k[:m], gt_k[:m], cone, regularization,
+                                    tolerances, pivots_per_unknown, accepted, basic_k[:m], a_new):
             return False
         for r in range(m):
             basic[rows[r]] = basic_k[r]
-        v_new[:] = v + h * a_new
+        for j in range(nv):
+            v_new[j] = v[j] + h * a_new[j]
         late = False
         for i in range(n):  # rows the impulses close (an impact on a foot swinging a knee onto its stop)
-            if not chosen[i] and _dot(N[i], v_new) < target[i] - 1e-12 * max(1.0, abs(target[i])):
+            if not chosen[i] and dot(N[i], v_new) < target[i] - 1e-12 * max(1.0, abs(target[i])):
                 chosen[i], late = True, True
         if not late:
             return True
 
 
 @njit(cache=True, nogil=True)
-def _dot(x, y):
-    total = 0.0
-    for k in range(x.shape[0]):
-        total += x[k] * y[k]
-    return total
+def compliance_columns(K, lam, B, C):
+    """C (nv, P) = K Bᵀ for the rows B (P, nv): with K dense (``lam`` empty) the product; with K = (Lᵀ L)⁻¹ held as
+    its sparse factor L (``lam`` (nv,) the velocity parents: M + h D = Lᵀ L,
+    :func:`~..dynamics._derivatives.tree_factor`, L's diagonal as reciprocals) the two sparse triangular solves of
+    RBDA Table 6.4 on Bᵀ: Lᵀ Z = Bᵀ from the leaves, then L C = Z from the root, O(nv d P) for a tree of depth d
+    instead of K's O(nv² d) and the product's O(nv² P)."""
+    P, nv = B.shape
+    if lam.shape[0] == 0:
+        product(K, B.T, C)
+        return
+    for j in range(nv):
+        for p in range(P):
+            C[j, p] = B[p, j]
+    # Lᵀ Z = Bᵀ: z_i = x_i / L_ii, then x_j −= L_ij z_i for the ancestors j of i
+    for i in range(nv - 1, -1, -1):
+        for p in range(P):
+            C[i, p] *= K[i, i]
+        j = int(lam[i])
+        while j >= 0:
+            for p in range(P):
+                C[j, p] -= K[i, j] * C[i, p]
+            j = int(lam[j])
+    # L C = Z: c_i = (z_i − Σ L_ij c_j) / L_ii over the ancestors j of i
+    for i in range(nv):
+        j = int(lam[i])
+        while j >= 0:
+            for p in range(P):
+                C[i, p] -= K[i, j] * C[j, p]
+            j = int(lam[j])
+        for p in range(P):
+            C[i, p] *= K[i, i]
+
+
+@njit(cache=True, nogil=True)
+def free_acceleration(M, lam, b, a):
+    """a (nv,) = M⁻¹ b (nv,) by the sparse factorization M = Lᵀ L (:func:`~..dynamics._derivatives.tree_factor`,
+    RBDA Table 6.3; ``lam`` the velocity parents), M overwritten by its factor, and the two triangular solves of
+    :func:`compliance_columns`: the free motion of the contact step with its joint dampers, (M + h D) a = τ − c, in the
+    same arithmetic in the Python step and the compiled loop. False if M is not positive definite."""
+    nv = b.shape[0]
+    if not tree_factor(M, lam):
+        return False
+    compliance_columns(M, lam, b.reshape((1, nv)), a.reshape((nv, 1)))
+    return True

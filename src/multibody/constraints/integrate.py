@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
+from ..dynamics._derivatives import dof_parents
 from ..model.joint_forces import joint_force_rows
 from ._equality_rows import RCOND, constrained_motion
 from ._kinematics import Snapshot
 from ._narrow import speed_bound
-from ._step import closing_velocity
+from ._step import closing_velocity, free_acceleration
 from .assembly import assemble_positions, assemble_velocities, constraint_drift
 from .contact import (ACCEPTED_ERROR, MAX_PIVOTS, _TOLERANCES, _pyramid, coefficient_arrays, found_contacts,
                       geometry_arrays, point_rows, relaxed_forces)
@@ -92,7 +93,10 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
         M = crba(model, q)
         M[np.diag_indices_from(M)] += h * damping
-        a_free = np.linalg.solve(M, tau - nonlinear_effects(model, q, v))
+        a_free, lam = np.empty(model.nv), np.empty(model.nv)
+        dof_parents((model._compiled or model.compile()).topology, lam)
+        if not free_acceleration(M.copy(), lam, tau - nonlinear_effects(model, q, v), a_free):
+            raise np.linalg.LinAlgError(f"model '{model.name}': M + h D is not positive definite")
     else:
         M, a_free = crba(model, q), aba(model, q, v, tau)
     # Gauss's principle with J (v + h a) = b − (erp/h) φ: the acceleration a and the compliance K of the contacts
@@ -120,8 +124,8 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     n = nc + nb
     chosen, v_new, target, gamma_n, gamma_t = (np.zeros(n, dtype=bool), np.empty(model.nv), np.empty(n),
                                                np.empty(n), np.empty((n, 2)))
-    while not closing_velocity(K, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity, _pyramid(EDGES),
-                               REGULARIZATION, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, chosen,
+    while not closing_velocity(K, np.empty(0), a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, bounce_velocity,
+                               _pyramid(EDGES), REGULARIZATION, _TOLERANCES, MAX_PIVOTS, ACCEPTED_ERROR, chosen,
                                np.zeros((n, EDGES + 2), dtype=bool), v_new, target,
                                gamma_n, gamma_t):
         # Lemke's method failed on the rows chosen: their forces by projected Gauss–Seidel, then any rows these close

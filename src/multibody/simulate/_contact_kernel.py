@@ -6,13 +6,15 @@ contact pairs the compiled detection takes (:func:`~multibody.constraints._narro
 table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
     kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
-    free motion       (M + h D) a = τ − c,  K = (M + h D)⁻¹        (ABA when D = 0; D the joint dampers, implicit;
-                      K from the sparse factorization M + h D = Lᵀ L, RBDA Tables 6.3–6.4)
-    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ
+    free motion       (M + h D) a = τ − c by the sparse factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4; ABA
+                      when D = 0; D the joint dampers, implicit)      (:func:`~..constraints._step.free_acceleration`)
+    equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ, K = (M + h D)⁻¹ formed only then
                                                     (:func:`~..constraints._equality_rows.equality_motion`)
     detection         pairs within margin + h (speed bound + h |g|)    (:func:`~..constraints._narrow.detect_contacts`)
     rows              contacts' N, T, v_n, v_t; bounds' g = G q − offset, ġ = N v  (:func:`~..constraints._kinematics.contact_rows`)
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
+                      on their compliance columns K Nᵀ, K Tᵀ, from L or K
+                                                    (:func:`~..constraints._step.compliance_columns`)
                       or, first, from the last step's LCP basis           (:func:`~..constraints.lcp.basis_solution`)
     position          q⁺ = q ⊕ h v⁺, quaternions normalized
 
@@ -29,7 +31,8 @@ from numba import njit
 from ..constraints._equality_rows import equality_motion
 from ..constraints._kinematics import contact_rows, world_motion
 from ..constraints._narrow import detect_contacts, speed_bound
-from ..constraints._step import closing_velocity
+from ..constraints._step import closing_velocity, free_acceleration
+from ..constraints.lcp import dot
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
 from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
@@ -135,10 +138,9 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     add_actuation(forces[3], forces[4], t, q, v, Q)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
-    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c (LU with partial pivoting, as the Python
-    # step: an unstable mode of a stiff model, seeded by round-off, keeps the two steps alike only with the same
-    # arithmetic), and the compliance K = (M + h D)⁻¹ (Gauss's principle without equality rows) from the sparse
-    # factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4)
+    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c, by the sparse factorization
+    # M + h D = Lᵀ L (RBDA Tables 6.3–6.4), which also gives the compliance K = (M + h D)⁻¹ of the rows: the contacts
+    # take only K Nᵀ, K Tᵀ of the rows that close (:func:`~..constraints._step.compliance_columns`), from L
     crba(topology, params, q, M)
     damped = False
     for k in range(nv):
@@ -147,16 +149,22 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
             M[k, k] += h * damping[k]
     if damped:
         rnea(topology, params, gravity, q, v, zero, body_forces, c)
-        a[:] = np.linalg.solve(M, Q - c)
+        for k in range(nv):
+            c[k] = Q[k] - c[k]
+        factored = free_acceleration(M, lam, c, a)
     else:
         aba(topology, params, gravity, q, v, Q, body_forces, a)
-    if not tree_factor(M, lam):
+        factored = tree_factor(M, lam)
+    if not factored:
         x[0] = np.nan
         return True
-    tree_inverse(M, lam, last, K)
-    # the equality rows held: J (v + h a) = −(erp/h) φ, by Gauss's principle on the free acceleration a (nv,) and the
-    # compliance K (nv, nv); the rows below are solved with the constrained a and K
-    equality_motion(topology, params, R0, p0, q, v, h, settings[ERP], equalities, a, K)
+    compliance, parents = M, lam
+    if equalities[3].shape[0] > 0:
+        # the equality rows held: J (v + h a) = −(erp/h) φ, by Gauss's principle on the free acceleration a (nv,) and
+        # the compliance K (nv, nv); the rows below are solved with the constrained a and K
+        tree_inverse(M, lam, last, K)
+        equality_motion(topology, params, R0, p0, q, v, h, settings[ERP], equalities, a, K)
+        compliance, parents = K, lam[:0]
     # the contacts within reach of the step
     speed = speed_bound(index, p_local, bound, motion[1], motion[0])
     reach = settings[MARGIN] + h * (speed + h * settings[GRAVITY])
@@ -184,8 +192,8 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
         mu[k], e[k], gaps[k] = pair_mu[found[k]], pair_e[found[k]], out[k, 6]
     for b in range(nb):
         r = nc + b
-        N[r], T[r], vt[r], mu[r] = N_limits[b], 0.0, 0.0, 0.0
-        e[r], gaps[r], vn[r] = e_limits[b], G[b] @ q - offset[b], N_limits[b] @ v
+        N[r], vt[r], mu[r] = N_limits[b], 0.0, 0.0  # (its T is not read: μ = 0)
+        e[r], gaps[r], vn[r] = e_limits[b], dot(G[b], q) - offset[b], dot(N_limits[b], v)
     # the LCP's basis guessed from the last step's: a row is the same contact (pair, its k-th contact) or bound
     for k in range(nc):
         keys[k] = found[k] * capacity
@@ -202,9 +210,9 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
                 break
     last_count[0] = 0
     chosen[:rows] = False
-    if not closing_velocity(K, a, v, h, N[:rows], T[:rows], vt[:rows], vn[:rows], mu[:rows], e[:rows], gaps[:rows],
-                            settings[ERP], settings[BOUNCE], cone, settings[REGULARIZATION], tolerances,
-                            int(settings[PIVOTS]), settings[ACCEPTED], chosen[:rows], basic[:rows], v_new,
+    if not closing_velocity(compliance, parents, a, v, h, N[:rows], T[:rows], vt[:rows], vn[:rows], mu[:rows],
+                            e[:rows], gaps[:rows], settings[ERP], settings[BOUNCE], cone, settings[REGULARIZATION],
+                            tolerances, int(settings[PIVOTS]), settings[ACCEPTED], chosen[:rows], basic[:rows], v_new,
                             target[:rows], gamma_n[:rows], gamma_t[:rows]):
         return False
     last_keys[:rows], last_basic[:rows], last_count[0] = keys[:rows], basic[:rows], rows
