@@ -78,8 +78,8 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     # entry point refuses (TypeError: it takes NumPy arrays only). Written out here and in aba and crba rather than
     # shared: a helper's Python call would add ~0.1 µs to the ~1 µs this path takes.
     try:
-        fast = (f_ext is None and device is None and q.dtype is v.dtype is a.dtype is FLOAT64
-                and q.ndim == v.ndim == a.ndim == 1)
+        fast = (f_ext is None and device is None and q.dtype is v.dtype is a.dtype is FLOAT64  # type: ignore[union-attr]
+                and q.ndim == v.ndim == a.ndim == 1)  # type: ignore[union-attr]
     except AttributeError:  # not arrays
         fast = False
     if fast:
@@ -115,8 +115,8 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors: the fast path (see rnea)
-        fast = (f_ext is None and device is None and q.dtype is v.dtype is tau.dtype is FLOAT64
-                and q.ndim == v.ndim == tau.ndim == 1)
+        fast = (f_ext is None and device is None and q.dtype is v.dtype is tau.dtype is FLOAT64  # type: ignore[union-attr]
+                and q.ndim == v.ndim == tau.ndim == 1)  # type: ignore[union-attr]
     except AttributeError:
         fast = False
     if fast:
@@ -156,7 +156,7 @@ def crba(model: Model, q: ArrayLike, device: str | None = None) -> Any:
     symmetric positive definite, with kinetic energy ½ vᵀ M v. ``device``: as for :func:`rnea`."""
     cm = model._compiled or model.compile()
     try:  # one state as a float64 vector: the fast path (see rnea)
-        fast = device is None and q.dtype is FLOAT64 and q.ndim == 1
+        fast = device is None and q.dtype is FLOAT64 and q.ndim == 1  # type: ignore[union-attr]
     except AttributeError:
         fast = False
     if fast:
