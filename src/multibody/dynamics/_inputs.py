@@ -25,21 +25,6 @@ def as_state(x: ArrayLike, size: int, name: str) -> np.ndarray:
     return arr
 
 
-def initial_state(model, q0: ArrayLike, v0: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """The initial state of a simulation, checked once where it enters, to be handed down as checked: (q0, v0) as
-    float64 arrays, q0 (nq,) or (runs, nq) and v0 (nv,) or (runs, nv) (:func:`as_state`; ValueError naming ``what``
-    for more dimensions or non-finite entries), with q0's quaternions scaled to unit length (:func:`unit_quaternions`;
-    a warning for one whose norm is not 1 to 1e-3: the rotation it describes is kept, which for a value such as
-    (2, 0, 0, 0) is rarely what was meant)."""
-    q0, v0 = as_state(q0, model.nq, "q0"), as_state(v0, model.nv, "v0")
-    if q0.ndim > 2 or v0.ndim > 2:
-        raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
-                         f"and {v0.shape}")
-    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
-        raise ValueError(f"{what}: q0 and v0 must be finite")
-    return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0
-
-
 def unit_quaternions(model, q: np.ndarray, what: str, warn: str = "") -> np.ndarray:
     """q (..., nq) with every quaternion scaled to unit length; ValueError (naming ``what`` and the joint) for one
     of zero or non-finite norm, which has no direction, and with ``warn`` (the name of q, e.g. "simulate: q0") a

@@ -13,7 +13,6 @@ Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA)
 """
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -132,12 +131,37 @@ def release(typingctx, arrays):
 
 
 @intrinsic
-def _pointer(typingctx, array, offset, dtype):
-    """Pointer to array[offset] of a 1-d array, typed as pointing to ``dtype`` values."""
+def _model_arrays(typingctx, packed):
+    """(topology, params, gravity) over the memory of the packed buffer (a C-contiguous float64 vector), as array
+    structs without a NumPy view's reference count and checks, nor a reference-counted owner (numba.carray gives
+    the same arrays, but cannot be called in a kernel compiled without reference counting)."""
+    if not (isinstance(packed, types.Array) and packed.ndim == 1 and packed.dtype == types.float64):
+        return None
+    kinds = (types.Array(types.int64, 2, "C"), types.Array(types.float64, 2, "C"), types.Array(types.float64, 1, "C"))
+
     def codegen(context, builder, signature, args):
+        intp = context.get_value_type(types.intp)
         data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        return builder.bitcast(builder.gep(data, [args[1]]), context.get_value_type(signature.return_type))
-    return types.CPointer(dtype.dtype)(array, types.intp, dtype), codegen
+
+        def constant(value):
+            return ir.Constant(intp, value)
+
+        def array(kind, offset, dims):  # dims: the shape, row-major
+            strides, stride = [], constant(8)
+            for d in reversed(dims):
+                strides.insert(0, stride)
+                stride = builder.mul(stride, d)
+            pointer = builder.bitcast(builder.gep(data, [offset]), context.get_value_type(kind.dtype).as_pointer())
+            view = make_array(kind)(context, builder)
+            populate_array(view, data=pointer, shape=dims, strides=strides, itemsize=constant(8), meminfo=None)
+            return view._getvalue()
+
+        n = builder.fptosi(builder.load(builder.gep(data, [constant(P_NBODIES)])), intp)  # int(packed[P_NBODIES])
+        return context.make_tuple(builder, signature.return_type, (
+            array(kinds[0], constant(P_TOPOLOGY), [n, constant(NTOPOLOGY)]),
+            array(kinds[1], builder.add(constant(P_TOPOLOGY), builder.mul(constant(NTOPOLOGY), n)), [n, constant(NPARAMS)]),
+            array(kinds[2], constant(P_GRAVITY), [constant(3)])))
+    return types.Tuple(kinds)(packed), codegen
 
 
 @intrinsic
@@ -159,12 +183,10 @@ def wide_vectors(typingctx):
 @overload(unpacked)
 def _unpacked_compiled(packed):
     """:func:`unpacked` in compiled code: arrays over the packed buffer's memory, built without NumPy views (a view
-    costs a reference-count update and its shape checks: 0.15 µs of the three, measured, against ~0.01)."""
+    costs a reference-count update and its shape checks: 0.15 µs of the three, measured, against ~0.01); callable in
+    kernels compiled with reference counting and without (:func:`_model_arrays`)."""
     def compiled(packed):
-        n = int(packed[P_NBODIES])
-        return (numba.carray(_pointer(packed, P_TOPOLOGY, np.int64), (n, NTOPOLOGY)),
-                numba.carray(_pointer(packed, P_TOPOLOGY + NTOPOLOGY * n, np.float64), (n, NPARAMS)),
-                numba.carray(_pointer(packed, P_GRAVITY, np.float64), (3,)))
+        return _model_arrays(packed)
     return compiled
 
 

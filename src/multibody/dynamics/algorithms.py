@@ -74,17 +74,21 @@ def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLik
     cm = model._compiled or model.compile()
     # One state given as float64 vectors and no forces: the fast path, past numba's type dispatch (so the dtype and
     # ndim tests here, see _core.__getattr__); anything else, or a model with flexible beams (its q is longer than
-    # its rigid tree's: the kernel finds WRONG_SIZE), takes the general path below. Written out here and in aba and
-    # crba rather than shared: a helper's Python call would add ~0.1 µs to the ~1.5 µs this path takes.
+    # its rigid tree's: the kernel finds WRONG_SIZE), takes the general path below; so do arrays on a GPU, which the
+    # entry point refuses (TypeError: it takes NumPy arrays only). Written out here and in aba and crba rather than
+    # shared: a helper's Python call would add ~0.1 µs to the ~1 µs this path takes.
     try:
-        fast = (f_ext is None and device is None and type(q) is type(v) is type(a) is np.ndarray
-                and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1)
+        fast = (f_ext is None and device is None and q.dtype is v.dtype is a.dtype is FLOAT64  # type: ignore[union-attr]
+                and q.ndim == v.ndim == a.ndim == 1)  # type: ignore[union-attr]
     except AttributeError:  # not arrays
         fast = False
     if fast:
         tau = np.empty(cm.nv)
-        if _core.rnea_one_entry(cm.packed, q, v, a, tau) == OK:
-            return tau
+        try:
+            if _core.rnea_one_entry(cm.packed, q, v, a, tau) == OK:
+                return tau
+        except TypeError:  # not NumPy arrays
+            pass
     if device is not None or gpu.on_device(q, v, a):
         return gpu.rnea(model, q, v, a, f_ext, device)
     if cm.flexible:
@@ -111,8 +115,8 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
     """
     cm = model._compiled or model.compile()
     try:  # one state as float64 vectors: the fast path (see rnea)
-        fast = (f_ext is None and device is None and type(q) is type(v) is type(tau) is np.ndarray
-                and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1)
+        fast = (f_ext is None and device is None and q.dtype is v.dtype is tau.dtype is FLOAT64  # type: ignore[union-attr]
+                and q.ndim == v.ndim == tau.ndim == 1)  # type: ignore[union-attr]
     except AttributeError:
         fast = False
     if fast:
@@ -120,7 +124,7 @@ def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLi
         try:
             if _core.aba_one_entry(cm.packed, q, v, tau, qdd) == OK:
                 return qdd
-        except ZeroDivisionError:  # a singular M (cm.singular, below)
+        except (TypeError, ZeroDivisionError):  # not NumPy arrays; a singular M (cm.singular, below)
             pass
     if device is not None or gpu.on_device(q, v, tau):
         return gpu.aba(model, q, v, tau, f_ext, device)
@@ -152,13 +156,16 @@ def crba(model: Model, q: ArrayLike, device: str | None = None) -> Any:
     symmetric positive definite, with kinetic energy ½ vᵀ M v. ``device``: as for :func:`rnea`."""
     cm = model._compiled or model.compile()
     try:  # one state as a float64 vector: the fast path (see rnea)
-        fast = device is None and type(q) is np.ndarray and q.dtype is FLOAT64 and q.ndim == 1
+        fast = device is None and q.dtype is FLOAT64 and q.ndim == 1  # type: ignore[union-attr]
     except AttributeError:
         fast = False
     if fast:
         M = np.empty((cm.nv, cm.nv))
-        if _core.crba_one_entry(cm.packed, q, M) == OK:
-            return M
+        try:
+            if _core.crba_one_entry(cm.packed, q, M) == OK:
+                return M
+        except TypeError:  # not a NumPy array
+            pass
     if device is not None or gpu.on_device(q):
         return gpu.crba(model, q, device)
     if cm.flexible:

@@ -1,11 +1,12 @@
-"""Kinematics: poses, velocities, Jacobians, mass center, momentum, and motion on the configuration manifold.
+"""Kinematics: poses, velocities, Jacobians, mass center, momentum, and motion on the configuration manifold (with
+the first-order form ẋ = f(t, x) of the equations of motion that ODE solvers take).
 
 World axes throughout unless a function says otherwise. Bodies and named frames (``Model.add_frame``) are
 accepted wherever a ``name`` is taken. Functions accept leading batch dimensions on q and v.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -170,6 +171,24 @@ def configuration_rate_into(model: Model, q: np.ndarray, v: np.ndarray, qdot: np
     _configuration.configuration_rate_of_state(cm.topology, q, v, qdot)
     if cm.flexible:  # ė = the elastic rates, last in q and v
         qdot[cm.nq - model.ne:] = v[cm.nv - model.ne:]
+
+
+def vector_field(model: Model, accel: Callable[[float, np.ndarray, np.ndarray, np.ndarray], Any],
+                 tau: Callable[[float, np.ndarray, np.ndarray], Any],
+                 normalized: Callable[[np.ndarray], np.ndarray]) -> Callable[[float, np.ndarray], np.ndarray]:
+    """f(t, x) = ẋ of the equations of motion in first-order form, x = [q; v] (nq + nv): q̇ = ½ q ⊗ ω on the
+    quaternions as x holds them (:func:`configuration_rate_into`: the compiled loop's vector field), v̇ =
+    ``accel(t, q, v, tau(t, q, v))`` at ``normalized(q)`` (q with unit quaternions), for an ODE solver."""
+    nq, nv = model.nq, model.nv
+
+    def rhs(t: float, x: np.ndarray) -> np.ndarray:
+        q, v = x[:nq], x[nq:]
+        x_dot = np.empty(nq + nv)
+        configuration_rate_into(model, q, v, x_dot[:nq])
+        q = normalized(q)
+        x_dot[nq:] = accel(t, q, v, tau(t, q, v))
+        return x_dot
+    return rhs
 
 
 def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.ndarray:

@@ -23,7 +23,7 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     (B, nv): all together in the compiled loop when it takes the models and the options, else one after the other.
     Failed runs raise one SimulationError after all ran, with ``trajectories``: every run's trajectory (partial
     for the failed ones), and ``failures``: {run: reason}; Ctrl-C, SimulationInterrupted with the same.
-    Q0 and V0 come checked (:func:`multibody.dynamics._inputs.initial_state`, at simulate's entry);
+    Q0 and V0 come checked (:func:`multibody.simulate.torques.initial_state`, at simulate's entry);
     ``simulate_one(model, q0, v0, t_end, options)``: one run of simulate from a checked state, which runs them one
     after the other."""
     models = model if isinstance(model, list) else None

@@ -30,7 +30,7 @@ from .adaptive import serve
 from .steppers import DOP853, DOPRI5, EULER, METHODS, RK4, run_with_events
 from .tree_rates import (EVENT, INTERRUPTED, NFEV, NONFINITE, OK, REJECTED, STATUS, STEPS, STOP, T_REACHED, sample_rates,
                          sample_torques)
-from .torques import TorqueTable, per_run_tables
+from .torques import TorqueTable, initial_state, per_run_tables
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
@@ -101,9 +101,9 @@ def force_arrays(model, controls=None):
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
              batch, events, ctrl, checked=False):
     """The arrays of a compiled run. ``checked``: (q0, v0) come checked and with unit quaternions from
-    :func:`multibody.dynamics._inputs.initial_state` (:func:`multibody.simulate`'s entry), else they are checked
+    :func:`multibody.simulate.torques.initial_state` (:func:`multibody.simulate`'s entry), else they are checked
     here."""
-    from ..dynamics._inputs import as_state, initial_state
+    from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     reason = unsupported(model, torque=tau, events=events, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
@@ -228,7 +228,7 @@ def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5",
     ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
     and the accelerations and applied forces at the samples, on a second thread while the loop steps on
     (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread). ``checked``: q0
-    and v0 come checked, with unit quaternions (:func:`multibody.dynamics._inputs.initial_state`,
+    and v0 come checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`,
     :func:`multibody.simulate`)."""
     t, q, v, info, rates, tau, rows = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt,
                                                  tau, t_start, max_steps, events, ctrl, checked)
@@ -306,7 +306,7 @@ def integrate_tree_batch(model, Q0, V0, t_eval, *, method="RK4", rtol=1e-8, atol
     as for :func:`integrate_tree`, or (B, nv) constant torques or a sequence of B TorqueTables, one per run; ``ctrl``
     likewise: shared, (B, nu) constant controls, or a sequence of B constants or TorqueTables, one per run.
     ``events``: built-in events watched in every run, as in :func:`integrate_tree`. ``checked``: Q0 and V0 come
-    checked, with unit quaternions (:func:`multibody.dynamics._inputs.initial_state`, :func:`multibody.simulate`).
+    checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`, :func:`multibody.simulate`).
 
     Returns (t (T,), Q (B, T, nq), V (B, T, nv), info) with info as in :func:`integrate_tree` plus ``nfev``,
     ``steps`` and ``rejected`` summed over the runs, ``status`` (B,) per run ("ok", "terminal event" or the reason

@@ -23,7 +23,7 @@ from ..constraints.forward import forward_dynamics
 from ..constraints.limit_stops import LimitStops
 from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
-from ..dynamics.kinematics import configuration_rate_into
+from ..dynamics.kinematics import vector_field
 from ..dynamics._inputs import as_state, external_forces
 from ..errors import SimulationError, SimulationInterrupted
 from ..model.joints import normalized_quaternions, quaternion_slices
@@ -146,7 +146,7 @@ def python_run(model, q0, v0, t_end, t_eval, options, impacts, limits):
     normalized = normalizer(model)
     tau = generalized_forces(model, options["torque"], options["f_ext"], options["ctrl"])
     events, accel = _events_and_dynamics(model, options, impacts, limits)
-    rhs = _vector_field(model, accel, tau, normalized)
+    rhs = vector_field(model, accel, tau, normalized)
     solver_at, info, record = _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits)
     finish = _finisher(model, tau, accel, normalized, record, impacts, t_start)
     ts: list[float] = []
@@ -212,21 +212,6 @@ def _events_and_dynamics(model, options, impacts, limits):
         stops = resumed_stops.get() or LimitStops(model, limits=limits)  # (resumed after a compiled part)
         return [*stops.events(), *events], stops.dynamics if dynamics is None else accel
     return events, accel
-
-
-def _vector_field(model, accel, tau, normalized):
-    """ẋ = f(t, x) on x = [q; v]: q̇ = ½ q ⊗ ω on the solver's quaternions (the compiled loop's vector field), v̇ with
-    the forces on unit ones."""
-    nq, nv = model.nq, model.nv
-
-    def rhs(t, x):
-        q, v = x[:nq], x[nq:]
-        x_dot = np.empty(nq + nv)
-        configuration_rate_into(model, q, v, x_dot[:nq])
-        q = normalized(q)
-        x_dot[nq:] = accel(t, q, v, tau(t, q, v))
-        return x_dot
-    return rhs
 
 
 def _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits):

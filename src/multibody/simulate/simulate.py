@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..dynamics._inputs import as_state, initial_state
+from ..dynamics._inputs import as_state
 from ..errors import checked_number
 from . import gpu as gpu_runs
 from .actuators import compiled_controls, control_function
@@ -25,7 +25,7 @@ from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, 
                        model_reads, output_times, python_loop_notice, warn_beyond_limits)
 from .python_loop import python_run
 from .stops import run_to_limits, watchable
-from .torques import TorqueTable
+from .torques import TorqueTable, initial_state
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
 
 def _one_run(model, q0, v0, t_end, options):
     """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them
-    (:func:`~multibody.dynamics._inputs.initial_state`): planned (:func:`_planned`, then :func:`_backend`), then run
+    (:func:`~multibody.simulate.torques.initial_state`): planned (:func:`_planned`, then :func:`_backend`), then run
     by the compiled contact loop, the compiled loop up to the first joint stop, the compiled loop, or the Python
     loop. (The warnings' stacklevels count the frames from the warning function through this and simulate to
     simulate's caller.)"""

@@ -1,11 +1,29 @@
-"""Joint torques tabulated in time: the input of a simulation that a Python callable would otherwise give, in a
-form the compiled loop takes (:mod:`multibody.simulate.compiled`)."""
+"""Inputs of a simulation as they enter it: the initial state, checked once (:func:`initial_state`), and joint
+torques tabulated in time, the input that a Python callable would otherwise give, in a form the compiled loop takes
+(:mod:`multibody.simulate.compiled`)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ..dynamics._inputs import as_state, unit_quaternions
+
+
+def initial_state(model, q0: ArrayLike, v0: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The initial state of a simulation, checked once where it enters, to be handed down as checked: (q0, v0) as
+    float64 arrays, q0 (nq,) or (runs, nq) and v0 (nv,) or (runs, nv) (:func:`~multibody.dynamics._inputs.as_state`;
+    ValueError naming ``what`` for more dimensions or non-finite entries), with q0's quaternions scaled to unit length
+    (:func:`~multibody.dynamics._inputs.unit_quaternions`; a warning for one whose norm is not 1 to 1e-3: the rotation
+    it describes is kept, which for a value such as (2, 0, 0, 0) is rarely what was meant)."""
+    q0, v0 = as_state(q0, model.nq, "q0"), as_state(v0, model.nv, "v0")
+    if q0.ndim > 2 or v0.ndim > 2:
+        raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
+                         f"and {v0.shape}")
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+        raise ValueError(f"{what}: q0 and v0 must be finite")
+    return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0
 
 
 class TorqueTable:
