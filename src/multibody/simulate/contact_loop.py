@@ -156,7 +156,7 @@ def _run(run, x, clock, t_eval, x_out, stats, dt):
 
 def _start(q0, v0, t_start, t_eval):
     """(x, clock, x_out): the initial state (as simulate's entry checked it, quaternions normalized:
-    :func:`~multibody.dynamics._inputs.initial_state`), the clock at t_start, and the outputs with the samples at
+    :func:`~multibody.simulate.torques.initial_state`), the clock at t_start, and the outputs with the samples at
     t_start written."""
     x = np.concatenate([q0, v0])
     first = int(np.searchsorted(t_eval, t_start, side="right"))
