@@ -57,10 +57,28 @@ def geometry_poses(index, R_local, p_local, R0, p0, R, p):
         if b < 0:
             R[k], p[k] = R_local[k], p_local[k]
             continue
+        x, y, z = p_local[k, 0], p_local[k, 1], p_local[k, 2]  # (in scalars: loaded once, whatever the stores)
+        L = (R_local[k, 0, 0], R_local[k, 0, 1], R_local[k, 0, 2], R_local[k, 1, 0], R_local[k, 1, 1],
+             R_local[k, 1, 2], R_local[k, 2, 0], R_local[k, 2, 1], R_local[k, 2, 2])
         for i in range(3):
-            p[k, i] = p0[b, i] + R0[b, i, 0] * p_local[k, 0] + R0[b, i, 1] * p_local[k, 1] + R0[b, i, 2] * p_local[k, 2]
-            for j in range(3):
-                R[k, i, j] = R0[b, i, 0] * R_local[k, 0, j] + R0[b, i, 1] * R_local[k, 1, j] + R0[b, i, 2] * R_local[k, 2, j]
+            r0, r1, r2 = R0[b, i, 0], R0[b, i, 1], R0[b, i, 2]
+            p[k, i] = p0[b, i] + r0 * x + r1 * y + r2 * z
+            R[k, i, 0] = r0 * L[0] + r1 * L[3] + r2 * L[6]
+            R[k, i, 1] = r0 * L[1] + r1 * L[4] + r2 * L[7]
+            R[k, i, 2] = r0 * L[2] + r1 * L[5] + r2 * L[8]
+
+
+@njit(cache=True)
+def _bounding_boxes(kind, center, bound, extent, R, p, centers, spans):
+    """The centres (g, 3) of the geometries' bounding volumes in the world, c = R ``center`` + p, and their reach
+    along each world axis i (g, 3), min(``bound``, Σ_a |R_ia| ``extent``_a) (a plane: inf)."""
+    for k in range(kind.shape[0]):
+        c0, c1, c2 = center[k, 0], center[k, 1], center[k, 2]
+        e0, e1, e2, radius = extent[k, 0], extent[k, 1], extent[k, 2], bound[k]
+        for i in range(3):
+            r0, r1, r2 = R[k, i, 0], R[k, i, 1], R[k, i, 2]
+            centers[k, i] = p[k, i] + r0 * c0 + r1 * c1 + r2 * c2
+            spans[k, i] = np.inf if kind[k] == PLANE else min(radius, abs(r0) * e0 + abs(r1) * e1 + abs(r2) * e2)
 
 
 @njit(cache=True)
@@ -410,13 +428,10 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     with the pairs whose shapes come near, not with the candidate pairs. Narrow phase: :func:`pair_contacts`."""
     kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent = shapes
     g = kind.shape[0]
-    R, p, centers, spans = np.empty((g, 3, 3)), np.empty((g, 3)), np.empty((g, 3)), np.empty((g, 3))
+    R, frames = np.empty((g, 3, 3)), np.empty((3, g, 3))
+    p, centers, spans = frames[0], frames[1], frames[2]
     geometry_poses(body, R_local, p_local, R0, p0, R, p)
-    for k in range(g):
-        for c in range(3):
-            centers[k, c] = p[k, c] + R[k, c, 0] * center[k, 0] + R[k, c, 1] * center[k, 1] + R[k, c, 2] * center[k, 2]
-            spans[k, c] = np.inf if kind[k] == PLANE else min(bound[k], abs(R[k, c, 0]) * extent[k, 0] + abs(
-                R[k, c, 1]) * extent[k, 1] + abs(R[k, c, 2]) * extent[k, 2])
+    _bounding_boxes(kind, center, bound, extent, R, p, centers, spans)
     count = np.int64(0)  # (not the literal 0: one compilation of the pair tests, not two)
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
@@ -432,8 +447,8 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
                 continue
         else:
             dx, dy, dz = centers[i, 0] - centers[j, 0], centers[i, 1] - centers[j, 1], centers[i, 2] - centers[j, 2]
-            if (abs(dx) - spans[i, 0] - spans[j, 0] > margin or abs(dy) - spans[i, 1] - spans[j, 1] > margin
-                    or abs(dz) - spans[i, 2] - spans[j, 2] > margin):
+            if ((abs(dx) - spans[i, 0] - spans[j, 0] > margin) | (abs(dy) - spans[i, 1] - spans[j, 1] > margin)
+                    | (abs(dz) - spans[i, 2] - spans[j, 2] > margin)):  # (one branch, not three)
                 continue
             if not np.sqrt(dx * dx + dy * dy + dz * dz) - bound[i] - bound[j] <= margin or _boxes_apart(
                     R, centers, extent, i, j, margin):
