@@ -8,40 +8,46 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..dynamics._spatial_kernels import njit_without_refcounts
 
-@njit(cache=True)
+# the functions that only read and write arrays they are given (no array of their own): compiled without reference
+# counting, which numba would otherwise do on every array handed to them (an atomic update each)
+scalar = njit_without_refcounts(cache=True)
+
+
+@scalar
 def _at(x, k):
     """Row k of an (n, 3) array."""
     return x[k, 0], x[k, 1], x[k, 2]
 
 
-@njit(cache=True)
+@scalar
 def _axis(R, k, c):
     """Column c of R[k] (geometry k's axis c in world axes)."""
     return R[k, 0, c], R[k, 1, c], R[k, 2, c]
 
 
-@njit(cache=True)
+@scalar
 def _dot(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
 
 
-@njit(cache=True)
+@scalar
 def _add(x, y):
     return x[0] + y[0], x[1] + y[1], x[2] + y[2]
 
 
-@njit(cache=True)
+@scalar
 def _sub(x, y):
     return x[0] - y[0], x[1] - y[1], x[2] - y[2]
 
 
-@njit(cache=True)
+@scalar
 def _times(s, x):
     return s * x[0], s * x[1], s * x[2]
 
 
-@njit(cache=True)
+@scalar
 def _clip(x):
     return min(max(x, 0.0), 1.0)
 
@@ -92,7 +98,7 @@ def clipped_face(p_ref, R_ref, h_ref, axis, normal, p_inc, R_inc, h_inc, out):
     return count
 
 
-@njit(cache=True)
+@scalar
 def _closest_between_segments(p0, p1, q0, q1):
     """Closest points of segments p0–p1 and q0–q1, 3-tuples (:func:`~.geometry.closest_between_segments`)."""
     d1, d2, r = _sub(p1, p0), _sub(q1, q0), _sub(p0, q0)

@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._faces import _add, _at, _axis, _clip, _closest_between_segments, _dot, _sub, _times, box_box
+
+from ._faces import _add, _at, _axis, _clip, _closest_between_segments, _dot, _sub, _times, box_box, scalar
 from .convex import MAX_PLANE_CONTACTS, expanded_polytope, gjk_simplex, spread_contacts
 
 HULL, SPHERE, CAPSULE, BOX, PLANE = 0, 1, 2, 3, 4  # the shape codes of ``kind``, in collide's order of A and B
@@ -48,14 +49,16 @@ MAX_CONTACTS = np.array([  # the most contacts of a pair of kinds [A, B] (A befo
     [MAX_PLANE_CONTACTS, 1, 2, 8, 0]], dtype=np.int64)
 
 
-@njit(cache=True)
+@scalar
 def geometry_poses(index, R_local, p_local, R0, p0, R, p):
     """World poses R (g, 3, 3), p (g, 3) of the geometries: R = R0_b R_local, p = p0_b + R0_b p_local for a
     geometry on body b = index[k] (the world, −1: its local pose)."""
     for k in range(index.shape[0]):
         b = index[k]
         if b < 0:
-            R[k], p[k] = R_local[k], p_local[k]
+            for i in range(3):
+                p[k, i] = p_local[k, i]
+                R[k, i, 0], R[k, i, 1], R[k, i, 2] = R_local[k, i, 0], R_local[k, i, 1], R_local[k, i, 2]
             continue
         x, y, z = p_local[k, 0], p_local[k, 1], p_local[k, 2]  # (in scalars: loaded once, whatever the stores)
         L = (R_local[k, 0, 0], R_local[k, 0, 1], R_local[k, 0, 2], R_local[k, 1, 0], R_local[k, 1, 1],
@@ -68,7 +71,7 @@ def geometry_poses(index, R_local, p_local, R0, p0, R, p):
             R[k, i, 2] = r0 * L[2] + r1 * L[5] + r2 * L[8]
 
 
-@njit(cache=True)
+@scalar
 def _bounding_boxes(kind, center, bound, extent, R, p, centers, spans):
     """The centres (g, 3) of the geometries' bounding volumes in the world, c = R ``center`` + p, and their reach
     along each world axis i (g, 3), min(``bound``, Σ_a |R_ia| ``extent``_a) (a plane: inf)."""
@@ -95,7 +98,7 @@ def speed_bound(index, origin, radius, dp, w):
     return fastest
 
 
-@njit(cache=True)
+@scalar
 def _write(out, row, point, normal, gap, anchor_a, anchor_b, flip):
     """out[row] = the contact, seen from the other shape when ``flip`` (normal −n, anchors swapped)."""
     sign = -1.0 if flip else 1.0
@@ -107,7 +110,7 @@ def _write(out, row, point, normal, gap, anchor_a, anchor_b, flip):
     out[row, 10], out[row, 11], out[row, 12] = second[0], second[1], second[2]
 
 
-@njit(cache=True)
+@scalar
 def _sphere_plane(center, radius, origin, normal, out, row, flip):
     """Sphere against the plane through ``origin`` with outward unit ``normal``: gap = n·(c − o) − r, the
     witness c − r n, the point midway between the surfaces (:func:`~.geometry.sphere_plane`)."""
@@ -118,7 +121,7 @@ def _sphere_plane(center, radius, origin, normal, out, row, flip):
     return gap
 
 
-@njit(cache=True)
+@scalar
 def _round(center_a, radius_a, center_b, radius_b, fallback, out, row, flip):
     """Two spheres (or the closest points of two capsule axes): normal along the centre line, anchors the centres."""
     d = _sub(center_a, center_b)
@@ -130,13 +133,13 @@ def _round(center_a, radius_a, center_b, radius_b, fallback, out, row, flip):
     return gap
 
 
-@njit(cache=True)
+@scalar
 def _closest_on_segment(x, p0, p1):
     d = _sub(p1, p0)
     return _add(p0, _times(_clip(_dot(_sub(x, p0), d) / _dot(d, d)), d))
 
 
-@njit(cache=True)
+@scalar
 def _round_pair(a, b, kind, size, R, p, margin, out, row, flip):
     """Contacts of sphere or capsule a with sphere, capsule or plane b from row ``row`` of ``out``; returns the next
     free row."""
@@ -165,7 +168,7 @@ def _round_pair(a, b, kind, size, R, p, margin, out, row, flip):
     return row + 1 if gap <= margin else row
 
 
-@njit(cache=True)
+@scalar
 def _box_corner(R, p, h, k, corner):
     """Corner ``corner`` (0–7, in the order of ``Box.corners``: signs of x, y, z as the bits 4, 2, 1 of it) of box
     k (rotation R[k], centre p[k], half extents h[k])."""
@@ -189,7 +192,7 @@ def _box_corners(R, p, h):
     return corners
 
 
-@njit(cache=True)
+@scalar
 def _box_plane(a, b, size, R, p, margin, out, row, flip):
     """Contacts of box a's corners with plane b: those within ``margin`` (:func:`~.geometry.points_plane`)."""
     origin, normal = _at(p, b), _axis(R, b, 2)
@@ -240,7 +243,7 @@ def _points_plane(points, origin, normal, margin, out, row, flip, spread):
     return row
 
 
-@njit(cache=True)
+@scalar
 def _sphere_box(center, radius, R, p, h, k):
     """(point, normal, gap, witness on the box) of a sphere (centre, radius) against box k (rotation R[k], centre
     p[k], half extents h[k]): normal from the box's closest point, or through the nearest face when the centre is
@@ -266,7 +269,7 @@ def _sphere_box(center, radius, R, p, h, k):
     return _times(0.5, _add(_sub(center, _times(radius, n)), witness)), n, gap, witness
 
 
-@njit(cache=True)
+@scalar
 def _to_world(R, k, x):
     """R[k] x."""
     return (R[k, 0, 0] * x[0] + R[k, 0, 1] * x[1] + R[k, 0, 2] * x[2], R[k, 1, 0] * x[0] + R[k, 1, 1] * x[1]
@@ -282,7 +285,7 @@ def sphere_box(center, radius, R, p, h):
     return np.array(point), np.array(n), gap, np.array(witness)
 
 
-@njit(cache=True)
+@scalar
 def _box_distance(local, h, k):
     """Signed distance of a point in the frame of box k (half extents h[k]) to the box: negative inside."""
     q = (abs(local[0]) - h[k, 0], abs(local[1]) - h[k, 1], abs(local[2]) - h[k, 2])
@@ -290,7 +293,7 @@ def _box_distance(local, h, k):
     return np.sqrt(_dot(outside, outside)) + min(max(q[0], q[1], q[2]), 0.0)
 
 
-@njit(cache=True)
+@scalar
 def _capsule_box(p0, p1, radius, R, p, h, k, margin, out, row, flip):
     """Contacts of a capsule (axis p0–p1, radius) with box k: a sphere–box contact at each end of the axis and at
     the axis point deepest in (or nearest to) the box, bracketed by 8 rounds of 17 samples
@@ -372,23 +375,19 @@ def pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, 
     """Contacts with gap ≤ ``margin`` of geometry a (shape A) with geometry b (B), kind[a] ≤ kind[b] (the order of
     :func:`~.geometry.collide`'s table), posed at R (g, 3, 3), p (g, 3), written from row ``row`` of ``out``, seen
     from B when ``flip``; returns the next free row."""
+    if kind[a] == HULL:
+        return _hull_pair(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, row, flip)
+    if kind[a] == BOX and kind[b] == BOX:
+        return _box_pair(a, b, size, R, p, margin, out, row, flip)
+    return _primitive_pair(a, b, kind, size, R, p, margin, out, row, flip)
+
+
+@scalar
+def _primitive_pair(a, b, kind, size, R, p, margin, out, row, flip):
+    """:func:`pair_contacts` of a sphere, capsule or box a with a sphere, capsule, box or plane b, but two boxes."""
     ka, kb = kind[a], kind[b]
-    if ka == HULL and kb == PLANE:
-        points = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
-        return _points_plane(points, _at(p, b), _axis(R, b, 2), margin, out, row, flip, True)
-    if ka == HULL:
-        A = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
-        B = _core(b, kind, size, R, p, vertices, first_vertex, vertex_count)
-        return _hull_polytope(A, B, size[b, 0] if kb == SPHERE or kb == CAPSULE else 0.0, margin, out, row, flip)
-    if ka == BOX and kb == PLANE:
-        return _box_plane(a, b, size, R, p, margin, out, row, flip)
     if ka == BOX:
-        rows = np.empty((8, 13))
-        for k in range(box_box(R[a], p[a], size[a], R[b], p[b], size[b], margin, rows)):
-            _write(out, row, _at(rows, k), (rows[k, 3], rows[k, 4], rows[k, 5]), rows[k, 6],
-                   (rows[k, 7], rows[k, 8], rows[k, 9]), (rows[k, 10], rows[k, 11], rows[k, 12]), flip)
-            row += 1
-        return row
+        return _box_plane(a, b, size, R, p, margin, out, row, flip)
     if kb == BOX:
         if ka == SPHERE:
             point, n, gap, witness = _sphere_box(_at(p, a), size[a, 0], R, p, size, b)
@@ -400,6 +399,27 @@ def pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, 
         return _capsule_box(_sub(_at(p, a), axis), _add(_at(p, a), axis), size[a, 0], R, p, size, b, margin, out, row,
                             flip)
     return _round_pair(a, b, kind, size, R, p, margin, out, row, flip)
+
+
+@njit(cache=True)
+def _hull_pair(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, row, flip):
+    """:func:`pair_contacts` of hull a with a plane (its vertices below it, spread) or another shape (one contact)."""
+    A = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
+    if kind[b] == PLANE:
+        return _points_plane(A, _at(p, b), _axis(R, b, 2), margin, out, row, flip, True)
+    B = _core(b, kind, size, R, p, vertices, first_vertex, vertex_count)
+    return _hull_polytope(A, B, size[b, 0] if kind[b] == SPHERE or kind[b] == CAPSULE else 0.0, margin, out, row, flip)
+
+
+@njit(cache=True)
+def _box_pair(a, b, size, R, p, margin, out, row, flip):
+    """:func:`pair_contacts` of boxes a and b (:func:`._faces.box_box`)."""
+    rows = np.empty((8, 13))
+    for k in range(box_box(R[a], p[a], size[a], R[b], p[b], size[b], margin, rows)):
+        _write(out, row, _at(rows, k), (rows[k, 3], rows[k, 4], rows[k, 5]), rows[k, 6],
+               (rows[k, 7], rows[k, 8], rows[k, 9]), (rows[k, 10], rows[k, 11], rows[k, 12]), flip)
+        row += 1
+    return row
 
 
 @njit(cache=True)
@@ -417,22 +437,45 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     """Broad and narrow phase over the candidate ``pairs`` (m, 2) of geometries (``shapes``: the tuple of arrays of
     the module docstring) on bodies posed at R0 (nb, 3, 3), p0 (nb, 3) (body axes → world, origins [m]): writes
     the contacts with gap ≤ ``margin`` [m] to ``out`` (≥ :func:`contact_capacity` rows, 14 columns: the row
-    layout of the module docstring) and returns their number.
-
-    Broad phase: each geometry's bounding volume is posed once a call: its centre c = R ``center`` + p and its
-    reach along each world axis, min(``bound``, Σ_a |R_ia| ``extent``_a) (the world-axis box around its bounding
-    box, cut by its bounding sphere). A pair goes on if those world-axis boxes are within ``margin`` of each other
-    along all three axes, its bounding spheres are, and no face normal of its bounding boxes separates them by more
-    than ``margin``, tested in that order; for a plane and another shape, if the other's bounding sphere and box
-    both reach within ``margin`` above the plane. A pair far apart costs a few comparisons: the call's cost grows
-    with the pairs whose shapes come near, not with the candidate pairs. Narrow phase: :func:`pair_contacts`."""
+    layout of the module docstring) and returns their number. Broad phase: :func:`near_pairs`; narrow phase, on
+    the pairs it keeps: :func:`pair_contacts`."""
     kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent = shapes
-    g = kind.shape[0]
-    R, frames = np.empty((g, 3, 3)), np.empty((3, g, 3))
+    R, frames = np.empty((kind.shape[0], 3, 3)), np.empty((3, kind.shape[0], 3))
     p, centers, spans = frames[0], frames[1], frames[2]
+    near = np.empty(pairs.shape[0], dtype=np.int64)
+    count = np.int64(0)  # (not the literal 0: one compilation of the pair tests, not two)
+    for n in range(near_pairs(shapes, pairs, R0, p0, margin, R, p, centers, spans, near)):
+        m = near[n]
+        flip = kind[pairs[m, 0]] > kind[pairs[m, 1]]
+        a, b = (pairs[m, 1], pairs[m, 0]) if flip else (pairs[m, 0], pairs[m, 1])
+        if kind[a] == HULL or kind[a] == BOX and kind[b] == BOX:  # (the pairs that need arrays of their own)
+            last = pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, count, flip)
+        else:
+            last = _primitive_pair(a, b, kind, size, R, p, margin, out, count, flip)
+        for row in range(count, last):
+            out[row, 13] = m
+        count = last
+    return count
+
+
+@scalar
+def near_pairs(shapes, pairs, R0, p0, margin, R, p, centers, spans, near):
+    """The broad phase of :func:`detect_contacts`: writes the indices (in ``pairs``, ascending) of the pairs that
+    may be within ``margin`` [m] to ``near`` (m,) and returns their number, with the geometries' world poses R
+    (g, 3, 3), p (g, 3) (:func:`geometry_poses`) and bounding boxes ``centers``, ``spans`` (g, 3)
+    (:func:`_bounding_boxes`).
+
+    Each geometry's bounding volume is posed once a call: its centre c = R ``center`` + p and its reach along each
+    world axis, min(``bound``, Σ_a |R_ia| ``extent``_a) (the world-axis box around its bounding box, cut by its
+    bounding sphere). A pair goes on if those world-axis boxes are within ``margin`` of each other along all three
+    axes, its bounding spheres are, and no face normal of its bounding boxes separates them by more than
+    ``margin``, tested in that order; for a plane and another shape, if the other's bounding sphere and box both
+    reach within ``margin`` above the plane. A pair far apart costs a few comparisons: the call's cost grows with
+    the pairs whose shapes come near, not with the candidate pairs."""
+    kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent = shapes
     geometry_poses(body, R_local, p_local, R0, p0, R, p)
     _bounding_boxes(kind, center, bound, extent, R, p, centers, spans)
-    count = np.int64(0)  # (not the literal 0: one compilation of the pair tests, not two)
+    count = 0
     for m in range(pairs.shape[0]):
         i, j = pairs[m, 0], pairs[m, 1]
         if kind[i] == PLANE or kind[j] == PLANE:  # the other's bounding sphere and box above the plane
@@ -453,16 +496,12 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
             if not np.sqrt(dx * dx + dy * dy + dz * dz) - bound[i] - bound[j] <= margin or _boxes_apart(
                     R, centers, extent, i, j, margin):
                 continue
-        flip = kind[i] > kind[j]
-        a, b = (j, i) if flip else (i, j)
-        last = pair_contacts(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, count, flip)
-        for row in range(count, last):
-            out[row, 13] = m
-        count = last
+        near[count] = m
+        count += 1
     return count
 
 
-@njit(cache=True)
+@scalar
 def _boxes_apart(R, centers, extent, i, j, margin):
     """Whether one of the 6 face normals u of the bounding boxes of geometries i and j (centres ``centers``, half
     extents ``extent`` along the geometries' axes R) separates them by more than ``margin``:
