@@ -8,19 +8,19 @@ pairs the broad phase keeps, contacts found, µs per call.
 Models: the dm_control suite files (cheetah, walker, hopper, humanoid, quadruped, each from its initial
 configuration at its ``opt.timestep``), and Go1, ANYmal and Solo12 (example-robot-data URDFs with their collision
 shapes, Solo12's STL meshes as convex hulls, their SRDF's disabled pairs, on a floor, dropped 5 cm in the SRDF's
-standing pose with joint spring-dampers, dt 2 ms: as benchmarks/bench_contact.py sets up Go1). ``anymal-all`` is
-ANYmal without its SRDF (every pair of shapes on bodies that are not parent and child a candidate) at the state of
-``anymal``'s run. Each model runs ``mb.simulate(method="contact")`` for ``--seconds``; at the final state, the
-detection is called as the step calls it (margin widened by the step's reach, h (speed bound + h |g|)) from a
-compiled loop of ``--calls`` calls, timed by the thread's CPU time (steadier than the wall clock on a shared host).
-The time is the median of ``--rounds`` rounds, the models' rounds interleaved.
+standing pose with joint spring-dampers, dt 2 ms, as tests/constraints/test_robot_landing.py drops them).
+``anymal-all`` is ANYmal without its SRDF (every pair of shapes on bodies that are not parent and child a
+candidate) at the state of ``anymal``'s run. Each model runs ``mb.simulate(method="contact")`` for ``--seconds``;
+at the final state, the detection is called as the step calls it (margin widened by the step's reach,
+h (speed bound + h |g|)) from a compiled loop of ``--calls`` calls, timed by the thread's CPU time (steadier than
+the wall clock on a shared host). The time is the median of ``--rounds`` rounds, the models' rounds interleaved.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -29,42 +29,24 @@ from numba import njit
 import multibody as mb
 from multibody.constraints._kinematics import Snapshot
 from multibody.constraints._narrow import detect_contacts, near_pairs, speed_bound
-from multibody.constraints.contact import contact_pairs, detect, detection_arrays
+from multibody.constraints.contact import contact_pairs, detection_arrays
 from multibody.constraints.integrate import MARGIN
 
-GAINS = {"go1": (150.0, 4.0), "anymal": (150.0, 4.0), "solo12": (6.0, 0.3)}  # [N·m/rad], [N·m·s/rad]
-URDF = {"go1": ("go1_description/urdf/go1.urdf", "go1_description/srdf/go1.srdf"),
-        "anymal": ("anymal_b_simple_description/robots/anymal.urdf", "anymal_b_simple_description/srdf/anymal.srdf"),
-        "solo12": ("solo_description/robots/solo12.urdf", "solo_description/srdf/solo.srdf")}
 DM_CONTROL = ("cheetah", "walker", "hopper", "humanoid", "quadruped")
-
-
-def robots():
-    import pinocchio
-    return Path(pinocchio.__file__).resolve().parents[4] / "share" / "example-robot-data" / "robots"
+TESTS = Path(__file__).resolve().parent.parent / "tests"
 
 
 def quadruped(name, srdf_pairs=True):
-    """(model, q0, dt) of a quadruped on a floor, standing pose held by joint spring-dampers, lowest shape 5 cm
-    up; ``srdf_pairs`` False: the SRDF's disabled pairs kept as candidates."""
-    from multibody.io.srdf import disable_collisions
-    urdf, srdf = (robots() / p for p in URDF[name])
-    model = mb.Model.from_urdf(urdf, floating_base=True, collisions=True)
+    """(model, q0, dt) of Go1, ANYmal or Solo12 as tests/constraints/test_robot_landing.py drops it (a floor, the
+    standing pose held by joint spring-dampers, the lowest shape 5 cm up, dt 2 ms); ``srdf_pairs`` False: the
+    robot and floor alone, every pair a candidate (for detection at a state of the other's run)."""
+    sys.path[:0] = [str(TESTS), str(TESTS / "constraints")]
+    from test_robot_landing import QUADRUPEDS, ROBOTS, _quadruped
     if srdf_pairs:
-        disable_collisions(model, srdf)
+        return (*_quadruped(name), 2e-3)
+    model = mb.Model.from_urdf(ROBOTS / QUADRUPEDS[name][0], floating_base=True, collisions=True)
     model.add_geometry("world", mb.Plane(), friction=0.8, name="floor")
-    model.friction_rule = "max"
-    q0 = model.neutral()
-    standing = next(s for s in ET.parse(srdf).getroot().iter("group_state") if s.get("name") == "standing")
-    for joint in standing.iter("joint"):
-        if joint.get("name") != "root_joint":
-            angle = float(joint.get("value"))
-            q0[model.q_slice(joint.get("name"))] = angle
-            model.add_force(mb.JointSpring(joint.get("name"), GAINS[name][0], rest=angle, damping=GAINS[name][1]))
-    gaps = [c.geometry.distance for c in detect(model, Snapshot(model, q0, np.zeros(model.nv)), np.inf)
-            if "floor" in (c.a.name, c.b.name)]
-    q0[2] += 0.05 - min(gaps)
-    return model, q0, 2e-3
+    return model, None, 2e-3
 
 
 def dm_control_model(name):
