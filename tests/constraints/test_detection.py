@@ -127,7 +127,7 @@ def test_penetration_is_the_nearest_facet_of_the_minkowski_difference():
 def test_broad_phase_keeps_the_pairs_that_touch_and_leaves_out_those_far_apart():
     """The shapes of every kind on free bodies scattered over 2 m, 200 random poses, margin 2 cm: the broad phase
     keeps every pair the narrow phase finds a contact for (collide, pair by pair), and no pair whose bounding
-    spheres are more than the margin apart; of the pairs that do not touch, under 5 % are kept."""
+    spheres are more than the margin apart; beyond the pairs that touch, it keeps under 5 % of them all."""
     model = mb.Model("scattered")
     for k, (name, shape) in enumerate(list(SHAPES.items()) * 2):
         if isinstance(shape, mb.Plane):
