@@ -404,11 +404,36 @@ def _primitive_pair(a, b, kind, size, R, p, margin, out, row, flip):
 @njit(cache=True)
 def _hull_pair(a, b, kind, size, R, p, vertices, first_vertex, vertex_count, margin, out, row, flip):
     """:func:`pair_contacts` of hull a with a plane (its vertices below it, spread) or another shape (one contact)."""
-    A = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
     if kind[b] == PLANE:
-        return _points_plane(A, _at(p, b), _axis(R, b, 2), margin, out, row, flip, True)
+        return _hull_plane(a, b, R, p, vertices[first_vertex[a]:first_vertex[a] + vertex_count[a]], margin, out, row,
+                           flip)
+    A = _core(a, kind, size, R, p, vertices, first_vertex, vertex_count)
     B = _core(b, kind, size, R, p, vertices, first_vertex, vertex_count)
     return _hull_polytope(A, B, size[b, 0] if kind[b] == SPHERE or kind[b] == CAPSULE else 0.0, margin, out, row, flip)
+
+
+@njit(cache=True)
+def _hull_plane(a, b, R, p, local, margin, out, row, flip):
+    """:func:`_points_plane` of hull a's vertices ``local`` (k, 3) (its axes) with plane b, posed only for the
+    vertices that may be within ``margin``: first each vertex's height above the plane in the hull's axes,
+    n·(p_a − o) + (R_aᵀ n)·v, kept to 1e-9 m more than the margin; then those few posed, p_a + R_a v, and tested."""
+    normal = _axis(R, b, 2)
+    lift = _dot(normal, _sub(_at(p, a), _at(p, b)))
+    down = (_dot(_axis(R, a, 0), normal), _dot(_axis(R, a, 1), normal), _dot(_axis(R, a, 2), normal))
+    near = 0
+    for k in range(local.shape[0]):
+        near += lift + _dot(down, _at(local, k)) <= margin + 1e-9
+    if near == 0:
+        return row
+    points = np.empty((near, 3))
+    near = 0
+    for k in range(local.shape[0]):
+        if lift + _dot(down, _at(local, k)) <= margin + 1e-9:
+            for c in range(3):
+                points[near, c] = (p[a, c] + R[a, c, 0] * local[k, 0] + R[a, c, 1] * local[k, 1]
+                                   + R[a, c, 2] * local[k, 2])
+            near += 1
+    return _points_plane(points, _at(p, b), normal, margin, out, row, flip, True)
 
 
 @njit(cache=True)
