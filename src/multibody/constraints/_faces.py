@@ -1,11 +1,55 @@
 """The compiled box–box contact test (:func:`multibody.constraints.geometry.box_box`, line for line): the
 separating-axis test over the 15 candidate axes, then the incident face of one box clipped to the sides of the
 other's reference face (Sutherland–Hodgman: a polygon of up to 8 corners clipped four times), or the closest points
-of two edges."""
+of two edges. Also the 3-vector helpers of the compiled narrow phase (:mod:`._narrow`): 3-vectors as tuples (x, y, z),
+values in registers, no array per pair and no reference count."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from ..dynamics._spatial_kernels import njit_without_refcounts
+
+# the functions that only read and write arrays they are given (no array of their own): compiled without reference
+# counting, which numba would otherwise do on every array handed to them (an atomic update each)
+scalar = njit_without_refcounts(cache=True)
+
+
+@scalar
+def _at(x, k):
+    """Row k of an (n, 3) array."""
+    return x[k, 0], x[k, 1], x[k, 2]
+
+
+@scalar
+def _axis(R, k, c):
+    """Column c of R[k] (geometry k's axis c in world axes)."""
+    return R[k, 0, c], R[k, 1, c], R[k, 2, c]
+
+
+@scalar
+def _dot(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+
+@scalar
+def _add(x, y):
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2]
+
+
+@scalar
+def _sub(x, y):
+    return x[0] - y[0], x[1] - y[1], x[2] - y[2]
+
+
+@scalar
+def _times(s, x):
+    return s * x[0], s * x[1], s * x[2]
+
+
+@scalar
+def _clip(x):
+    return min(max(x, 0.0), 1.0)
 
 
 @njit(cache=True)
@@ -54,16 +98,16 @@ def clipped_face(p_ref, R_ref, h_ref, axis, normal, p_inc, R_inc, h_inc, out):
     return count
 
 
-@njit(cache=True)
+@scalar
 def _closest_between_segments(p0, p1, q0, q1):
-    """Closest points of segments p0–p1 and q0–q1 (:func:`~.geometry.closest_between_segments`)."""
-    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
-    a, e, b, c, f = d1 @ d1, d2 @ d2, d1 @ d2, d1 @ r, d2 @ r
+    """Closest points of segments p0–p1 and q0–q1, 3-tuples (:func:`~.geometry.closest_between_segments`)."""
+    d1, d2, r = _sub(p1, p0), _sub(q1, q0), _sub(p0, q0)
+    a, e, b, c, f = _dot(d1, d1), _dot(d2, d2), _dot(d1, d2), _dot(d1, r), _dot(d2, r)
     denom = a * e - b * b
-    s = min(max((b * f - c * e) / denom, 0.0), 1.0) if denom > 1e-12 * a * e else 0.0
-    t = min(max((b * s + f) / e, 0.0), 1.0)
-    s = min(max((b * t - c) / a, 0.0), 1.0)
-    return p0 + s * d1, q0 + t * d2
+    s = _clip((b * f - c * e) / denom) if denom > 1e-12 * a * e else 0.0
+    t = _clip((b * s + f) / e)
+    s = _clip((b * t - c) / a)
+    return _add(p0, _times(s, d1)), _add(q0, _times(t, d2))
 
 
 @njit(cache=True)
@@ -108,8 +152,11 @@ def box_box(Ra, pa, ha, Rb, pb, hb, margin, rows):
                 edge_a -= Ra[:, m] * (np.sign(Ra[0, m] * n[0] + Ra[1, m] * n[1] + Ra[2, m] * n[2]) * ha[m])
             if m != j:
                 edge_b += Rb[:, m] * (np.sign(Rb[0, m] * n[0] + Rb[1, m] * n[1] + Rb[2, m] * n[2]) * hb[m])
-        x_a, x_b = _closest_between_segments(edge_a - ha[i] * Ra[:, i], edge_a + ha[i] * Ra[:, i],
-                                             edge_b - hb[j] * Rb[:, j], edge_b + hb[j] * Rb[:, j])
+        ends_a, ends_b = (edge_a - ha[i] * Ra[:, i], edge_a + ha[i] * Ra[:, i]), (edge_b - hb[j] * Rb[:, j],
+                                                                                     edge_b + hb[j] * Rb[:, j])
+        x_a, x_b = _closest_between_segments(_at(ends_a[0].reshape(1, 3), 0), _at(ends_a[1].reshape(1, 3), 0),
+                                             _at(ends_b[0].reshape(1, 3), 0), _at(ends_b[1].reshape(1, 3), 0))
+        x_a, x_b = np.array(x_a), np.array(x_b)
         gap = n @ (x_a - x_b)
         if gap > margin:
             return 0

@@ -51,15 +51,22 @@ def spread_contacts(points: np.ndarray, gaps: np.ndarray, count: int = MAX_PLANE
     chosen[0] = np.argmin(gaps)
     nearest = np.empty(k)
     for i in range(k):
-        nearest[i] = _norm(points[i] - points[chosen[0]])
+        nearest[i] = _distance(points, i, chosen[0])
     kept = 1
     while kept < chosen.shape[0] and nearest.max() > 0.0:
         far = np.argmax(nearest)
         chosen[kept] = far
         kept += 1
         for i in range(k):
-            nearest[i] = min(nearest[i], _norm(points[i] - points[far]))
+            nearest[i] = min(nearest[i], _distance(points, i, far))
     return chosen[:kept]
+
+
+@njit(cache=True)
+def _distance(points, i, j):
+    """|points[i] − points[j]| (in scalars: no array per point)."""
+    x, y, z = points[i, 0] - points[j, 0], points[i, 1] - points[j, 1], points[i, 2] - points[j, 2]
+    return np.sqrt(x * x + y * y + z * z)
 
 
 @njit(cache=True)
