@@ -60,7 +60,7 @@ def dm_control_model(name):
     return mb.Model.from_mjcf(path), None, mujoco.MjModel.from_xml_path(str(path)).opt.timestep
 
 
-@njit(cache=True)
+@njit  # (not cached: numba would keep the detection compiled into it after an edit of multibody)
 def detection_calls(shapes, pairs, R0, p0, margin, out, calls):
     """``calls`` calls of the detection as the contact step makes them; the contacts of the last."""
     count = 0
@@ -69,7 +69,7 @@ def detection_calls(shapes, pairs, R0, p0, margin, out, calls):
     return count
 
 
-@njit(cache=True)
+@njit
 def kept_pairs(shapes, pairs, R0, p0, margin):
     """The number of pairs the broad phase keeps."""
     g = shapes[0].shape[0]
