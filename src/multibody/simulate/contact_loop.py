@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from ..constraints.contact import coefficient_arrays, contact_pairs, detection_arrays
+from ..constraints.contact import coefficient_arrays, detection_arrays
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_arrays, uncompiled_equalities
@@ -91,8 +91,7 @@ def _model_arrays(model, dt, limits):
     their coefficients (:func:`_pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found by
     identity) are the same."""
     cm = model._compiled or model.compile()
-    contact_pairs(model)  # (its warning, once)
-    geometries, pairs, capacity = detection_arrays(model)
+    geometries, pairs, capacity = detection_arrays(model)  # (contact_pairs' warning, once, when found)
     coefficients = _pair_coefficients(model, pairs)
     bounds = bound_arrays(model, limits)[1:]
     found = (pairs, coefficients, bounds[0])
