@@ -26,6 +26,7 @@ also solve joint and tendon limits with the contacts):
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -62,10 +63,10 @@ def stored_limits(model):
     tendons = {c.tendon for c in explicit if hasattr(c, "tendon")}
     key = tuple(("joint", j.name, j.limits.lower, j.limits.upper) for j in model.joints
                 if j.limits is not None and j.name not in joints
-                and (np.isfinite(j.limits.lower) or np.isfinite(j.limits.upper)))
+                and (math.isfinite(j.limits.lower) or math.isfinite(j.limits.upper)))
     key += tuple(("tendon", e.name, *e.limits) for e in getattr(model, "forces", ())
                  if getattr(e, "kind", None) == "fixed_tendon" and e.limits is not None and e.name not in tendons
-                 and (np.isfinite(e.limits[0]) or np.isfinite(e.limits[1])))
+                 and (math.isfinite(e.limits[0]) or math.isfinite(e.limits[1])))
     derived = (model._compiled or model.compile()).derived
     if derived.get("stored_limits", (None,))[0] != key:
         limits = [(JointLimit if kind == "joint" else TendonLimit)(name, lower, upper)

@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from ..constraints.contact import coefficient_arrays, contact_pairs, detection_arrays
+from ..constraints.contact import coefficient_arrays, detection_arrays
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_arrays, uncompiled_equalities
@@ -53,11 +53,11 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
 
 def _pair_coefficients(model, pairs):
     """(friction (m,), restitution (m,)) of the candidate ``pairs`` (m, 2) (:func:`coefficient_arrays`), kept with the
-    compiled model while what they come from is unchanged: the pairs, the friction rule, the pairs' own friction and
-    each geometry's name, friction, restitution, priority and condim."""
+    compiled model while what they come from is unchanged: the pairs, the friction rule and the pairs' own friction
+    (the model's settings, compared here); the geometries' names and coefficients are parts of the model, whose
+    edits drop the compiled model and all it keeps (:class:`~multibody.model.part.ModelPart`)."""
     derived = (model._compiled or model.compile()).derived
-    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())),
-               tuple((g.name, g.friction, g.restitution, g.priority, g.condim) for g in model.geometries))
+    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())))
     kept = derived.get("contact_loop_coefficients")
     if kept is None or kept[0] is not pairs or kept[1] != sources:
         kept = derived["contact_loop_coefficients"] = (pairs, sources, coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
@@ -91,8 +91,7 @@ def _model_arrays(model, dt, limits):
     their coefficients (:func:`_pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found by
     identity) are the same."""
     cm = model._compiled or model.compile()
-    contact_pairs(model)  # (its warning, once)
-    geometries, pairs, capacity = detection_arrays(model)
+    geometries, pairs, capacity = detection_arrays(model)  # (contact_pairs' warning, once, when found)
     coefficients = _pair_coefficients(model, pairs)
     bounds = bound_arrays(model, limits)[1:]
     found = (pairs, coefficients, bounds[0])
@@ -111,10 +110,11 @@ def _model_arrays(model, dt, limits):
 
 def _stepper(model, arrays, tau, torque, ctrl, limits):
     """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
-    whose LCP Lemke's method cannot solve, from the clock's time through t_eval. The last step's LCP basis, the
-    guess of the next step's, is kept from call to call."""
-    normalized, forces = normalizer(model), generalized_forces(model, torque, None, ctrl)
+    whose LCP Lemke's method cannot solve, from the clock's time through t_eval (its normalizer and forces made at
+    the first such step: most runs have none). The last step's LCP basis, the guess of the next step's, is kept
+    from call to call."""
     nq = model.nq
+    python_step = []  # (normalized, forces) of the Python step, once it is needed
     given = np.empty(model.nq + model.nv)
     tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
     shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
@@ -127,6 +127,9 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
             status = kernel.contact_run(arrays[0], tau, *arrays[1:], x, clock, given, t_eval, x_out, stats, basis)
             if status != kernel.UNSOLVED:
                 return status
+            if not python_step:
+                python_step.extend((normalizer(model), generalized_forces(model, torque, None, ctrl)))
+            normalized, forces = python_step
             t, h = clock[kernel.TIME], clock[kernel.STEP]
             q, v = normalized(x[:nq]), x[nq:]
             q, v = contact_step(model, q, v, h, forces(t, q, v), limits=limits)

@@ -88,13 +88,13 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     (:func:`warn_ignored_shapes`); ValueError for a start past a bound the run enforces as a stop (the smooth
     methods' limit events need a start inside the bounds; ``method="contact"`` pushes such a joint back in), and
     for a constrained start off its constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
-    from ..impact.events import Collisions
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     warn_ignored_shapes(model, options, stacklevel)
     stored = stored_limits(model)
     limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
     if collisions is not False and collisions is not None:
+        from ..impact.events import Collisions
         settings = {} if collisions is True else dict(collisions)
         try:
             impacts = Collisions(model, **settings, limits=list(limits))

@@ -245,10 +245,11 @@ def _planned(model, q0, v0, t_start, t_end, options):
     check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
     t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    if options["compiled"] and not compiled_controls(ctrl) and (method in COMPILED or method == "contact") and options[
+    compilable = compiled_controls(ctrl)  # (None, constant or tabulated controls)
+    if options["compiled"] and not compilable and (method in COMPILED or method == "contact") and options[
             "progress"] is not True:
         python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=5)
-    options["compiled"] = options["compiled"] and compiled_controls(ctrl)
+    options["compiled"] = options["compiled"] and compilable
     return (*model_reads(model, q0, v0, options, stacklevel=6), t_eval)
 
 

@@ -21,7 +21,7 @@ def initial_state(model, q0: ArrayLike, v0: ArrayLike, what: str) -> tuple[np.nd
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
-    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+    if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
         raise ValueError(f"{what}: q0 and v0 must be finite")
     return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0
 
