@@ -24,6 +24,7 @@ from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
 from ..errors import ModelError
 from ..spatial import cross
+from ._faces import _dot, _sub
 
 
 class Snapshot:
@@ -130,16 +131,6 @@ def point_motions(R0, p0, w, dp, dw, ddp, bodies, x, out):
 
 
 @njit(cache=True)
-def _dot3(x, y):
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-
-
-@njit(cache=True)
-def _difference(x, y):
-    return (x[0] - y[0], x[1] - y[1], x[2] - y[2])
-
-
-@njit(cache=True)
 def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal, anchor_a, anchor_b, N, T,
                  tangents, out):
     """The rows of k contacts between bodies body_a and body_b (k,) (−1: the world) at the world points
@@ -160,7 +151,7 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         n = (normal[k, 0], normal[k, 1], normal[k, 2])
         # t1 ∥ e_x × n = (0, −n_z, n_y), or e_y × n = (n_z, 0, −n_x) near ±e_x; t2 = n × t1
         t1 = (0.0, -n[2], n[1]) if abs(n[0]) < 0.9 else (n[2], 0.0, -n[0])
-        length = np.sqrt(_dot3(t1, t1))
+        length = np.sqrt(_dot(t1, t1))
         t1 = (t1[0] / length, t1[1] / length, t1[2] / length)
         t2 = cross3(n, t1)
         for c in range(3):
@@ -171,14 +162,14 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         dn = cross3(wb, n)
         dwn, wdn = cross3(dwb, n), cross3(wb, dn)
         ddn = (dwn[0] + wdn[0], dwn[1] + wdn[1], dwn[2] + wdn[2])
-        out[k, 3] = (_dot3(n, _difference(aa_n, ab_n)) + 2 * _dot3(dn, _difference(va_n, vb_n))
-                     + _dot3(ddn, _difference(anchor_a[k], anchor_b[k])))
+        out[k, 3] = (_dot(n, _sub(aa_n, ab_n)) + 2 * _dot(dn, _sub(va_n, vb_n))
+                     + _dot(ddn, _sub(anchor_a[k], anchor_b[k])))
         # the contact point on A and on B: velocities, bias accelerations, Jacobians
         ra, _, va, _, aa = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], point[k])
         rb, _, vb, _, ab = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], point[k])
-        v_rel, a_rel = _difference(va, vb), _difference(aa, ab)
-        out[k, 0], out[k, 1], out[k, 2] = _dot3(n, v_rel), _dot3(t1, v_rel), _dot3(t2, v_rel)
-        out[k, 4], out[k, 5] = _dot3(t1, a_rel), _dot3(t2, a_rel)
+        v_rel, a_rel = _sub(va, vb), _sub(aa, ab)
+        out[k, 0], out[k, 1], out[k, 2] = _dot(n, v_rel), _dot(t1, v_rel), _dot(t2, v_rel)
+        out[k, 4], out[k, 5] = _dot(t1, a_rel), _dot(t2, a_rel)
         J_a[:, :], J_b[:, :] = 0.0, 0.0
         if body_a[k] >= 0:
             r[0], r[1], r[2] = ra
@@ -188,7 +179,7 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
             jacobian_at_poses(topology, params, R0, p0, body_b[k], r, J_b)
         for j in range(nv):
             J_P = (J_a[3, j] - J_b[3, j], J_a[4, j] - J_b[4, j], J_a[5, j] - J_b[5, j])
-            N[k, j], T[k, 0, j], T[k, 1, j] = _dot3(n, J_P), _dot3(t1, J_P), _dot3(t2, J_P)
+            N[k, j], T[k, 0, j], T[k, 1, j] = _dot(n, J_P), _dot(t1, J_P), _dot(t2, J_P)
 
 
 @njit(cache=True)

@@ -180,15 +180,11 @@ def _box_corner(R, p, h, k, corner):
 
 
 @njit(cache=True)
-def _box_corners(R, p, h):
-    """The 8 corners (8, 3) of a box (rotation R, centre p, half extents h), in the order of ``Box.corners``."""
+def _box_corners(R, p, h, k):
+    """The 8 corners (8, 3) of box k, in the order of ``Box.corners`` (:func:`_box_corner`)."""
     corners = np.empty((8, 3))
-    k = 0
-    for sx in (-1.0, 1.0):
-        for sy in (-1.0, 1.0):
-            for sz in (-1.0, 1.0):
-                corners[k] = p + R[:, 0] * (sx * h[0]) + R[:, 1] * (sy * h[1]) + R[:, 2] * (sz * h[2])
-                k += 1
+    for corner in range(8):
+        corners[corner, 0], corners[corner, 1], corners[corner, 2] = _box_corner(R, p, h, k, corner)
     return corners
 
 
@@ -366,7 +362,7 @@ def _core(k, kind, size, R, p, vertices, first_vertex, vertex_count):
         ends[0], ends[1] = p[k] - size[k, 1] * R[k, :, 2], p[k] + size[k, 1] * R[k, :, 2]
         return ends
     if kind[k] == BOX:
-        return _box_corners(R[k], p[k], size[k])
+        return _box_corners(R, p, size, k)
     return _hull_world(R[k], p[k], vertices[first_vertex[k]:first_vertex[k] + vertex_count[k]])
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._derivatives import tree_factor
+from ..dynamics._derivatives import tree_factor, tree_solve
 from .lcp import dot, product, pyramid_acceleration
 
 
@@ -90,9 +90,9 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
 def compliance_columns(K, lam, B, C):
     """C (nv, P) = K Bᵀ for the rows B (P, nv): with K dense (``lam`` empty) the product; with K = (Lᵀ L)⁻¹ held as
     its sparse factor L (``lam`` (nv,) the velocity parents: M + h D = Lᵀ L,
-    :func:`~..dynamics._derivatives.tree_factor`, L's diagonal as reciprocals) the two sparse triangular solves of
-    RBDA Table 6.4 on Bᵀ: Lᵀ Z = Bᵀ from the leaves, then L C = Z from the root, O(nv d P) for a tree of depth d
-    instead of K's O(nv² d) and the product's O(nv² P)."""
+    :func:`~..dynamics._derivatives.tree_factor`) the two sparse triangular solves of RBDA Table 6.4 on Bᵀ
+    (:func:`~..dynamics._derivatives.tree_solve`), O(nv d P) for a tree of depth d instead of K's O(nv² d) and the
+    product's O(nv² P)."""
     P, nv = B.shape
     if lam.shape[0] == 0:
         product(K, B.T, C)
@@ -100,24 +100,7 @@ def compliance_columns(K, lam, B, C):
     for j in range(nv):
         for p in range(P):
             C[j, p] = B[p, j]
-    # Lᵀ Z = Bᵀ: z_i = x_i / L_ii, then x_j −= L_ij z_i for the ancestors j of i
-    for i in range(nv - 1, -1, -1):
-        for p in range(P):
-            C[i, p] *= K[i, i]
-        j = int(lam[i])
-        while j >= 0:
-            for p in range(P):
-                C[j, p] -= K[i, j] * C[i, p]
-            j = int(lam[j])
-    # L C = Z: c_i = (z_i − Σ L_ij c_j) / L_ii over the ancestors j of i
-    for i in range(nv):
-        j = int(lam[i])
-        while j >= 0:
-            for p in range(P):
-                C[i, p] -= K[i, j] * C[j, p]
-            j = int(lam[j])
-        for p in range(P):
-            C[i, p] *= K[i, i]
+    tree_solve(K, lam, np.full(nv, P - 1.0), C, 1.0)  # (Bᵀ dense: every column of every row)
 
 
 @njit(cache=True, nogil=True)

@@ -20,10 +20,10 @@ import numpy as np
 from numba import njit
 
 from ._core import _invert_spd, axis_frame_placement, dot6, translated
-from ._lanes import (LANES, MIN_BATCH, in_threads, inline, lane, lane_params, lane_rotation,  # noqa: F401
+from ._lanes import (LANES, MIN_BATCH, inline, lane, lane_params, lane_rotation,  # noqa: F401
                      lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
-from ._threads import ABA_US_PER_BODY, threads_for
+from ._threads import ABA_US_PER_BODY, in_threads, threads_for
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
                                joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotation_product,
                                wide_vectors, work)

@@ -18,12 +18,12 @@ from ._spatial_kernels import (CPU, CPU_PASSES, IQ, IV, NQJ, NSYM, NVJ, all_fini
 
 # The family's members the algorithms below use besides those of _spatial_kernels (:mod:`._spatial_family`).
 (axis_inertia_times, cross, rotation_times, axis_frame_placement, axis_frame_pose, world_frame_row,
- inertia_about_world_origin, dot6, translated, symmetric_times_angular, rigid_inertia_in_world_axes, invert_spd,
- articulate, rnea_passes, crba_passes, aba_passes) = (
+ inertia_about_world_origin, dot6, translated, rigid_inertia_in_world_axes, invert_spd, articulate, rnea_passes,
+ crba_passes, aba_passes) = (
     CPU.axis_inertia_times, CPU.cross, CPU.rotation_times, CPU.axis_frame_placement, CPU.axis_frame_pose,
-    CPU.world_frame_row, CPU.inertia_about_world_origin, CPU.dot6, CPU.translated, CPU.symmetric_times_angular,
-    CPU.rigid_inertia_in_world_axes, CPU_PASSES.invert_spd, CPU_PASSES.articulate, CPU_PASSES.rnea_passes,
-    CPU_PASSES.crba_passes, CPU_PASSES.aba_passes)
+    CPU.world_frame_row, CPU.inertia_about_world_origin, CPU.dot6, CPU.translated, CPU.rigid_inertia_in_world_axes,
+    CPU_PASSES.invert_spd, CPU_PASSES.articulate, CPU_PASSES.rnea_passes, CPU_PASSES.crba_passes,
+    CPU_PASSES.aba_passes)
 _invert_spd = invert_spd
 
 # Status of the single-state entry points (rnea_one, aba_one, crba_one).

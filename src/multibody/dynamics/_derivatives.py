@@ -426,9 +426,9 @@ def tree_solve(L, lam, last, X, sign):
     RBDA Table 6.4 applied to X's rows: Lᵀ Z = X from the leaves (z_i = x_i / L_ii, then x_j −= L_ij z_i for the
     ancestors j of i), then L Y = Z from the root (y_i = (z_i − Σ L_ij y_j) / L_ii). Each step is a row times a
     number added to another row of the same array (vector instructions along the row, and across the lanes of a
-    matrix of lanes). X has the sparsity of ∂τ/∂x (row i zero past last[i], :func:`subtree_ends`), which the first
-    solve keeps: it works on columns 0 … last[i]. The sign enters the first solve (z_i = sign x_i / L_ii,
-    x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X costs no extra pass."""
+    matrix of lanes). X (nv, m) has row i zero past column last[i] (∂τ/∂x: :func:`subtree_ends`; a dense X:
+    m − 1), which the first solve keeps: it works on columns 0 … last[i]. The sign enters the first solve
+    (z_i = sign x_i / L_ii, x_j −= sign L_ij z_i: exact for ±1), so that −M⁻¹ X costs no extra pass."""
     nv = X.shape[0]
     for i in range(nv - 1, -1, -1):
         end = int(last[i]) + 1
@@ -440,9 +440,9 @@ def tree_solve(L, lam, last, X, sign):
     for i in range(nv):
         j = int(lam[i])
         while j >= 0:
-            subtract_row(X, i, j, 1.0, L, i, j, 0, nv)
+            subtract_row(X, i, j, 1.0, L, i, j, 0, X.shape[1])
             j = int(lam[j])
-        scale_row(X, i, 1.0, L, i, i, 0, nv)
+        scale_row(X, i, 1.0, L, i, i, 0, X.shape[1])
 
 
 @inline

@@ -24,7 +24,6 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from ._spatial_kernels import SINCOS_RANGE, njit_without_refcounts, sin_cos, wide_vectors
-from ._threads import in_threads  # noqa: F401  (the batched kernels' thread pool, imported from here)
 
 LANES = 32  # states per chunk: 4 AVX2 (or 8 AVX-512) registers wide, with the work arrays of a chunk in L2
 MIN_BATCH = 16  # smaller batches go state by state through the scalar kernels (less set-up)

@@ -305,23 +305,6 @@ def spatial_family(compile, sines_ahead=True):
         return (I00, I11, I22, I01, I02, I12, 0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0, m, m, m, 0.0, 0.0, 0.0)
 
     @compile
-    def symmetric_times(S, i, m):
-        """S[i] m for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion vector m (6-tuple), as a 6-tuple
-        (:func:`symmetric_product`)."""
-        return symmetric_product(symmetric_row(S, i), m)
-
-    @compile
-    def symmetric_subtract(S, i, x, y):
-        """S[i] −= x yᵀ in 21-entry storage, for 6-tuples x, y whose product (or the sum of such products over
-        several calls) is symmetric (:func:`symmetric_minus_outer`)."""
-        set_symmetric_row(S, i, symmetric_minus_outer(symmetric_row(S, i), x, y))
-
-    @compile
-    def symmetric_add_shifted(S, i, dx, dy, dz, out, k):
-        """out[k] += X_dᵀ S[i] X_d for a symmetric 6×6 matrix in 21-entry storage (:func:`symmetric_shifted`)."""
-        add_symmetric_row(out, k, symmetric_shifted(symmetric_row(S, i), dx, dy, dz))
-
-    @compile
     def placed(params, i, RJ, pJ):
         """The joint pose (R_J row-major 9-tuple, p_J 3-tuple) composed with body i's joint placement: the pose of body i
         in its parent, (R_tree R_J, p_tree + R_tree p_J)."""
@@ -442,12 +425,6 @@ def spatial_family(compile, sines_ahead=True):
         return m[0], m[1], m[2], m[3] + m[1] * dz - m[2] * dy, m[4] + m[2] * dx - m[0] * dz, m[5] + m[0] * dy - m[1] * dx
 
     @compile
-    def symmetric_times_angular(S, i, w0, w1, w2):
-        """S[i] [ω; 0] for a symmetric 6×6 matrix S[i] in 21-entry storage and a motion with no linear part, as a
-        6-tuple (:func:`symmetric_product_angular`)."""
-        return symmetric_product_angular(symmetric_row(S, i), w0, w1, w2)
-
-    @compile
     def sum6(x, y):
         """x + y for 6-tuples."""
         return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
@@ -507,15 +484,14 @@ def spatial_family(compile, sines_ahead=True):
                          set_symmetric_row=set_symmetric_row, add_symmetric_row=add_symmetric_row,
                          symmetric_product=symmetric_product, symmetric_product_angular=symmetric_product_angular,
                          symmetric_minus_outer=symmetric_minus_outer, symmetric_shifted=symmetric_shifted,
-                         force_shifted=force_shifted, symmetric_of=symmetric_of, symmetric_times=symmetric_times,
-                         symmetric_subtract=symmetric_subtract, symmetric_add_shifted=symmetric_add_shifted,
-                         joint_pose=joint_pose, placed=placed, axis_inertia_times=axis_inertia_times, cross=cross,
+                         force_shifted=force_shifted, symmetric_of=symmetric_of, joint_pose=joint_pose, placed=placed,
+                         axis_inertia_times=axis_inertia_times, cross=cross,
                          rotation_times=rotation_times, axis_frame_placement=axis_frame_placement,
                          axis_frame_pose=axis_frame_pose, placed_axis_frame=placed_axis_frame,
                          world_frame_row=world_frame_row,
                          world_origin_inertia=world_origin_inertia,
                          inertia_about_world_origin=inertia_about_world_origin, dot6=dot6, translated=translated,
-                         symmetric_times_angular=symmetric_times_angular, symmetric_sum=symmetric_sum, sum6=sum6,
+                         symmetric_sum=symmetric_sum, sum6=sum6,
                          articulated_single_dof=articulated_single_dof, rotation_row=rotation_row,
                          child_axis_frame_pose=child_axis_frame_pose,
                          compact_inertia_in_world_axes=compact_inertia_in_world_axes,

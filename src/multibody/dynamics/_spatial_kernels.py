@@ -42,12 +42,11 @@ def njit_without_refcounts(**options: Any) -> "Callable[[_Kernel], Dispatcher[_K
 CPU = spatial_family(inline)
 (sin_cos, sines_cosines, quaternion_rotation, rodrigues, motion_to_child, force_to_parent, row6, cross_motion,
  cross_force, subspace_times, rigid_inertia_times, inertia_times, rotation_product, rotated, rotated_to_world,
- subspace_column_in_world_axes, symmetric_times, symmetric_subtract, symmetric_add_shifted, joint_pose,
- placed) = (CPU.sin_cos, CPU.sines_cosines, CPU.quaternion_rotation, CPU.rodrigues, CPU.motion_to_child,
-            CPU.force_to_parent, CPU.row6, CPU.cross_motion, CPU.cross_force, CPU.subspace_times,
-            CPU.rigid_inertia_times, CPU.inertia_times, CPU.rotation_product, CPU.rotated, CPU.rotated_to_world,
-            CPU.subspace_column_in_world_axes, CPU.symmetric_times, CPU.symmetric_subtract,
-            CPU.symmetric_add_shifted, CPU.joint_pose, CPU.placed)
+ subspace_column_in_world_axes, joint_pose, placed) = (
+    CPU.sin_cos, CPU.sines_cosines, CPU.quaternion_rotation, CPU.rodrigues, CPU.motion_to_child, CPU.force_to_parent,
+    CPU.row6, CPU.cross_motion, CPU.cross_force, CPU.subspace_times, CPU.rigid_inertia_times, CPU.inertia_times,
+    CPU.rotation_product, CPU.rotated, CPU.rotated_to_world, CPU.subspace_column_in_world_axes, CPU.joint_pose,
+    CPU.placed)
 # The readers of the model's parameters (:func:`~._layout.accessors`), members of the family likewise.
 (joint_axis, mass, mass_center, armature, motion_subspace, axis_frame) = (
     CPU.joint_axis, CPU.mass, CPU.mass_center, CPU.armature, CPU.motion_subspace, CPU.axis_frame)

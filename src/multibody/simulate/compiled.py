@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numba
 import numpy as np
 
-from ..dynamics._batch import aba_batch, in_threads
+from ..dynamics._batch import aba_batch
+from ..dynamics._threads import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joint_forces import joint_force_rows
 from . import lockstep

@@ -21,7 +21,7 @@ from ..constraints.contact import coefficient_arrays, detection_arrays
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_arrays, uncompiled_equalities
-from ..dynamics._batch import in_threads
+from ..dynamics._threads import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
 from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import overload
 
-from ..dynamics._batch import LANES, aba_lanes, in_threads, thread_workspaces
+from ..dynamics._batch import LANES, aba_lanes, thread_workspaces
+from ..dynamics._threads import in_threads
 from ..dynamics._spatial_kernels import PARENT, wide_vectors, work
 from ..dynamics._spatial_kernels import inline, njit_without_refcounts
 from ..dynamics._stepper_family import stepper_family
