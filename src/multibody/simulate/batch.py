@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..constraints.limits import enforced_limits, stored_limits
-from ..dynamics._inputs import as_state
 from ..errors import SimulationError, SimulationInterrupted
 from . import gpu as gpu_runs
 from .actuators import compiled_controls, control_function, per_run_controls
@@ -23,7 +22,7 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     (B, nv): all together in the compiled loop when it takes the models and the options, else one after the other.
     Failed runs raise one SimulationError after all ran, with ``trajectories``: every run's trajectory (partial
     for the failed ones), and ``failures``: {run: reason}; Ctrl-C, SimulationInterrupted with the same.
-    Q0 and V0 come checked (:func:`multibody.simulate.torques.initial_state`, at simulate's entry);
+    Q0, V0 and a constant torque come checked (:func:`multibody.simulate.torques.initial_inputs`, at simulate's entry);
     ``simulate_one(model, q0, v0, t_end, options)``: one run of simulate from a checked state, which runs them one
     after the other."""
     models = model if isinstance(model, list) else None
@@ -57,7 +56,7 @@ def runs(model, Q0, V0, t_end, options, simulate_one):
     stored = stored_limits(model)
     limits = enforced_limits(model, options["joint_limits"]) if contact else []
     if torque is not None and not callable(torque) and not per_run_tables(torque):
-        torque = np.broadcast_to(as_state(torque, model.nv, "torque"), (B, model.nv))
+        torque = np.broadcast_to(torque, (B, model.nv))  # (checked with the states, at simulate's entry)
     if contact:
         return _contact_runs(model, stored, limits, Q0, V0, t_end, torque, controls, options)
     if not compiled or (options["joint_limits"] and stored):

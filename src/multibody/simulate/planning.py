@@ -5,11 +5,14 @@ the Python loop (:mod:`.python_loop`) — with the notices and warnings that go 
 from __future__ import annotations
 
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
+from .actuators import compiled_controls, control_function
 from .python_loop import FIXED_STEP, METHODS
+from .stops import watchable
 
 COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
@@ -32,6 +35,77 @@ def check_method(method, dt, dynamics, collisions):
         if refused:
             raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
                              f"takes no {' or '.join(refused)}; use another method")
+
+class RunPlan(NamedTuple):
+    """One run of :func:`multibody.simulate`, checked once and planned (:func:`planned_run`), as its backend takes
+    it."""
+
+    model: Any
+    q0: np.ndarray  # (nq,) checked, quaternions unit
+    v0: np.ndarray  # (nv,)
+    t_end: float  # [s]
+    t_eval: np.ndarray  # the output times [s]
+    options: dict  # simulate's options, ``compiled`` False where the controls are a Python callable
+    impacts: Any  # the run's multibody.impact.Collisions, or None
+    limits: list  # the joint limits the run enforces
+    stored: list  # the limits stored with the joints and tendons (warn_beyond_limits)
+    backend: str  # "contact", "stops", "compiled" or "python"
+    refusal: str  # why the compiled loops refuse a run they could take ("" if none did), for python_loop_notice
+
+
+def planned_run(model, q0, v0, t_end, options, stacklevel=4):
+    """The :class:`RunPlan` of a single run from (q0, v0) (checked at simulate's entry,
+    :func:`~multibody.simulate.torques.initial_inputs`): the options checked first (a span, the method and its
+    options, the controls) and what the compiled loops refuse in them (:func:`compiled_refusal`), then what the run
+    meets in the model (:func:`model_reads`: contact shapes, a constrained start on its constraints, a start inside
+    the enforced joint limits), then the backend that runs it: the compiled contact loop ("contact"), the compiled
+    loop up to the first joint stop ("stops", :mod:`.stops`), the compiled loop from start to end ("compiled") or the
+    Python loop ("python"). Sets ``options["compiled"]`` False when the controls are a Python callable (the compiled
+    loop takes constant and tabulated controls). Notices and warnings go ``stacklevel`` frames up from here."""
+    method, ctrl, t_start, t_end = options["method"], options["ctrl"], float(options["t_start"]), float(t_end)
+    if not t_end > t_start:
+        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
+    check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
+    t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
+    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
+    compilable = compiled_controls(ctrl)  # (None, constant or tabulated controls)
+    if options["compiled"] and not compilable and (method in COMPILED or method == "contact") and options[
+            "progress"] is not True:
+        python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=stacklevel)
+    options["compiled"] = options["compiled"] and compilable
+    refusal = compiled_refusal(model, options)
+    impacts, limits, stored = model_reads(model, q0, v0, options, stacklevel=stacklevel + 1)
+    if refusal is None:
+        backend = "python"
+    elif method == "contact":
+        backend = "python" if refusal else "contact"
+    elif refusal or impacts is not None:
+        backend = "python"
+    elif limits and not getattr(model, "constraints", None) and watchable(limits):
+        backend = "stops"
+    else:
+        backend = "python" if options["joint_limits"] and stored else "compiled"
+    return RunPlan(model, q0, v0, t_end, t_eval, options, impacts, limits, stored, backend, refusal or "")
+
+
+def compiled_refusal(model, options):
+    """Why the compiled loop of the run's method refuses it ("" if it takes it:
+    :func:`multibody.simulate.compiled.unsupported`, or for ``method="contact"``
+    :func:`multibody.simulate.contact_loop.unsupported`), or None where none is asked for (``compiled`` False, a
+    progress bar, collisions, a method without a compiled loop). The options alone: the joint limits and contact
+    shapes the run meets are read after (:func:`planned_run`)."""
+    method, compiled, progress = options["method"], options["compiled"], options["progress"]
+    torque, f_ext, events, dynamics = options["torque"], options["f_ext"], options["events"], options["dynamics"]
+    if not compiled or progress is True:
+        return None
+    if method == "contact":
+        from . import contact_loop
+        return contact_loop.unsupported(model, torque, f_ext, events, dynamics)
+    if method not in COMPILED or options["collisions"] not in (False, None):
+        return None  # (collisions: event-driven impacts, only in the Python loop)
+    from . import compiled as loop
+    return loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else options["atol"])
+
 
 _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
 

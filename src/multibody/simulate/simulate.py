@@ -14,18 +14,16 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..dynamics._inputs import as_state
 from ..errors import checked_number
 from . import gpu as gpu_runs
-from .actuators import compiled_controls, control_function
 from .batch import on_gpu, runs
 from ..event import Event
 from .lockstep import check_same_structure
-from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, check_method, compiled_times, in_compiled_loop,
-                       model_reads, output_times, python_loop_notice, warn_beyond_limits)
+from .planning import (COMPILED, FIXED_STEP, MAX_DEFAULT_SAMPLES, compiled_times, planned_run, python_loop_notice,
+                       warn_beyond_limits)
 from .python_loop import python_run
-from .stops import run_to_limits, watchable
-from .torques import TorqueTable, initial_state
+from .stops import run_to_limits
+from .torques import TorqueTable, initial_inputs
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -172,8 +170,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         one = models[0]  # the first model checks the states and plans the runs
     else:
         one = model
-    q0, v0 = initial_state(one, one.initial_configuration() if q0 is None else q0,
-                           np.zeros(one.nv) if v0 is None else v0, "simulate")  # checked here, once
+    q0, v0, options["torque"] = initial_inputs(one, one.initial_configuration() if q0 is None else q0,
+                                               np.zeros(one.nv) if v0 is None else v0, torque, "simulate")  # once
     for name, value in (("t_start", t_start), ("t_end", t_end)):
         checked_number(value, f"simulate: {name}")  # finite: an endless run is a loop with a stop condition
     if q0.ndim == 2 or v0.ndim == 2 or models is not None:
@@ -182,92 +180,43 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
 
 
 def _one_run(model, q0, v0, t_end, options):
-    """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them
-    (:func:`~multibody.simulate.torques.initial_state`): planned (:func:`_planned`, then :func:`_backend`), then run
-    by the compiled contact loop, the compiled loop up to the first joint stop, the compiled loop, or the Python
-    loop. (The warnings' stacklevels count the frames from the warning function through this and simulate to
-    simulate's caller.)"""
-    impacts, limits, stored, t_eval = _planned(model, q0, v0, float(options["t_start"]), float(t_end), options)
-    backend, reason = _backend(model, impacts, limits, stored, options)
-    if reason:
-        python_loop_notice(model, reason, stacklevel=5)
-    enforced = options["joint_limits"]
-    if backend == "contact":
-        from . import contact_loop
-        return warn_beyond_limits(model, stored, contact_loop.contact_run(model, q0, v0, t_eval, options, limits),
-                                  stacklevel=4, enforced=enforced)
-    if backend == "stops":
+    """One run of :func:`simulate` from (q0, v0), as simulate's entry checked them with a constant torque
+    (:func:`~multibody.simulate.torques.initial_inputs`): planned once
+    (:func:`~multibody.simulate.planning.planned_run`: every check, what the run meets in the model, the backend),
+    then run by the compiled contact loop, the compiled loop up to the first joint stop, the compiled loop, or the
+    Python loop, and its trajectory checked against the joint limits the run did not enforce. (The warnings'
+    stacklevels count the frames from the warning function through this and simulate to simulate's caller.)"""
+    plan = planned_run(model, q0, v0, t_end, options, stacklevel=5)
+    if plan.backend == "stops":
         rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
-        return run_to_limits(model, q0, v0, t_end, t_eval, limits, _compiled_run(model, q0, v0, t_end, t_eval, options),
-                             lambda t, q, v, times: _one_run(model, q, v, t_end, {**rest, "t_start": t,
-                                                                                   "t_eval": times}))
-    if backend == "compiled":
-        return warn_beyond_limits(model, stored, _compiled_run(model, q0, v0, t_end, t_eval, options)(), stacklevel=4,
-                                  enforced=enforced)
-    return warn_beyond_limits(model, stored, python_run(model, q0, v0, float(t_end), t_eval, options, impacts, limits),
-                              stacklevel=4, enforced=enforced)
-
-
-def _backend(model, impacts, limits, stored, options):
-    """(backend, reason): which backend runs a planned single run — "contact" (the compiled contact loop), "stops"
-    (the compiled loop up to the first joint stop, :mod:`.stops`), "compiled" (the compiled loop from start to end)
-    or "python" (the Python loop) — and why the compiled contact loop refuses it ("" if it does not), which the
-    caller tells (:func:`~multibody.simulate.planning.python_loop_notice`); the compiled loop's own refusals are told
-    here (:func:`~multibody.simulate.planning.in_compiled_loop`)."""
-    method, progress, events, compiled = options["method"], options["progress"], options["events"], options["compiled"]
-    torque, f_ext, dynamics, atol = options["torque"], options["f_ext"], options["dynamics"], options["atol"]
-    if method == "contact":  # (not a method of in_compiled_loop's)
-        if not compiled or progress is True:
-            return "python", ""
+        return run_to_limits(model, q0, v0, plan.t_end, plan.t_eval, plan.limits, _compiled_run(plan),
+                             lambda t, q, v, times: _one_run(model, q, v, plan.t_end, {**rest, "t_start": t,
+                                                                                        "t_eval": times}))
+    if plan.backend == "contact":
         from . import contact_loop
-        reason = contact_loop.unsupported(model, torque, f_ext, events, dynamics)
-        return ("python", reason) if reason else ("contact", "")
-    if limits and impacts is None and not getattr(model, "constraints", None) and watchable(limits) and (
-            in_compiled_loop(model, method, compiled, progress, False, torque, f_ext, events, dynamics, atol,
-                             stacklevel=6)):
-        return "stops", ""
-    if in_compiled_loop(model, method, compiled, progress, impacts is not None, torque, f_ext, events, dynamics, atol,
-                        stored if options["joint_limits"] else (), stacklevel=6):
-        return "compiled", ""
-    return "python", ""
+        trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits)
+    elif plan.backend == "compiled":
+        trajectory = _compiled_run(plan)()
+    else:
+        if plan.refusal:
+            python_loop_notice(model, plan.refusal, stacklevel=4)
+        trajectory = python_run(model, q0, v0, plan.t_end, plan.t_eval, options, plan.impacts, plan.limits)
+    return warn_beyond_limits(model, plan.stored, trajectory, stacklevel=4, enforced=options["joint_limits"])
 
 
-def _planned(model, q0, v0, t_start, t_end, options):
-    """The checks of a single run before it starts, the options first (a span, the method and its options, the
-    controls), then what the run meets in the model (:func:`~multibody.simulate.planning.model_reads`: contact
-    shapes, a constrained start on its constraints, a start inside the enforced joint limits; the state itself was
-    checked at simulate's entry); returns (impacts: the :class:`multibody.impact.Collisions` or None, the enforced
-    joint limits, the stored joint limits, the output times). Sets ``options["compiled"]`` False when the controls
-    are a Python callable (the compiled loop takes constant and tabulated controls)."""
-    method, ctrl = options["method"], options["ctrl"]
-    if not t_end > t_start:
-        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
-    check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
-    t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
-    control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    compilable = compiled_controls(ctrl)  # (None, constant or tabulated controls)
-    if options["compiled"] and not compilable and (method in COMPILED or method == "contact") and options[
-            "progress"] is not True:
-        python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=5)
-    options["compiled"] = options["compiled"] and compilable
-    return (*model_reads(model, q0, v0, options, stacklevel=6), t_eval)
-
-
-def _compiled_run(model, q0, v0, t_end, t_eval, options):
-    """run(watched=()): the compiled loop's Trajectory of the run
+def _compiled_run(plan):
+    """run(watched=()): the compiled loop's Trajectory of the planned run
     (:func:`multibody.simulate.compiled.tree_run_trajectory`), watching the built-in events ``watched`` first."""
-    torque = options["torque"]
-    applied = torque if torque is None or isinstance(torque, TorqueTable) else as_state(
-        cast(ArrayLike, torque), model.nv, "torque")  # not a callable: the loop refuses those
+    options, t_end, t_eval = plan.options, plan.t_end, plan.t_eval
 
     def run(watched=()):
         from . import compiled as loop
         events = [*watched, *options["events"]]
         return loop.tree_run_trajectory(
-            model, q0, v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
+            plan.model, plan.q0, plan.v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
             method=COMPILED[options["method"]], rtol=options["rtol"], atol=options["atol"],
-            max_step=options["max_step"], dt=options["dt"], tau=applied, t_start=options["t_start"], events=events,
-            ctrl=options["ctrl"], checked=True)
+            max_step=options["max_step"], dt=options["dt"], tau=options["torque"], t_start=options["t_start"],
+            events=events, ctrl=options["ctrl"], checked=True)
     return run
 
 

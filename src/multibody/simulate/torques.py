@@ -17,13 +17,23 @@ def initial_state(model, q0: ArrayLike, v0: ArrayLike, what: str) -> tuple[np.nd
     ValueError naming ``what`` for more dimensions or non-finite entries), with q0's quaternions scaled to unit length
     (:func:`~multibody.dynamics._inputs.unit_quaternions`; a warning for one whose norm is not 1 to 1e-3: the rotation
     it describes is kept, which for a value such as (2, 0, 0, 0) is rarely what was meant)."""
+    q0, v0, _ = initial_inputs(model, q0, v0, None, what)
+    return q0, v0
+
+
+def initial_inputs(model, q0: ArrayLike, v0: ArrayLike, torque: Any, what: str) -> tuple[np.ndarray, np.ndarray, Any]:
+    """(q0, v0, torque): the initial state as :func:`initial_state` checks it, and a constant ``torque`` checked with
+    it, once, as float64 (nv,) or (runs, nv) (ValueError naming "torque" otherwise); None, a :class:`TorqueTable`
+    (one, or one per run) or a callable pass as they are."""
     q0, v0 = as_state(q0, model.nq, "q0"), as_state(v0, model.nv, "v0")
+    if torque is not None and not callable(torque) and not per_run_tables(torque):
+        torque = as_state(torque, model.nv, "torque")
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
     if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
         raise ValueError(f"{what}: q0 and v0 must be finite")
-    return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0
+    return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0, torque
 
 
 class TorqueTable:
