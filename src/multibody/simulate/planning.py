@@ -49,6 +49,7 @@ class RunPlan(NamedTuple):
     impacts: Any  # the run's multibody.impact.Collisions, or None
     limits: list  # the joint limits the run enforces
     stored: list  # the limits stored with the joints and tendons (warn_beyond_limits)
+    projected: bool  # whether the fixed steps are projected onto the equality constraints
     backend: str  # "contact", "stops", "compiled" or "python"
     refusal: str  # why the compiled loops refuse a run they could take ("" if none did), for python_loop_notice
 
@@ -74,7 +75,7 @@ def planned_run(model, q0, v0, t_end, options, stacklevel=4):
         python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=stacklevel)
     options["compiled"] = options["compiled"] and compilable
     refusal = compiled_refusal(model, options)
-    impacts, limits, stored = model_reads(model, q0, v0, options, stacklevel=stacklevel + 1)
+    impacts, limits, stored, projected = model_reads(model, q0, v0, options, stacklevel=stacklevel + 1)
     if refusal is None:
         backend = "python"
     elif method == "contact":
@@ -85,7 +86,7 @@ def planned_run(model, q0, v0, t_end, options, stacklevel=4):
         backend = "stops"
     else:
         backend = "python" if options["joint_limits"] and stored else "compiled"
-    return RunPlan(model, q0, v0, t_end, t_eval, options, impacts, limits, stored, backend, refusal or "")
+    return RunPlan(model, q0, v0, t_end, t_eval, options, impacts, limits, stored, projected, backend, refusal or "")
 
 
 def compiled_refusal(model, options):
@@ -158,10 +159,12 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     checked (:func:`check_method`): returns (impacts: the :class:`multibody.impact.Collisions` of
     ``options["collisions"]`` (True: the default settings, or a dict of them) or None, the joint limits the run
     enforces (:func:`~multibody.constraints.limits.enforced_limits`), the limits stored with the joints and tendons
-    (:func:`~multibody.constraints.limits.stored_limits`)). Warns of ignored contact shapes, ``stacklevel`` frames up
-    (:func:`warn_ignored_shapes`); ValueError for a start past a bound the run enforces as a stop (the smooth
-    methods' limit events need a start inside the bounds; ``method="contact"`` pushes such a joint back in), and
-    for a constrained start off its constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
+    (:func:`~multibody.constraints.limits.stored_limits`), whether its fixed steps are projected onto the equality
+    constraints (``projection``, "RK4" or "Euler", :func:`multibody.constraints.integrate.project`)). Warns of
+    ignored contact shapes, ``stacklevel`` frames up (:func:`warn_ignored_shapes`); ValueError for a start past a
+    bound the run enforces as a stop (the smooth methods' limit events need a start inside the bounds;
+    ``method="contact"`` pushes such a joint back in), and for a constrained start off its constraints
+    (:func:`multibody.constraints.assembly.check_consistent`)."""
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     warn_ignored_shapes(model, options, stacklevel)
     stored = stored_limits(model)
@@ -183,10 +186,13 @@ def model_reads(model, q0, v0, options, stacklevel=4):
                              f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
                              "inside its limits, pass joint_limits=False to run without the joints' stored limits, or "
                              "use method=\"contact\", which pushes it back")
+    projected = False
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
+        from ..constraints.types import equality_constraints
+        projected = bool(options["projection"] and method in ("RK4", "Euler") and equality_constraints(model))
         check_consistent(model, q0, v0, options["constraint_tolerance"])
-    return impacts, limits, stored
+    return impacts, limits, stored, projected
 
 
 _START_TOLERANCE = 1e-6  # [rad or m] a start this far past an enforced bound is refused

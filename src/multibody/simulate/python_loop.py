@@ -21,7 +21,6 @@ from scipy import integrate, optimize
 
 from ..constraints.forward import forward_dynamics
 from ..constraints.limit_stops import LimitStops
-from ..constraints.types import equality_constraints
 from ..dynamics import aba, generalized_gravity, rnea
 from ..dynamics.kinematics import vector_field
 from ..dynamics._inputs import as_state, external_forces
@@ -137,17 +136,21 @@ def normalizer(model):
     return lambda q: normalized_quaternions(joints, q)
 
 
-def python_run(model, q0, v0, t_end, t_eval, options, impacts, limits):
-    """One run of :func:`multibody.simulate` from (q0, v0) at ``options["t_start"]`` through the output times
-    ``t_eval`` to ``t_end`` in the Python loop: ``options`` are simulate's (method, dt, tolerances, torque, ctrl,
-    f_ext, events, dynamics, stabilization, projection, progress, joint_limits), ``impacts`` the run's
-    :class:`multibody.impact.Collisions` or None, ``limits`` the joint limits it enforces."""
-    nq, nv, t_start, method = model.nq, model.nv, float(options["t_start"]), options["method"]
+def python_run(plan):
+    """One run of :func:`multibody.simulate` in the Python loop, as planned
+    (:class:`~multibody.simulate.planning.RunPlan`): from (q0, v0) at ``options["t_start"]`` through the output times
+    ``t_eval`` to ``t_end``, ``options`` simulate's (method, dt, tolerances, torque, ctrl, f_ext, events, dynamics,
+    stabilization, projection, progress, joint_limits), ``impacts`` the run's :class:`multibody.impact.Collisions` or
+    None, ``limits`` the joint limits it enforces, ``projected`` whether its fixed steps are projected."""
+    model, q0, v0, t_end, t_eval, options = plan.model, plan.q0, plan.v0, plan.t_end, plan.t_eval, plan.options
+    impacts, limits, method = plan.impacts, plan.limits, options["method"]
+    nq, nv, t_start = model.nq, model.nv, float(options["t_start"])
     normalized = normalizer(model)
     tau = generalized_forces(model, options["torque"], options["f_ext"], options["ctrl"])
     events, accel = _events_and_dynamics(model, options, impacts, limits)
     rhs = vector_field(model, accel, tau, normalized)
-    solver_at, info, record = _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits)
+    solver_at, info, record = _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits,
+                                       plan.projected)
     finish = _finisher(model, tau, accel, normalized, record, impacts, t_start)
     ts: list[float] = []
     xs: list[np.ndarray] = []
@@ -202,9 +205,9 @@ def _events_and_dynamics(model, options, impacts, limits):
     """The run's events (as :class:`Event`, built-in ones bound to the model) and v̇ = accel(t, q, v, τ): the given
     ``dynamics`` or the default, with the impact events and dynamics of ``impacts`` or of the joint stops."""
     dynamics = options["dynamics"]
+    events = [as_event(e, model) for e in options["events"]]
     accel = (guarded(dynamics, "the dynamics callable") if dynamics is not None
              else default_dynamics(model, options["stabilization"]))
-    events = [as_event(e, model) for e in options["events"]]
     if impacts is not None:
         return [*impacts.events(), *events], impacts.dynamics
     if limits and options["method"] != "contact" and not getattr(dynamics, "handles_joint_limits", False):
@@ -214,12 +217,11 @@ def _events_and_dynamics(model, options, impacts, limits):
     return events, accel
 
 
-def _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits):
+def _solvers(model, rhs, method, t_end, t_eval, options, tau, normalized, limits, projected):
     """(solver_at(t, x), info, record): the OdeSolver of ``method`` from (t, x), the run's info and the
-    DriftRecord of projected fixed steps (or None)."""
+    DriftRecord of ``projected`` fixed steps (or None)."""
     if method in FIXED_STEP:
         dt = options["dt"]
-        projected = options["projection"] and method != "contact" and bool(equality_constraints(model))
         record = DriftRecord() if projected else None
         step = scheme(model, method, tau, normalized, projected, limits)
 

@@ -200,7 +200,7 @@ def _one_run(model, q0, v0, t_end, options):
     else:
         if plan.refusal:
             python_loop_notice(model, plan.refusal, stacklevel=4)
-        trajectory = python_run(model, q0, v0, plan.t_end, plan.t_eval, options, plan.impacts, plan.limits)
+        trajectory = python_run(plan)
     return warn_beyond_limits(model, plan.stored, trajectory, stacklevel=4, enforced=options["joint_limits"])
 
 
