@@ -1,6 +1,6 @@
-"""Inputs of a simulation as they enter it: the initial state, checked once (:func:`initial_state`), and joint
-torques tabulated in time, the input that a Python callable would otherwise give, in a form the compiled loop takes
-(:mod:`multibody.simulate.compiled`)."""
+"""Inputs of a simulation as they enter it: the initial state and a constant torque, checked once
+(:func:`initial_inputs`, :func:`initial_state`), and joint torques tabulated in time, the input that a Python callable
+would otherwise give, in a form the compiled loop takes (:mod:`multibody.simulate.compiled`)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
