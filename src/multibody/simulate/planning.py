@@ -10,9 +10,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
-from .actuators import compiled_controls, control_function
+from .actuators import compiled_controls, control_function, per_run_controls
 from .python_loop import FIXED_STEP, METHODS
 from .stops import watchable
+from .torques import per_run_tables
 
 COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
@@ -106,6 +107,70 @@ def compiled_refusal(model, options):
         return None  # (collisions: event-driven impacts, only in the Python loop)
     from . import compiled as loop
     return loop.unsupported(model, torque, f_ext, events, dynamics, 1.0 if method in FIXED_STEP else options["atol"])
+
+
+class BatchPlan(NamedTuple):
+    """Several runs of :func:`multibody.simulate` at once, checked once and planned (:func:`planned_runs`), as their
+    backend takes them."""
+
+    model: Any  # the first model: every run's structure
+    models: list | None  # a model per run, or None: ``model`` for all
+    Q0: np.ndarray  # (B, nq) checked, quaternions unit
+    V0: np.ndarray  # (B, nv)
+    t_end: float  # [s]
+    t_eval: np.ndarray | None  # the output times [s] of the runs taken all together, None for one after the other
+    options: dict  # simulate's options less the torque and the controls
+    torque: Any  # None, a callable, a TorqueTable, one per run, or (B, nv)
+    controls: list | None  # the actuators' controls of each run, or None
+    stored: list  # the limits stored with the joints and tendons (warn_beyond_limits)
+    limits: list  # the joint limits the compiled contact loop enforces
+    backend: str  # "contact" (the compiled contact loop), "compiled" (the compiled loop) or "each" (one at a time)
+
+
+def planned_runs(model, Q0, V0, t_end, options, stacklevel=4):
+    """The :class:`BatchPlan` of the runs from the rows of Q0 (B, nq) and V0 (B, nv) (one of them may be a single
+    state, checked at simulate's entry), of ``model`` or of model[b] for a list of B models: the counts of runs,
+    the controls, the torque tables and the method checked first, then whether the compiled contact loop
+    (``method="contact"``, one model) or the compiled loop takes them all together, then what they meet in the model
+    (contact shapes, stored limits). Notices and warnings go ``stacklevel`` frames up from here."""
+    models = model if isinstance(model, list) else None
+    model = model[0] if models else model
+    counts = {name: x.shape[0] for name, x in (("q0", Q0), ("v0", V0)) if x.ndim == 2}
+    if models:
+        counts["models"] = len(models)
+    if len(set(counts.values())) > 1:
+        raise ValueError(f"simulate: {' and '.join(counts)} give {' and '.join(map(str, counts.values()))} runs")
+    B = next(iter(counts.values()))
+    Q0, V0 = np.broadcast_to(Q0, (B, model.nq)), np.broadcast_to(V0, (B, model.nv))
+    torque = options.pop("torque")
+    controls = per_run_controls(options.pop("ctrl"), B)
+    for u in controls or ():
+        control_function(model, u)  # (ValueError before any run)
+    options["compiled"] = options["compiled"] and compiled_controls(controls)  # (not Python callables)
+    if per_run_tables(torque) and len(torque) != B:
+        raise ValueError(f"simulate: {len(torque)} torque tables for {B} runs")
+    method, collisions = options["method"], options["collisions"] not in (False, None)
+    check_method(method, options["dt"], options["dynamics"], collisions)
+    compiled = in_compiled_loop(model, method, options["compiled"], options["progress"], collisions, torque,
+                                options["f_ext"], options["events"], options["dynamics"], options["atol"],
+                                stacklevel=stacklevel + 1)  # (False for "contact"; the stored limits: below)
+    contact = False
+    if method == "contact" and models is None and options["compiled"] and options["progress"] is not True:
+        from . import contact_loop
+        contact = not contact_loop.unsupported(model, torque, options["f_ext"], options["events"], options["dynamics"])
+    # what the runs meet in the model, read from the layers below: contact shapes, stored limits
+    warn_ignored_shapes(model, options, stacklevel=stacklevel)
+    stored = stored_limits(model)
+    limits = enforced_limits(model, options["joint_limits"]) if contact else []
+    if torque is not None and not callable(torque) and not per_run_tables(torque):
+        torque = np.broadcast_to(torque, (B, model.nv))  # (checked with the states, at simulate's entry)
+    backend = "contact" if contact else "each" if not compiled or (options["joint_limits"] and stored) else "compiled"
+    t_start, t_eval = float(options["t_start"]), None
+    if backend == "contact" and not t_end > options["t_start"]:
+        raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({options['t_start']})")
+    if backend != "each":
+        t_eval = output_times(t_start, float(t_end), options["t_eval"], options["samples"], options["dt"])
+    return BatchPlan(model, models, Q0, V0, t_end, t_eval, options, torque, controls, stored, limits, backend)
 
 
 _PAST = 1e-9  # [rad or m, relative above 1] a joint this far past a bound is past it, not at it by round-off
