@@ -1,6 +1,9 @@
-"""The planning of :func:`multibody.simulate`: the checks of its options, the output times, and which backend runs a
-simulation — the compiled loop (:mod:`.compiled`), the compiled loop up to the first joint stop (:mod:`.stops`), or
-the Python loop (:mod:`.python_loop`) — with the notices and warnings that go with the choice.
+"""The planning of :func:`multibody.simulate`: the checks of its options, what a run meets in the model, the output
+times, and which backend runs it — the compiled contact loop (:mod:`.contact_loop`), the compiled loop
+(:mod:`.compiled`), the compiled loop up to the first joint stop (:mod:`.stops`), or the Python loop
+(:mod:`.python_loop`) — with the notices and warnings that go with the choice. A run is planned once, into a
+:class:`RunPlan` (:func:`planned_run`), several runs at once into a :class:`BatchPlan` (:func:`planned_runs`), which
+the backends take as checked.
 """
 from __future__ import annotations
 
