@@ -58,7 +58,9 @@ def test_the_compiled_contact_loop_follows_the_python_step(name, dt):
     the solve) agree to round-off; a redundant contact set's LCP (four humanoid contacts on one foot) may pivot
     differently on a 1e-30 difference, or be solved from the last step's basis in the loop and by Lemke's method in
     the Python step, and give another of its solutions, equal to the LCP's regularization (1e-10 relative), which
-    keeps the runs apart by that much (1.6e-9 rad on a walker joint at its stop) without growing."""
+    keeps the runs apart by that much (1.6e-9 rad on a walker joint at its stop) without growing. Go1's URDF joint
+    friction (0.2 N·m over v_s = 1e-3 rad/s) makes a sample's acceleration at rest move by F_c/(v_s I) ≈ 5e4 s⁻¹
+    times a velocity difference: its accelerations agree to 1e-6 relative."""
     model, q0 = go1() if name == "go1" else (_model(name), None)
     v0 = None if q0 is None else np.zeros(model.nv)
     fast = mb.simulate(model, q0, v0, 0.5, method="contact", dt=dt)
@@ -67,7 +69,7 @@ def test_the_compiled_contact_loop_follows_the_python_step(name, dt):
     np.testing.assert_array_equal(fast.t, slow.t)
     np.testing.assert_allclose(fast.q, slow.q, rtol=0, atol=1e-8)
     np.testing.assert_allclose(fast.v, slow.v, rtol=0, atol=1e-7)
-    np.testing.assert_allclose(fast.a, slow.a, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(fast.a, slow.a, rtol=1e-6 if name == "go1" else 0, atol=1e-5)
 
 
 def test_a_ball_and_a_limited_arm_step_alike_in_both_loops():

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model.joints import Fixed
-from ._kinematics import contact_rows
+from ._kinematics import Snapshot, contact_rows
 from ._narrow import BOX, CAPSULE, HULL, PLANE, SPHERE, contact_capacity, detect_contacts
 from .geometry import (Box, Capsule, ContactPoint, ConvexHull, Plane, Sphere, contact_coefficients,
                        has_contact_model)
@@ -276,6 +276,34 @@ def found_contacts(model, snapshot, margin=0.0):
     rows = out[:count]
     first, second = pairs[rows[:, 13].astype(np.int64)].T
     return ContactArrays(first, second, rows[:, :3], rows[:, 3:6], rows[:, 6], rows[:, 7:10], rows[:, 10:13])
+
+
+OVERLAP = 1e-3  # [m] how deep two moving bodies' shapes may overlap at the start of a run without a warning
+
+
+def warn_overlapping_shapes(model, q, stacklevel=2):
+    """Warn (once per model and configuration q (nq,)) naming the shapes of two moving bodies that overlap by more
+    than :data:`OVERLAP` at q: the contact step pushes them apart from the first step (at ``erp``/h times the depth),
+    which is rarely meant. Hulls of neighbouring links often overlap in a robot's standing pose; an SRDF lists
+    such pairs as disabled (:func:`multibody.io.srdf.disable_collisions`), or ``a.exclude_contacts(b)`` leaves one out.
+    ``stacklevel``: the warning's, counted from this function."""
+    derived = (model._compiled or model.compile()).derived
+    key = np.asarray(q, dtype=float).tobytes()
+    if derived.get("overlaps_checked") == key:
+        return
+    derived["overlaps_checked"] = key
+    found = found_contacts(model, Snapshot(model, q, np.zeros(model.nv)), 0.0)
+    index, geometries = geometry_arrays(model)[0], model.geometries
+    deepest: dict[tuple[str, str], float] = {}
+    for i, j, gap in zip(found.first.tolist(), found.second.tolist(), found.gap.tolist()):
+        if gap < -OVERLAP and index[i] >= 0 and index[j] >= 0:
+            pair = (geometries[i].name, geometries[j].name)
+            deepest[pair] = max(deepest.get(pair, 0.0), -gap)
+    if deepest:
+        named = ", ".join(f"{a}–{b} ({1e3 * depth:.1f} mm)" for (a, b), depth in sorted(deepest.items()))
+        warnings.warn(f"model '{model.name}': shapes of moving bodies overlap at the start: {named}; the contact step "
+                      "pushes them apart from its first step. If they are meant to overlap, leave the pairs out "
+                      "(an SRDF's disabled pairs, or geometry.exclude_contacts(other))", stacklevel=stacklevel)
 
 
 def coefficient_arrays(model, first, second):

@@ -8,8 +8,9 @@ for contact. :func:`multibody.simulate` runs them (``method="RK4"`` or ``"Euler"
 recorded in ``Trajectory.drift``.
 
 ``"contact"`` (unilateral contact, Stewart & Trinkle 1996; Anitescu & Potra 1997): semi-implicit Euler at the
-velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ (M + h D in place of M for the joint dampers D, implicit as in
-MuJoCo's Euler: explicit, a damper on a small inertia blows up once h·c/I > 2), with J v⁺ = b − (erp/h) φ for
+velocity level, M (v⁺ − v) = h (τ − c) + Jᵀλ (M + h D in place of M, D = −∂Q/∂q̇ the joint forces' slope: the
+dampers' c, implicit as in MuJoCo's Euler, and the smoothed friction's F_c/v_s sech²(q̇/v_s); explicit, either
+blows up on a small inertia once h·D/I > 2, as a URDF's joint friction does at rest), with J v⁺ = b − (erp/h) φ for
 equality constraints and one LCP (:mod:`.contact`) for the contacts and the joint limits' bounds
 (:mod:`.limits`, frictionless rows in generalized coordinates): n·v⁺ ≥ −gap/h (−erp·gap/h when penetrating),
 the contacts' tangential velocity zero inside the friction pyramid. Only rows that close within the step take
@@ -74,6 +75,19 @@ def joint_damping(model):
     return derived["joint_damping"]
 
 
+def joint_force_slope(model, v):
+    """D (nv,) = −∂Q/∂q̇ [N·m·s/rad or N·s/m] of the joint dampers and smoothed friction at the speeds v:
+    c + F_c/v_s sech²(q̇/v_s) summed per joint (the Python twin of
+    :func:`multibody.simulate.forces.add_joint_force_slope`), the matrix of the linearly implicit step."""
+    rows, _ = joint_force_rows(model)
+    iv, slope, rubbing = rows[:, 1].astype(np.int64), rows[:, 4].copy(), rows[:, 5] > 0.0
+    scale = rows[rubbing, 6]
+    slope[rubbing] += rows[rubbing, 5] / scale * (1.0 - np.tanh(v[iv[rubbing]] / scale) ** 2)
+    D = np.zeros(model.nv)
+    np.add.at(D, iv, slope)
+    return D
+
+
 def step_settings(margin, erp, bounce_velocity):
     """The compiled step's settings: (margin [m], erp, bounce_velocity [m/s], LCP regularization, accepted LCP
     error, Lemke's pivots per unknown), the pyramid's edge directions (edges, 2) and Lemke's pivot tolerances."""
@@ -89,10 +103,10 @@ def contact_step(model, q, v, dt, tau=None, margin=MARGIN, erp=ERP, bounce_veloc
     h = dt
     s = Snapshot(model, q, v)
     rows, _ = stack(model, s)
-    damping = joint_damping(model)
-    if damping.any():  # implicit in the joint dampers, as MuJoCo's Euler: (M + h D)(v⁺ − v) = h (τ − c)
+    slope = joint_force_slope(model, v)
+    if slope.any():  # implicit in the joint forces' slope D: (M + h D)(v⁺ − v) = h (τ − c)
         M = crba(model, q)
-        M[np.diag_indices_from(M)] += h * damping
+        M[np.diag_indices_from(M)] += h * slope
         a_free, lam = np.empty(model.nv), np.empty(model.nv)
         dof_parents((model._compiled or model.compile()).topology, lam)
         if not free_acceleration(M.copy(), lam, tau - nonlinear_effects(model, q, v), a_free):

@@ -37,7 +37,7 @@ from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
 from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
 from .actuators import add_actuation
-from .forces import add_joint_forces, element_body_forces
+from .forces import add_joint_force_slope, add_joint_forces, element_body_forces
 from .tree_rates import INTERRUPTED, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite, torque_at
 
 UNSOLVED = 6  # a step whose contact LCP Lemke's method found no solution for (the Python step takes it)
@@ -138,16 +138,12 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     add_actuation(forces[3], forces[4], t, q, v, Q)
     if body_forces.shape[0] > 0:
         element_body_forces(topology, params, forces[1], forces[2], q, v, body_forces)
-    # the free motion, implicit in the joint dampers: (M + h D) a = τ − c, by the sparse factorization
-    # M + h D = Lᵀ L (RBDA Tables 6.3–6.4), which also gives the compliance K = (M + h D)⁻¹ of the rows: the contacts
-    # take only K Nᵀ, K Tᵀ of the rows that close (:func:`~..constraints._step.compliance_columns`), from L
+    # the free motion, implicit in the joint forces' slope D = −∂Q/∂q̇ (dampers, smoothed friction): (M + h D) a = τ − c,
+    # by the sparse factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4), which also gives the compliance
+    # K = (M + h D)⁻¹ of the rows: the contacts take only K Nᵀ, K Tᵀ of the rows that close
+    # (:func:`~..constraints._step.compliance_columns`), from L
     crba(topology, params, q, M)
-    damped = False
-    for k in range(nv):
-        if damping[k] != 0.0:
-            damped = True
-            M[k, k] += h * damping[k]
-    if damped:
+    if add_joint_force_slope(forces[0], v, h, M):
         rnea(topology, params, gravity, q, v, zero, body_forces, c)
         for k in range(nv):
             c[k] = Q[k] - c[k]

@@ -111,6 +111,25 @@ def add_joint_forces(joint_forces, q, v, tau):
 
 
 @njit_without_refcounts(cache=True)
+def add_joint_force_slope(joint_forces, v, h, M):
+    """M[iv, iv] += h (c + F_c/v_s sech²(v[iv]/v_s)) for the rows (iq, iv, k, q₀, c, F_c, v_s) of
+    :func:`add_joint_forces`: h times the joint forces' slope −∂Q/∂q̇ (dampers and smoothed friction), which a
+    linearly implicit Euler step (M + h D)(v⁺ − v) = h (τ − c) takes into its matrix, so that neither a stiff damper
+    nor the friction's slope F_c/v_s at rest limits the step. True when it added anything."""
+    added = False
+    for e in range(joint_forces.shape[0]):
+        iv = int(joint_forces[e, 1])
+        slope = joint_forces[e, 4]
+        if joint_forces[e, 5] > 0.0:
+            t = np.tanh(v[iv] / joint_forces[e, 6])
+            slope += joint_forces[e, 5] / joint_forces[e, 6] * (1.0 - t * t)
+        if slope != 0.0:
+            M[iv, iv] += h * slope
+            added = True
+    return added
+
+
+@njit_without_refcounts(cache=True)
 def element_body_forces(topology, params, springs, rotors, q, v, f_ext):
     """f_ext (n, 6) = the forces of the springs and spinning rotors given as rows (:func:`body_force_rows`) on the
     bodies, each [moment; force] in body axes about the body origin (as the ABA takes them): the compiled twins

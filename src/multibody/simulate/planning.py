@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..constraints.contact import warn_overlapping_shapes
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
 from .actuators import compiled_controls, control_function, per_run_controls
 from .python_loop import FIXED_STEP, METHODS
@@ -229,12 +230,15 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     enforces (:func:`~multibody.constraints.limits.enforced_limits`), the limits stored with the joints and tendons
     (:func:`~multibody.constraints.limits.stored_limits`), whether its fixed steps are projected onto the equality
     constraints (``projection``, "RK4" or "Euler", :func:`multibody.constraints.integrate.project`)). Warns of
-    ignored contact shapes, ``stacklevel`` frames up (:func:`warn_ignored_shapes`); ValueError for a start past a
-    bound the run enforces as a stop (the smooth methods' limit events need a start inside the bounds;
-    ``method="contact"`` pushes such a joint back in), and for a constrained start off its constraints
-    (:func:`multibody.constraints.assembly.check_consistent`)."""
+    ignored contact shapes, ``stacklevel`` frames up (:func:`warn_ignored_shapes`), and for ``method="contact"`` of
+    moving bodies' shapes overlapping at q0 (:func:`~multibody.constraints.contact.warn_overlapping_shapes`);
+    ValueError for a start past a bound the run enforces as a stop (the smooth methods' limit events need a start
+    inside the bounds; ``method="contact"`` pushes such a joint back in), and for a constrained start off its
+    constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     warn_ignored_shapes(model, options, stacklevel)
+    if method == "contact" and model.geometries:
+        warn_overlapping_shapes(model, q0, stacklevel)
     stored = stored_limits(model)
     limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
