@@ -24,10 +24,11 @@ from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._threads import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
-from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory
+from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table
 from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
-from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
+from .trajectory import Trajectory
+from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED, sample_rates
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
@@ -160,10 +161,10 @@ def _run(run, x, clock, t_eval, x_out, stats, dt):
 def _start(q0, v0, t_start, t_eval):
     """(x, clock, x_out): the initial state (as simulate's entry checked it, quaternions normalized:
     :func:`~multibody.simulate.torques.initial_state`), the clock at t_start, and the outputs with the samples at
-    t_start written."""
+    t_start written (the rows past them are written by the loop as it reaches them; only those are read)."""
     x = np.concatenate([q0, v0])
     first = int(np.searchsorted(t_eval, t_start, side="right"))
-    x_out = np.full((len(t_eval), x.shape[0]), np.nan)
+    x_out = np.empty((len(t_eval), x.shape[0]))
     x_out[:first] = x
     return x, np.array([t_start, 0.0, 0.0, first, 0.0]), x_out
 
@@ -175,22 +176,80 @@ def _info(dt, stats, status):
 
 def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, tau, rows):
     """The run's Trajectory, or (its partial Trajectory, error) when it stopped early; ``tau`` and ``rows``: the
-    torque table and the force rows with the controls the run took (:func:`~.compiled.tree_trajectory`)."""
-    count, nq = int(clock[kernel.NEXT]), model.nq
+    torque table and the force rows with the controls the run took (:func:`_sampled`)."""
+    count = int(clock[kernel.NEXT])
     info = _info(dt, stats, status)
-    t, q, v = t_eval[:count], x_out[:count, :nq], x_out[:count, nq:]
+    t, X = t_eval[:count], x_out[:count]
     if status == OK:
-        return tree_trajectory(model, t, q, v, info, tau, rows=rows), None
+        return _sampled(model, t, X, info, tau, rows), None
     if status == INTERRUPTED:
         info["interrupted"] = True
-    t, q, v, _ = _with_reached(t, q, v, float(stats[T_REACHED]), x, nq)
-    finite = np.all(np.isfinite(np.concatenate([q, v], axis=1)), axis=1)
-    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, tau, rows=rows)
+    nq = model.nq
+    t, q, v, _ = _with_reached(t, X[:, :nq], X[:, nq:], float(stats[T_REACHED]), x, nq)
+    X = np.concatenate([q, v], axis=1)
+    finite = np.all(np.isfinite(X), axis=1)
+    partial = _sampled(model, t[finite], X[finite], info, tau, rows)
     time = float(stats[T_REACHED])
     if status == INTERRUPTED:
         return partial, SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {time:.6g} s",
                                               time=time, trajectory=partial)
     return partial, SimulationError(f"state became non-finite at t = {time:.6g} s", time=time, trajectory=partial)
+
+
+def _sampled(model, t, X, info, tau, rows):
+    """The :class:`ContactTrajectory` of the samples at times t (T,), states X (T, nq + nv)."""
+    return ContactTrajectory(model, np.ascontiguousarray(t, dtype=float), np.ascontiguousarray(X), info, tau, rows)
+
+
+class ContactTrajectory(Trajectory):
+    """The :class:`~multibody.Trajectory` of a run of the compiled contact loop, whose applied generalized forces
+    ``tau`` and accelerations ``a`` at the samples are computed when first read, all at once in one compiled call
+    (:func:`~.tree_rates.sample_rates`): a run that does not read them does not pay for them (some 1 µs a sample).
+
+    ``tau``: the torque (a table) and the force elements and controls the run took
+    (:func:`~.compiled.force_arrays`); ``a``: the free acceleration of each sample, the forward dynamics (ABA) of
+    its state under ``tau``, without the contact and limit impulses of the steps, as the Python step's samples
+    have it. (A velocity-stepped run has no acceleration of its own at an instant: its velocity jumps at each
+    step. The mean acceleration over the steps between two samples, their impulses included, is the difference
+    quotient of the velocities, ``np.diff(trajectory.v, axis=0) / np.diff(trajectory.t)[:, None]``.)"""
+
+    def __init__(self, model, t, X, info, torque, rows):
+        nq = (model._compiled or model.compile()).nq
+        super().__init__(model, t, X[:, :nq], X[:, nq:], info=info)
+        self._a = self._tau = None
+        self._rates_of = (X, torque, rows)  # (until they are computed)
+
+    def _rates(self):
+        """Compute ``a`` and ``tau`` at the samples (those not set since)."""
+        X, torque, rows = self._rates_of
+        cm = self.model._compiled or self.model.compile()
+        a, applied = np.empty((len(self), cm.nv)), np.empty((len(self), cm.nv))
+        sample_rates((cm.topology, cm.params, cm.gravity), torque, rows, self.t, X, cm.nq, a, applied)
+        self._a = a if self._a is None else self._a
+        self._tau = applied if self._tau is None else self._tau
+        self._rates_of = None
+
+    @property
+    def a(self):
+        """(T, nv) the free accelerations v̇ at the samples (the class docstring)."""
+        if self._a is None:
+            self._rates()
+        return self._a
+
+    @a.setter
+    def a(self, value):
+        self._a = value
+
+    @property
+    def tau(self):
+        """(T, nv) the applied generalized forces at the samples: the torque and the force elements."""
+        if self._tau is None:
+            self._rates()
+        return self._tau
+
+    @tau.setter
+    def tau(self, value):
+        self._tau = value
 
 
 def contact_run(model, q0, v0, t_eval, options, limits):
