@@ -109,15 +109,28 @@ def _model_arrays(model, dt, limits):
     return arrays
 
 
+def _torque(model, torque):
+    """The torque table (times (T,), values (T, nv)) of ``torque`` (:func:`~.compiled.torque_table`) as writable
+    arrays, one compiled signature for all (the loop only reads them); the zero torque's kept with the compiled
+    model."""
+    if torque is not None:
+        return tuple(np.array(part, dtype=float) for part in torque_table(torque, model.nv))
+    derived = (model._compiled or model.compile()).derived
+    zero = derived.get("contact_loop_no_torque")
+    if zero is None:
+        zero = derived["contact_loop_no_torque"] = torque_table(None, model.nv)
+    return zero
+
+
 def _stepper(model, arrays, tau, torque, ctrl, limits):
-    """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
+    """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop (``tau``: :func:`_torque`'s table of the
+    torque ``torque``), with the Python step taking the steps
     whose LCP Lemke's method cannot solve, from the clock's time through t_eval (its normalizer and forces made at
     the first such step: most runs have none). The last step's LCP basis, the guess of the next step's, is kept
     from call to call."""
     nq = model.nq
     python_step = []  # (normalized, forces) of the Python step, once it is needed
     given = np.empty(model.nq + model.nv)
-    tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
     shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
     rows = shapes[2] + bounds[1].shape[0]
     basis = (np.zeros(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=bool), np.zeros(1, dtype=np.int64))
@@ -146,7 +159,8 @@ INLINE_STEPS = 256  # the steps a run takes on the calling thread before the res
 def _run(run, x, clock, t_eval, x_out, stats, dt):
     """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
     worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
-    first = int(np.searchsorted(t_eval, clock[kernel.TIME] + INLINE_STEPS * dt, side="right"))
+    inline = clock[kernel.TIME] + INLINE_STEPS * dt
+    first = len(t_eval) if t_eval[-1] <= inline else int(np.searchsorted(t_eval, inline, side="right"))
     status = OK
     if first > clock[kernel.NEXT]:
         try:
@@ -163,7 +177,9 @@ def _start(q0, v0, t_start, t_eval):
     :func:`~multibody.simulate.torques.initial_state`), the clock at t_start, and the outputs with the samples at
     t_start written (the rows past them are written by the loop as it reaches them; only those are read)."""
     x = np.concatenate([q0, v0])
-    first = int(np.searchsorted(t_eval, t_start, side="right"))
+    first = 0
+    while first < len(t_eval) and t_eval[first] <= t_start:  # (the samples at t_start: one, mostly)
+        first += 1
     x_out = np.empty((len(t_eval), x.shape[0]))
     x_out[:first] = x
     return x, np.array([t_start, 0.0, 0.0, first, 0.0]), x_out
@@ -258,7 +274,7 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     SimulationInterrupted (Ctrl-C) carry the samples computed."""
     torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
     arrays = _arrays(model, dt, limits, [ctrl])[0]
-    tau = torque_table(torque, model.nv)
+    tau = _torque(model, torque)
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
@@ -282,7 +298,7 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=
     arrays = _arrays(model, dt, limits, ctrls)
     starts = [_start(Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
     stats, status = np.zeros((B, 5)), np.full(B, OK)
-    taus = [torque_table(torques[b], model.nv) for b in range(B)]
+    taus = [_torque(model, torques[b]) for b in range(B)]
     runners = [_stepper(model, arrays[b], taus[b], torques[b], ctrls[b], limits) for b in range(B)]
 
     def one(b):
