@@ -186,7 +186,8 @@ def test_the_arrays_kept_with_the_model_follow_its_step_its_limits_and_its_edits
 def test_the_samples_accelerations_and_forces_are_computed_when_read_as_the_python_step_has_them():
     """A compiled contact run's ``tau`` and ``a`` at the samples, computed when first read: the applied forces
     (Python force elements, actuators at their controls) and the free acceleration, the ABA of each sample's state
-    under them, without the contact impulses, as the Python step's samples have them; a value set before the first read is kept, and the trajectory pickles."""
+    under them, without the contact impulses, as the Python step's samples have them, of the model as it ran; a
+    value set before the first read is kept, and the trajectory pickles."""
     import pickle
 
     from multibody.simulate.python_loop import generalized_forces
@@ -206,3 +207,6 @@ def test_the_samples_accelerations_and_forces_are_computed_when_read_as_the_pyth
     unread.a = np.zeros_like(unread.v)
     assert not unread.a.any()
     np.testing.assert_array_equal(unread.tau, fast.tau)
+    edited = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    model.body("torso").mass *= 2  # (after the run: its samples' accelerations are those of the model that ran)
+    np.testing.assert_array_equal(edited.a, fast.a)

@@ -230,42 +230,31 @@ class ContactTrajectory(Trajectory):
     quotient of the velocities, ``np.diff(trajectory.v, axis=0) / np.diff(trajectory.t)[:, None]``.)"""
 
     def __init__(self, model, t, X, info, torque, rows):
-        nq = (model._compiled or model.compile()).nq
-        super().__init__(model, t, X[:, :nq], X[:, nq:], info=info)
+        cm = model._compiled or model.compile()
+        super().__init__(model, t, X[:, :cm.nq], X[:, cm.nq:], info=info)
         self._a = self._tau = None
-        self._rates_of = (X, torque, rows)  # (until they are computed)
+        # (until they are computed: the model's arrays as it ran, which an edit of the model after the run replaces)
+        self._rates_of = ((cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)
 
     def _rates(self):
         """Compute ``a`` and ``tau`` at the samples (those not set since)."""
-        X, torque, rows = self._rates_of
-        cm = self.model._compiled or self.model.compile()
-        a, applied = np.empty((len(self), cm.nv)), np.empty((len(self), cm.nv))
-        sample_rates((cm.topology, cm.params, cm.gravity), torque, rows, self.t, X, cm.nq, a, applied)
+        arrays, nq, X, torque, rows = self._rates_of
+        a, applied = np.empty((len(self), X.shape[1] - nq)), np.empty((len(self), X.shape[1] - nq))
+        sample_rates(arrays, torque, rows, self.t, X, nq, a, applied)
         self._a = a if self._a is None else self._a
         self._tau = applied if self._tau is None else self._tau
         self._rates_of = None
 
-    @property
-    def a(self):
-        """(T, nv) the free accelerations v̇ at the samples (the class docstring)."""
-        if self._a is None:
+    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
+                 doc="(T, nv) the free accelerations v̇ at the samples (the class docstring).")
+    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
+                   doc="(T, nv) the applied generalized forces at the samples: the torque and the force elements.")
+
+    def _read(self, name):
+        """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
+        if getattr(self, name) is None:
             self._rates()
-        return self._a
-
-    @a.setter
-    def a(self, value):
-        self._a = value
-
-    @property
-    def tau(self):
-        """(T, nv) the applied generalized forces at the samples: the torque and the force elements."""
-        if self._tau is None:
-            self._rates()
-        return self._tau
-
-    @tau.setter
-    def tau(self, value):
-        self._tau = value
+        return getattr(self, name)
 
 
 def contact_run(model, q0, v0, t_eval, options, limits):
