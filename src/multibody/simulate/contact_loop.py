@@ -67,18 +67,11 @@ def _pair_coefficients(model, pairs):
 
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
-    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
-    or a TorqueTable); the runs share every array but their forces (the kernel only reads them). What depends only on
-    the model, ``dt`` and the limits (:func:`_model_arrays`), and the forces at zero controls, are kept with the
-    compiled model."""
-    cm = model._compiled or model.compile()
-    shared = _model_arrays(model, dt, limits)
-    zero = None
-    if any(ctrl is None for ctrl in ctrls):
-        zero = cm.derived.get("contact_loop_forces")
-        if zero is None:
-            zero = cm.derived["contact_loop_forces"] = _forces(model, None)
-    return [(shared[0], zero if ctrl is None else _forces(model, ctrl), *shared[1:]) for ctrl in ctrls]
+    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
+    None, (nu,) or a TorqueTable); the runs share every array but their forces (the kernel only reads them). The
+    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`)."""
+    kept = _model_arrays(model, dt, limits)
+    return [kept if ctrl is None else (kept[0], _forces(model, ctrl), *kept[2:]) for ctrl in ctrls]
 
 
 def _forces(model, ctrl):
@@ -87,25 +80,24 @@ def _forces(model, ctrl):
 
 
 def _model_arrays(model, dt, limits):
-    """((model arrays), damping, shapes, bounds, settings, cone, tolerances, equalities) of :func:`_arrays`, kept in
-    the compiled model's ``derived`` (which any edit of the model drops) while the step ``dt``, the contact pairs,
-    their coefficients (:func:`_pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found by
-    identity) are the same."""
+    """:func:`_arrays`' tuple at zero controls, kept in the compiled model's ``derived`` (which any edit of the model
+    drops) while the step ``dt``, the contact pairs, their coefficients (:func:`_pair_coefficients`) and the limits'
+    bound rows (:func:`bound_arrays`, found by identity) are the same."""
     cm = model._compiled or model.compile()
     geometries, pairs, capacity = detection_arrays(model)  # (contact_pairs' warning, once, when found)
     coefficients = _pair_coefficients(model, pairs)
     bounds = bound_arrays(model, limits)[1:]
-    found = (pairs, coefficients, bounds[0])
     kept = cm.derived.get("contact_loop_arrays")
-    if kept is not None and kept[0] == float(dt) and all(a is b for a, b in zip(kept[1], found)):
-        return kept[2]
+    if (kept is not None and kept[0] == dt and kept[1] is pairs and kept[2] is coefficients
+            and kept[3] is bounds[0]):
+        return kept[4]
     shapes = (geometries, pairs, capacity, *coefficients)
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    arrays = ((cm.topology, cm.params, cm.gravity), joint_damping(model), shapes, bounds, settings, cone, tolerances,
-              equality_arrays(model))
-    cm.derived["contact_loop_arrays"] = (float(dt), found, arrays)
+    arrays = ((cm.topology, cm.params, cm.gravity), _forces(model, None), joint_damping(model), shapes, bounds,
+              settings, cone, tolerances, equality_arrays(model))
+    cm.derived["contact_loop_arrays"] = (float(dt), pairs, coefficients, bounds[0], arrays)
     return arrays
 
 
@@ -231,7 +223,8 @@ class ContactTrajectory(Trajectory):
 
     def __init__(self, model, t, X, info, torque, rows):
         cm = model._compiled or model.compile()
-        super().__init__(model, t, X[:, :cm.nq], X[:, cm.nq:], info=info)
+        v = X[:, cm.nq:]
+        super().__init__(model, t, X[:, :cm.nq], v, v, v, info=info)  # (a and tau: placeholders, not allocated)
         self._a = self._tau = None
         # (until they are computed: the model's arrays as it ran, which an edit of the model after the run replaces)
         self._rates_of = ((cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)
