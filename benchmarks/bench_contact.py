@@ -241,7 +241,8 @@ def _best(kept, new):
 def _print_calls(args, calls, calls_before):
     """The table of µs per mb.simulate call: of 1 step (t_1), of n steps (t_n), and a call's cost beyond its
     steps, t_1 − (t_n − t_1) / (n − 1): the 1-step call less one step."""
-    header = f"\n{'model':10} {'steps':>6} {'µs/call (1 step)':>17} {'µs/call (n steps)':>18} {'µs/call beyond steps':>21}"
+    header = (f"\n{'model':10} {'steps':>6} {'µs/call (1 step)':>17} {'µs/call (n steps)':>18} "
+              f"{'µs/call beyond steps':>21}")
     if args.baseline:
         header += f" {'baseline (1 step)':>18} {'baseline (n steps)':>19} {'baseline beyond':>16}"
     print(header)
