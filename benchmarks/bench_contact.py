@@ -3,7 +3,7 @@ Lemke's method or projected Gauss–Seidel, implicit joint damping) beside MuJoC
 the same step, in one run.
 
     python benchmarks/bench_contact.py [--models cheetah walker go1] [--seconds 0.2] [--runs 3] [--baseline REV|DIR]
-                                       [--clock wall|cpu]
+                                       [--clock wall|cpu] [--calls]
 
 Models: the dm_control suite files (cheetah, walker, hopper, humanoid, quadruped, stacker, ...: each from its
 initial configuration at its ``opt.timestep``) and ``go1`` (example-robot-data's URDF with its collision shapes,
@@ -14,7 +14,10 @@ many ``mj_step`` loops over the same number of steps (no output). Ratio: multibo
 ``--baseline REV`` also times the stepper of commit REV (checked out into a temporary git worktree, run in a
 subprocess with its own numba cache; ``--baseline DIR``: the package under DIR/src as it is, with its own cache),
 its rounds interleaved with today's, and gives the speed-up. ``--clock cpu`` times by the process's CPU time (all
-its threads) instead of the wall clock: steadier on a host shared with other work.
+its threads) instead of the wall clock: steadier on a host shared with other work. ``--calls`` adds a table of the
+time per ``mb.simulate`` call of one step and of ``--seconds`` (each the best of ``--runs`` rounds of many calls),
+and what a call costs beyond its steps (the 1-step call less one step, the step's time from the difference of the
+two): the cost that weighs on short calls.
 """
 from __future__ import annotations
 
@@ -94,9 +97,31 @@ def contact_step_time(name, seconds, runs, clock=time.perf_counter):
     return best / steps
 
 
+def call_times(name, seconds, runs, clock=time.perf_counter):
+    """(steps, best time [s] of a call of one step, of a call of ``steps`` steps (``seconds``)) of
+    mb.simulate(method="contact"), each the best of ``runs`` rounds of many calls."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, q0, dt = go1() if name == "go1" else dm_control_model(name)
+        v0 = None if q0 is None else np.zeros(model.nv)
+        steps = max(int(round(seconds / dt)), 1)
+        best = {}
+        for n in (1, steps):
+            mb.simulate(model, q0, v0, t_end=n * dt, dt=dt, method="contact", progress=False)
+            calls = max(3, 400 // n)
+            best[n] = np.inf
+            for _ in range(runs):
+                start = clock()
+                for _ in range(calls):
+                    mb.simulate(model, q0, v0, t_end=n * dt, dt=dt, method="contact", progress=False)
+                best[n] = min(best[n], (clock() - start) / calls)
+    return steps, best[1], best[steps]
+
+
 if __name__ == "__main__":
     clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
-    print(json.dumps({n: contact_step_time(n, float(sys.argv[1]), int(sys.argv[2]), clock) for n in sys.argv[4:]}))
+    timed = call_times if sys.argv[4] == "calls" else contact_step_time
+    print(json.dumps({n: timed(n, float(sys.argv[1]), int(sys.argv[2]), clock) for n in sys.argv[5:]}))
 '''
 
 
@@ -147,12 +172,16 @@ def main() -> None:
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds of today's and the baseline's runs")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    parser.add_argument("--calls", action="store_true",
+                        help="then the time per mb.simulate call of 1 step and of --seconds, and what a call costs "
+                             "beyond its steps")
     args = parser.parse_args()
     namespace: dict = {"__name__": "bench_contact_run"}
     exec(compile(RUN, "bench_contact_run", "exec"), namespace)
     inf = float("inf")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     today, before, mujoco = (dict.fromkeys(args.models, inf) for _ in range(3))
+    calls, calls_before = {}, {}
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(__file__).resolve().parent.parent
         tree, env = os.path.join(scratch, "tree"), dict(os.environ)
@@ -172,11 +201,14 @@ def main() -> None:
                         mujoco[name] = min(mujoco[name], mujoco_step_time(name, args.seconds, args.runs, namespace,
                                                                           clock))
                 if args.baseline:
-                    done = subprocess.run([sys.executable, "-c", RUN, str(args.seconds), str(args.runs), args.clock,
-                                           *args.models],
-                                          env=env, cwd=scratch, capture_output=True, text=True, check=True)
-                    for name, t in json.loads(done.stdout.strip().splitlines()[-1]).items():
+                    for name, t in _baseline(args, "steps", env, scratch).items():
                         before[name] = min(before[name], t)
+                if args.calls:
+                    for name in args.models:
+                        calls[name] = _best(calls.get(name), namespace["call_times"](name, args.seconds, args.runs,
+                                                                                     clock))
+                    for name, t in (_baseline(args, "calls", env, scratch) if args.baseline else {}).items():
+                        calls_before[name] = _best(calls_before.get(name), t)
         finally:
             if args.baseline and tree != args.baseline:
                 subprocess.run(["git", "worktree", "remove", "--force", tree], cwd=root, capture_output=True)
@@ -190,6 +222,41 @@ def main() -> None:
         if args.baseline:
             line += f" {1e6 * before[name]:17.1f} {before[name] / theirs:15.1f} {before[name] / ours:9.2f}"
         print(line)
+    if args.calls:
+        _print_calls(args, calls, calls_before)
+
+
+def _baseline(args, what, env, scratch):
+    """{model: result} of RUN's ``what`` ("steps": contact_step_time, "calls": call_times) for the baseline."""
+    done = subprocess.run([sys.executable, "-c", RUN, str(args.seconds), str(args.runs), args.clock, what,
+                           *args.models], env=env, cwd=scratch, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _best(kept, new):
+    """call_times' (steps, t_1, t_n), the smaller of each time of ``kept`` (or None) and ``new``."""
+    return tuple(new) if kept is None else (kept[0], min(kept[1], new[1]), min(kept[2], new[2]))
+
+
+def _print_calls(args, calls, calls_before):
+    """The table of µs per mb.simulate call: of 1 step (t_1), of n steps (t_n), and a call's cost beyond its
+    steps, t_1 − (t_n − t_1) / (n − 1): the 1-step call less one step."""
+    header = (f"\n{'model':10} {'steps':>6} {'µs/call (1 step)':>17} {'µs/call (n steps)':>18} "
+              f"{'µs/call beyond steps':>21}")
+    if args.baseline:
+        header += f" {'baseline (1 step)':>18} {'baseline (n steps)':>19} {'baseline beyond':>16}"
+    print(header)
+    for name in args.models:
+        line = f"{name:10} {calls[name][0]:6d}" + _call_columns(calls[name])
+        if args.baseline:
+            line += _call_columns(calls_before[name], (18, 19, 16))
+        print(line)
+
+
+def _call_columns(timed, widths=(17, 18, 21)):
+    steps, one, many = timed
+    beyond = one - (many - one) / (steps - 1) if steps > 1 else float("nan")
+    return "".join(f" {1e6 * t:{w}.1f}" for t, w in zip((one, many, beyond), widths))
 
 
 if __name__ == "__main__":

@@ -183,3 +183,32 @@ def test_the_arrays_kept_with_the_model_follow_its_step_its_limits_and_its_edits
     plastic = alike(lambda m: setattr(m.geometries[0], "restitution", 0.0), dt=2e-3)
     assert not np.array_equal(plastic.q[-1], first.q[-1])
     alike(lambda m: setattr(m, "friction_rule", "max"), dt=2e-3)
+
+
+def test_the_samples_accelerations_and_forces_are_computed_when_read_as_the_python_step_has_them():
+    """A compiled contact run's ``tau`` and ``a`` at the samples, computed when first read: the applied forces
+    (Python force elements, actuators at their controls) and the free acceleration, the ABA of each sample's state
+    under them, without the contact impulses, as the Python step's samples have them, of the model as it ran; a
+    value set before the first read is kept, and the trajectory pickles."""
+    import pickle
+
+    from multibody.simulate.python_loop import generalized_forces
+    model = _model("cheetah")
+    ctrl = np.linspace(-0.5, 0.5, 6)
+    fast = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    slow = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl, compiled=False)
+    forces = generalized_forces(model, None, None, ctrl)
+    for j in (0, 7, len(fast) - 1):
+        tau = forces(fast.t[j], fast.q[j], fast.v[j])
+        np.testing.assert_allclose(fast.tau[j], tau, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast.a[j], mb.aba(model, fast.q[j], fast.v[j], tau), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fast.a, slow.a, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(fast.tau, slow.tau, rtol=0, atol=1e-9)
+    unread = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(unread)).a, fast.a)  # (pickled before a first read)
+    unread.a = np.zeros_like(unread.v)
+    assert not unread.a.any()
+    np.testing.assert_array_equal(unread.tau, fast.tau)
+    edited = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    model.body("torso").mass *= 2  # (after the run: its samples' accelerations are those of the model that ran)
+    np.testing.assert_array_equal(edited.a, fast.a)

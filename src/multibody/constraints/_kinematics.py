@@ -143,9 +143,11 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
               n̈ = α_B × n + ω_B × ṅ (n fixed in B: exact for planes and box faces)
 
     with the tangents (t1, t2) (k, 2, 3) completing n to a right-handed basis, t1 along e_x × n (e_y × n where
-    |n_x| ≥ 0.9). out (k, 6) = (v_n, v_t (2), b_n, b_t (2))."""
+    |n_x| ≥ 0.9). out (k, 6) = (v_n, v_t (2), b_n, b_t (2)), or out (k, 3) = (v_n, v_t (2)) alone: the rows of a
+    velocity-level step, without the bias accelerations (α⁰, p̈⁰ of ``motion`` then not read)."""
     w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
     nv = N.shape[1]
+    biases = out.shape[1] > 3
     J_a, J_b, r = np.zeros((6, nv)), np.zeros((6, nv)), np.empty(3)  # (r: the point in body coordinates)
     for k in range(body_a.shape[0]):
         n = (normal[k, 0], normal[k, 1], normal[k, 2])
@@ -156,20 +158,22 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         t2 = cross3(n, t1)
         for c in range(3):
             tangents[k, 0, c], tangents[k, 1, c] = t1[c], t2[c]
-        # the anchors: the normal bias
-        _, _, va_n, _, aa_n = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], anchor_a[k])
-        _, wb, vb_n, dwb, ab_n = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], anchor_b[k])
-        dn = cross3(wb, n)
-        dwn, wdn = cross3(dwb, n), cross3(wb, dn)
-        ddn = (dwn[0] + wdn[0], dwn[1] + wdn[1], dwn[2] + wdn[2])
-        out[k, 3] = (_dot(n, _sub(aa_n, ab_n)) + 2 * _dot(dn, _sub(va_n, vb_n))
-                     + _dot(ddn, _sub(anchor_a[k], anchor_b[k])))
+        if biases:  # the anchors: the normal bias
+            _, _, va_n, _, aa_n = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], anchor_a[k])
+            _, wb, vb_n, dwb, ab_n = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], anchor_b[k])
+            dn = cross3(wb, n)
+            dwn, wdn = cross3(dwb, n), cross3(wb, dn)
+            ddn = (dwn[0] + wdn[0], dwn[1] + wdn[1], dwn[2] + wdn[2])
+            out[k, 3] = (_dot(n, _sub(aa_n, ab_n)) + 2 * _dot(dn, _sub(va_n, vb_n))
+                         + _dot(ddn, _sub(anchor_a[k], anchor_b[k])))
         # the contact point on A and on B: velocities, bias accelerations, Jacobians
         ra, _, va, _, aa = point_motion(R0, p0, w, dp, dw, ddp, body_a[k], point[k])
         rb, _, vb, _, ab = point_motion(R0, p0, w, dp, dw, ddp, body_b[k], point[k])
-        v_rel, a_rel = _sub(va, vb), _sub(aa, ab)
+        v_rel = _sub(va, vb)
         out[k, 0], out[k, 1], out[k, 2] = _dot(n, v_rel), _dot(t1, v_rel), _dot(t2, v_rel)
-        out[k, 4], out[k, 5] = _dot(t1, a_rel), _dot(t2, a_rel)
+        if biases:
+            a_rel = _sub(aa, ab)
+            out[k, 4], out[k, 5] = _dot(t1, a_rel), _dot(t2, a_rel)
         J_a[:, :], J_b[:, :] = 0.0, 0.0
         if body_a[k] >= 0:
             r[0], r[1], r[2] = ra
@@ -192,9 +196,10 @@ def point_jacobians(topology, params, R0, p0, bodies, r, J):
 
 
 @njit(cache=True, nogil=True)
-def world_motion(topology, params, q, v, R0, p0, motion):
+def world_motion(topology, params, q, v, R0, p0, motion, accelerations=True):
     """Body poses R0, p0 and motion = (ω, ṗ, α⁰, p̈⁰) (4, n, 3), world axes, by the recursion of the module
-    docstring; False if a result is not finite."""
+    docstring; False if a result is not finite. ``accelerations`` False: the velocities ω, ṗ alone (α⁰, p̈⁰ left
+    as they were), for a velocity-level step."""
     world_poses(topology, params, q, R0, p0)
     zero = (0.0, 0.0, 0.0)
     finite = True
@@ -203,20 +208,25 @@ def world_motion(topology, params, q, v, R0, p0, motion):
         S = subspace_times(params, i, topology[i, NVJ], v, topology[i, IV])   # S_i v_i, body axes
         wJ, uJ = rotated_to_world(R0, i, S[0], S[1], S[2]), rotated_to_world(R0, i, S[3], S[4], S[5])
         if lam < 0:
-            w_l, dp_l, dw_l, ddp_l, r = zero, zero, zero, zero, (p0[i, 0], p0[i, 1], p0[i, 2])
+            w_l, dp_l, r = zero, zero, (p0[i, 0], p0[i, 1], p0[i, 2])
         else:
-            w_l, dp_l, dw_l, ddp_l = _row(motion[0], lam), _row(motion[1], lam), _row(motion[2], lam), _row(motion[3], lam)
+            w_l, dp_l = _row(motion[0], lam), _row(motion[1], lam)
             r = (p0[i, 0] - p0[lam, 0], p0[i, 1] - p0[lam, 1], p0[i, 2] - p0[lam, 2])
-        # ω_i = ω_λ + ω_J,  α_i = α_λ + ω_i × ω_J
+        # ω_i = ω_λ + ω_J,  ṗ_i = ṗ_λ + ω_λ × r + u_J
         w_i = _sum(w_l, wJ)
-        dw_i = _sum(dw_l, cross3(w_i, wJ))
-        # ṗ_i = ṗ_λ + ω_λ × r + u_J,  p̈_i = p̈_λ + α_λ × r + ω_λ × (ω_λ × r + u_J) + ω_i × u_J
         w_r = cross3(w_l, r)
         dp_i = _sum(_sum(dp_l, w_r), uJ)
-        ddp_i = _sum(_sum(_sum(ddp_l, cross3(dw_l, r)), cross3(w_l, _sum(w_r, uJ))), cross3(w_i, uJ))
         for c in range(3):
-            motion[0, i, c], motion[1, i, c], motion[2, i, c], motion[3, i, c] = w_i[c], dp_i[c], dw_i[c], ddp_i[c]
-            finite = finite and np.isfinite(w_i[c] + dp_i[c] + dw_i[c] + ddp_i[c] + p0[i, c])
+            motion[0, i, c], motion[1, i, c] = w_i[c], dp_i[c]
+            finite = finite and np.isfinite(w_i[c] + dp_i[c] + p0[i, c])
+        if accelerations:
+            dw_l, ddp_l = (zero, zero) if lam < 0 else (_row(motion[2], lam), _row(motion[3], lam))
+            # α_i = α_λ + ω_i × ω_J,  p̈_i = p̈_λ + α_λ × r + ω_λ × (ω_λ × r + u_J) + ω_i × u_J
+            dw_i = _sum(dw_l, cross3(w_i, wJ))
+            ddp_i = _sum(_sum(_sum(ddp_l, cross3(dw_l, r)), cross3(w_l, _sum(w_r, uJ))), cross3(w_i, uJ))
+            for c in range(3):
+                motion[2, i, c], motion[3, i, c] = dw_i[c], ddp_i[c]
+                finite = finite and np.isfinite(dw_i[c] + ddp_i[c])
     return finite
 
 

@@ -5,7 +5,7 @@ The step of :func:`multibody.constraints.integrate.contact_step` for a model who
 contact pairs the compiled detection takes (:func:`~multibody.constraints._narrow.detect_contacts`), under a torque
 table and the compiled force elements, actuators at a control table included (:mod:`.tree_rates`), from the same compiled pieces as the Python step:
 
-    kinematics        R0, p0, (ω, ṗ, α⁰, p̈⁰)                         (:func:`~..constraints._kinematics.world_motion`)
+    kinematics        R0, p0, (ω, ṗ)                                  (:func:`~..constraints._kinematics.world_motion`)
     free motion       (M + h D) a = τ − c by the sparse factorization M + h D = Lᵀ L (RBDA Tables 6.3–6.4; ABA
                       when D = 0; D the joint dampers, implicit)      (:func:`~..constraints._step.free_acceleration`)
     equalities        a, K ← Gauss's principle with J (v + h a) = −(erp/h) φ, K = (M + h D)⁻¹ formed only then
@@ -72,13 +72,14 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     lam, last = np.empty(nv), np.empty(nv)  # M's tree sparsity (:func:`~..dynamics._derivatives.dof_parents`)
     dof_parents(topology, lam)
     subtree_ends(lam, last)
-    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((4, n, 3)), np.empty((capacity, 14)), np.empty((nv, nv)),
+    # (motion: (ω, ṗ, α⁰, p̈⁰), of which the step computes and reads ω, ṗ alone: α⁰, p̈⁰ stay zero)
+    work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.zeros((4, n, 3)), np.empty((capacity, 14)), np.empty((nv, nv)),
             np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq),
-            np.empty((nv, nv)), lam, last)
+            np.empty(nv), np.empty((nv, nv)), lam, last)
     # the rows' arrays, for the most contacts and every bound (a step uses their first rows)
     row_work = (np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64),
                 np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)),
-                np.empty((capacity, 2, 3)), np.empty((capacity, 6)),
+                np.empty((capacity, 2, 3)), np.empty((capacity, 3)),
                 np.empty((rows, nv)), np.empty((rows, 2, nv)), np.empty((rows, 2)), np.empty(rows), np.empty(rows),
                 np.empty(rows), np.empty(rows), np.empty(rows, dtype=np.int64),
                 np.empty((rows, cone.shape[0] + 2), dtype=np.bool_), np.empty(rows, dtype=np.bool_), np.empty(nv),
@@ -121,14 +122,14 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     geometries, pairs, capacity, pair_mu, pair_e = shapes
     index, p_local, bound = geometries[2], geometries[4], geometries[6]
     G, offset, N_limits, e_limits = limits
-    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, K, lam, last = work
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, v, K, lam, last = work
     last_keys, last_basic, last_count = basis
     nv = damping.shape[0]
     nq = x.shape[0] - nv
     q[:] = x[:nq]
     normalize_quaternions(topology, q)
-    v = x[nq:].copy()
-    if not world_motion(topology, params, q, v, R0, p0, motion):
+    v[:] = x[nq:]
+    if not world_motion(topology, params, q, v, R0, p0, motion, False):  # (ω, ṗ: a velocity-level step)
         x[0] = np.nan
         return True
     # the applied forces: τ(t), the joint springs and friction, the tendons and actuators at the controls u(t),

@@ -24,10 +24,11 @@ from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._threads import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
-from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table, tree_trajectory
+from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table
 from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
-from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED
+from .trajectory import Trajectory
+from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED, sample_rates
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
@@ -66,18 +67,11 @@ def _pair_coefficients(model, pairs):
 
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
-    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run: None, (nu,)
-    or a TorqueTable); the runs share every array but their forces (the kernel only reads them). What depends only on
-    the model, ``dt`` and the limits (:func:`_model_arrays`), and the forces at zero controls, are kept with the
-    compiled model."""
-    cm = model._compiled or model.compile()
-    shared = _model_arrays(model, dt, limits)
-    zero = None
-    if any(ctrl is None for ctrl in ctrls):
-        zero = cm.derived.get("contact_loop_forces")
-        if zero is None:
-            zero = cm.derived["contact_loop_forces"] = _forces(model, None)
-    return [(shared[0], zero if ctrl is None else _forces(model, ctrl), *shared[1:]) for ctrl in ctrls]
+    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
+    None, (nu,) or a TorqueTable); the runs share every array but their forces (the kernel only reads them). The
+    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`)."""
+    kept = _model_arrays(model, dt, limits)
+    return [kept if ctrl is None else (kept[0], _forces(model, ctrl), *kept[2:]) for ctrl in ctrls]
 
 
 def _forces(model, ctrl):
@@ -86,37 +80,49 @@ def _forces(model, ctrl):
 
 
 def _model_arrays(model, dt, limits):
-    """((model arrays), damping, shapes, bounds, settings, cone, tolerances, equalities) of :func:`_arrays`, kept in
-    the compiled model's ``derived`` (which any edit of the model drops) while the step ``dt``, the contact pairs,
-    their coefficients (:func:`_pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found by
-    identity) are the same."""
+    """:func:`_arrays`' tuple at zero controls, kept in the compiled model's ``derived`` (which any edit of the model
+    drops) while the step ``dt``, the contact pairs, their coefficients (:func:`_pair_coefficients`) and the limits'
+    bound rows (:func:`bound_arrays`, found by identity) are the same."""
     cm = model._compiled or model.compile()
     geometries, pairs, capacity = detection_arrays(model)  # (contact_pairs' warning, once, when found)
     coefficients = _pair_coefficients(model, pairs)
     bounds = bound_arrays(model, limits)[1:]
-    found = (pairs, coefficients, bounds[0])
     kept = cm.derived.get("contact_loop_arrays")
-    if kept is not None and kept[0] == float(dt) and all(a is b for a, b in zip(kept[1], found)):
-        return kept[2]
+    if (kept is not None and kept[0] == dt and kept[1] is pairs and kept[2] is coefficients
+            and kept[3] is bounds[0]):
+        return kept[4]
     shapes = (geometries, pairs, capacity, *coefficients)
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    arrays = ((cm.topology, cm.params, cm.gravity), joint_damping(model), shapes, bounds, settings, cone, tolerances,
-              equality_arrays(model))
-    cm.derived["contact_loop_arrays"] = (float(dt), found, arrays)
+    arrays = ((cm.topology, cm.params, cm.gravity), _forces(model, None), joint_damping(model), shapes, bounds,
+              settings, cone, tolerances, equality_arrays(model))
+    cm.derived["contact_loop_arrays"] = (float(dt), pairs, coefficients, bounds[0], arrays)
     return arrays
 
 
+def _torque(model, torque):
+    """The torque table (times (T,), values (T, nv)) of ``torque`` (:func:`~.compiled.torque_table`) as writable
+    arrays, one compiled signature for all (the loop only reads them); the zero torque's kept with the compiled
+    model."""
+    if torque is not None:
+        return tuple(np.array(part, dtype=float) for part in torque_table(torque, model.nv))
+    derived = (model._compiled or model.compile()).derived
+    zero = derived.get("contact_loop_no_torque")
+    if zero is None:
+        zero = derived["contact_loop_no_torque"] = torque_table(None, model.nv)
+    return zero
+
+
 def _stepper(model, arrays, tau, torque, ctrl, limits):
-    """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop, with the Python step taking the steps
+    """run(x, clock, t_eval, x_out, stats) -> status: the compiled loop (``tau``: :func:`_torque`'s table of the
+    torque ``torque``), with the Python step taking the steps
     whose LCP Lemke's method cannot solve, from the clock's time through t_eval (its normalizer and forces made at
     the first such step: most runs have none). The last step's LCP basis, the guess of the next step's, is kept
     from call to call."""
     nq = model.nq
     python_step = []  # (normalized, forces) of the Python step, once it is needed
     given = np.empty(model.nq + model.nv)
-    tau = tuple(np.array(part, dtype=float) for part in tau)  # (writable copies: one compiled signature for all)
     shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
     rows = shapes[2] + bounds[1].shape[0]
     basis = (np.zeros(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=bool), np.zeros(1, dtype=np.int64))
@@ -145,7 +151,8 @@ INLINE_STEPS = 256  # the steps a run takes on the calling thread before the res
 def _run(run, x, clock, t_eval, x_out, stats, dt):
     """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
     worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
-    first = int(np.searchsorted(t_eval, clock[kernel.TIME] + INLINE_STEPS * dt, side="right"))
+    inline = clock[kernel.TIME] + INLINE_STEPS * dt
+    first = len(t_eval) if t_eval[-1] <= inline else int(np.searchsorted(t_eval, inline, side="right"))
     status = OK
     if first > clock[kernel.NEXT]:
         try:
@@ -160,10 +167,12 @@ def _run(run, x, clock, t_eval, x_out, stats, dt):
 def _start(q0, v0, t_start, t_eval):
     """(x, clock, x_out): the initial state (as simulate's entry checked it, quaternions normalized:
     :func:`~multibody.simulate.torques.initial_state`), the clock at t_start, and the outputs with the samples at
-    t_start written."""
+    t_start written (the rows past them are written by the loop as it reaches them; only those are read)."""
     x = np.concatenate([q0, v0])
-    first = int(np.searchsorted(t_eval, t_start, side="right"))
-    x_out = np.full((len(t_eval), x.shape[0]), np.nan)
+    first = 0
+    while first < len(t_eval) and t_eval[first] <= t_start:  # (the samples at t_start: one, mostly)
+        first += 1
+    x_out = np.empty((len(t_eval), x.shape[0]))
     x_out[:first] = x
     return x, np.array([t_start, 0.0, 0.0, first, 0.0]), x_out
 
@@ -175,22 +184,70 @@ def _info(dt, stats, status):
 
 def _trajectory(model, t_eval, x, clock, x_out, stats, status, dt, tau, rows):
     """The run's Trajectory, or (its partial Trajectory, error) when it stopped early; ``tau`` and ``rows``: the
-    torque table and the force rows with the controls the run took (:func:`~.compiled.tree_trajectory`)."""
-    count, nq = int(clock[kernel.NEXT]), model.nq
+    torque table and the force rows with the controls the run took (:func:`_sampled`)."""
+    count = int(clock[kernel.NEXT])
     info = _info(dt, stats, status)
-    t, q, v = t_eval[:count], x_out[:count, :nq], x_out[:count, nq:]
+    t, X = t_eval[:count], x_out[:count]
     if status == OK:
-        return tree_trajectory(model, t, q, v, info, tau, rows=rows), None
+        return _sampled(model, t, X, info, tau, rows), None
     if status == INTERRUPTED:
         info["interrupted"] = True
-    t, q, v, _ = _with_reached(t, q, v, float(stats[T_REACHED]), x, nq)
-    finite = np.all(np.isfinite(np.concatenate([q, v], axis=1)), axis=1)
-    partial = tree_trajectory(model, t[finite], q[finite], v[finite], info, tau, rows=rows)
+    nq = model.nq
+    t, q, v, _ = _with_reached(t, X[:, :nq], X[:, nq:], float(stats[T_REACHED]), x, nq)
+    X = np.concatenate([q, v], axis=1)
+    finite = np.all(np.isfinite(X), axis=1)
+    partial = _sampled(model, t[finite], X[finite], info, tau, rows)
     time = float(stats[T_REACHED])
     if status == INTERRUPTED:
         return partial, SimulationInterrupted(f"simulation of '{model.name}' interrupted at t = {time:.6g} s",
                                               time=time, trajectory=partial)
     return partial, SimulationError(f"state became non-finite at t = {time:.6g} s", time=time, trajectory=partial)
+
+
+def _sampled(model, t, X, info, tau, rows):
+    """The :class:`ContactTrajectory` of the samples at times t (T,), states X (T, nq + nv)."""
+    return ContactTrajectory(model, np.ascontiguousarray(t, dtype=float), np.ascontiguousarray(X), info, tau, rows)
+
+
+class ContactTrajectory(Trajectory):
+    """The :class:`~multibody.Trajectory` of a run of the compiled contact loop, whose applied generalized forces
+    ``tau`` and accelerations ``a`` at the samples are computed when first read, all at once in one compiled call
+    (:func:`~.tree_rates.sample_rates`): a run that does not read them does not pay for them (some 1 µs a sample).
+
+    ``tau``: the torque (a table) and the force elements and controls the run took
+    (:func:`~.compiled.force_arrays`); ``a``: the free acceleration of each sample, the forward dynamics (ABA) of
+    its state under ``tau``, without the contact and limit impulses of the steps, as the Python step's samples
+    have it. (A velocity-stepped run has no acceleration of its own at an instant: its velocity jumps at each
+    step. The mean acceleration over the steps between two samples, their impulses included, is the difference
+    quotient of the velocities, ``np.diff(trajectory.v, axis=0) / np.diff(trajectory.t)[:, None]``.)"""
+
+    def __init__(self, model, t, X, info, torque, rows):
+        cm = model._compiled or model.compile()
+        v = X[:, cm.nq:]
+        super().__init__(model, t, X[:, :cm.nq], v, v, v, info=info)  # (a and tau: placeholders, not allocated)
+        self._a = self._tau = None
+        # (until they are computed: the model's arrays as it ran, which an edit of the model after the run replaces)
+        self._rates_of = ((cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)
+
+    def _rates(self):
+        """Compute ``a`` and ``tau`` at the samples (those not set since)."""
+        arrays, nq, X, torque, rows = self._rates_of
+        a, applied = np.empty((len(self), X.shape[1] - nq)), np.empty((len(self), X.shape[1] - nq))
+        sample_rates(arrays, torque, rows, self.t, X, nq, a, applied)
+        self._a = a if self._a is None else self._a
+        self._tau = applied if self._tau is None else self._tau
+        self._rates_of = None
+
+    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
+                 doc="(T, nv) the free accelerations v̇ at the samples (the class docstring).")
+    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
+                   doc="(T, nv) the applied generalized forces at the samples: the torque and the force elements.")
+
+    def _read(self, name):
+        """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
+        if getattr(self, name) is None:
+            self._rates()
+        return getattr(self, name)
 
 
 def contact_run(model, q0, v0, t_eval, options, limits):
@@ -199,7 +256,7 @@ def contact_run(model, q0, v0, t_eval, options, limits):
     SimulationInterrupted (Ctrl-C) carry the samples computed."""
     torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
     arrays = _arrays(model, dt, limits, [ctrl])[0]
-    tau = torque_table(torque, model.nv)
+    tau = _torque(model, torque)
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)
     run = _stepper(model, arrays, tau, torque, ctrl, limits)
@@ -223,7 +280,7 @@ def contact_runs(model, Q0, V0, t_eval, options, limits, controls=None, threads=
     arrays = _arrays(model, dt, limits, ctrls)
     starts = [_start(Q0[b], V0[b], float(options["t_start"]), t_eval) for b in range(B)]
     stats, status = np.zeros((B, 5)), np.full(B, OK)
-    taus = [torque_table(torques[b], model.nv) for b in range(B)]
+    taus = [_torque(model, torques[b]) for b in range(B)]
     runners = [_stepper(model, arrays[b], taus[b], torques[b], ctrls[b], limits) for b in range(B)]
 
     def one(b):
