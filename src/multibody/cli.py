@@ -255,8 +255,8 @@ def cmd_compile(args):
     import subprocess
 
     start = time.monotonic()
-    print("multibody: compiling the dynamics kernels into numba's cache (about two minutes on two cores when "
-          "cold)…", flush=True)
+    print("multibody: compiling the dynamics kernels into numba's cache (about three minutes on two idle cores "
+          "when cold)…", flush=True)
     env = {**os.environ, "MULTIBODY_COMPILE_NOTICE": "0"}
     groups = WORKERS if (os.cpu_count() or 1) > 1 else (tuple(part for parts in WORKERS for part in parts),)
     status = 0
