@@ -28,11 +28,12 @@ def hanging_chain(n=7, swing=0.1):
     return model, q0, np.zeros(n)
 
 
-def floating_tree(damping=0.1):
+def floating_tree(damping=0.1, friction=0.5):
     rng = np.random.default_rng(5)
     model = random_model(rng, 6, free_base=True)  # free, spherical, fixed, revolute, planar, spherical joints
     revolute = next(j.name for j in model.joints if j.code == REVOLUTE)
     model.add_force(mb.JointSpring(revolute, stiffness=3.0, rest=0.2, damping=damping))
-    model.add_force(mb.JointFriction(revolute, friction=0.5, velocity_scale=0.1))
+    if friction:
+        model.add_force(mb.JointFriction(revolute, friction=friction, velocity_scale=0.1))
     q0 = mb.normalize(model, model.random_configuration(1))
     return model, q0, rng.normal(size=model.nv)
