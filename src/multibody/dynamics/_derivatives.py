@@ -425,8 +425,9 @@ def column_block(X):
     """The columns of X that :func:`tree_solve` and :func:`tree_inverse` take at a time: all of a matrix (n, m),
     COLUMN_BLOCK of a matrix of lanes (n, m, lanes), whose rows' blocks then stay in the core's caches through both
     solves instead of coming from L2 once per ancestor (the columns are independent: the same operations per entry,
-    in the same order). Talos's (nv = 38) ∂q̈/∂x and M⁻¹ took 5.7 µs per state in blocks of 16 columns, 6.4 µs
-    whole; blocks of 4, 8, 12, 20: 6.4, 5.9, 5.8, 5.6 (Intel Xeon, AVX-512)."""
+    in the same order). For Talos (nv = 38), blocks of 8 to 20 columns took ~0.5 µs per state less than whole rows
+    (of ~6 µs for the factorization and solves of ∂q̈/∂x and M⁻¹), blocks of 4 as long (one core, Intel Xeon with
+    AVX-512)."""
     return X.shape[1] if X.ndim == 2 else min(COLUMN_BLOCK, X.shape[1])
 
 

@@ -277,9 +277,10 @@ def ancestors_subtracted(typingctx, X, i, L, lam, first, end):
     i (j = lam[i], lam[j], … while ≥ 0, in that order), on matrices of ROW_LANES lanes (n, n, ROW_LANES): the same
     fused multiply-adds, in the same order, as a :func:`row_update` per ancestor and one to scale, but with
     ANCESTOR_COLUMNS entries of row i held in registers across the ancestors, so that each ancestor's entry is
-    loaded once and row i's stored once (a row update loads and stores row i's entry again for every ancestor:
-    the solves from the root of Talos's (nv = 38) ∂q̈/∂x and M⁻¹ went from 6.4 to 5.7 µs per state, Intel Xeon,
-    AVX-512). Other arrays (never given it: :func:`less_ancestors`) compile to nothing."""
+    loaded once and row i's stored once (a row update loads and stores row i's entry again for every ancestor).
+    With :func:`~._derivatives.column_block`, the factorization and solves of Talos's (nv = 38) ∂q̈/∂x and M⁻¹ went
+    from 6.4 to 5.8 µs per state (one core's CPU time, 2-vCPU Intel Xeon with AVX-512; the same numbers bit for
+    bit). Other arrays (never given it: :func:`less_ancestors`) compile to nothing."""
     def codegen(context, builder, signature, args):
         if not (signature.args[0].ndim == signature.args[2].ndim == 3):
             return context.get_dummy_value()
