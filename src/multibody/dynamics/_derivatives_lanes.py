@@ -206,8 +206,9 @@ def scattered(X, out, b0, nb, nonfinite):
 def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S,
                            U, Z, W, dQ, dV, M):
     """:func:`~._derivatives.rnea_derivatives` of the states b0 … b0 + nb − 1 (nb ≤ DERIVATIVE_LANES) into the
-    matrices of lanes dQ, dV, M (nv, nv, DERIVATIVE_LANES). The backward sweep's G and T are this kernel's own
-    (:func:`~._derivatives.backward_sweep`)."""
+    matrices of lanes dQ, dV, M (nv, nv, DERIVATIVE_LANES), whose entries off the tree's paths must hold zeros (the
+    sweep leaves them: :func:`~._derivatives.backward_sweep`). The backward sweep's G and T are this kernel's
+    own."""
     wide_vectors()
     G, T = work((4, 6, 6, DERIVATIVE_LANES)), work((3, DERIVATIVE_LANES))
     states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
@@ -239,6 +240,9 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
     nonfinite = work((L,))
     dQ, dV, M = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
+    dQ[:] = 0.0  # (once: the entries off the tree's paths, which no chunk writes)
+    dV[:] = 0.0
+    M[:] = 0.0
     for b0 in range(first, last, L):
         nb = min(L, last - b0)
         rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0f, p0, Vf, Af, F, Y,
@@ -275,11 +279,14 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
                               work((6, 6, LANES)), work((nv, 6, LANES)), work((n + 1, 6, LANES)))
     dof_parents(topology, lam)
     subtree_ends(lam, ends)
+    M[:] = 0.0  # (once: the entries off the tree's paths, which neither the sweep nor the factorization writes)
     for a0 in range(first, last, LANES):
         aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, a0, min(LANES, last - a0), qs, qd, u, out, R0, d,
                   Sa, V, C, IA, PA, Ua, D, Dinv, A)
         for b0 in range(a0, min(a0 + LANES, last), L):
             nb = min(L, last - b0)
+            dQ[:] = 0.0  # (the solves fill them)
+            dV[:] = 0.0
             rnea_derivatives_chunk(topology, params, gravity, q, v, qdd, f_ext, b0, nb, qs_, vs, as_, R0f, p0, Vf,
                                    Af, F, Y, B, S, U, Z, W, dQ, dV, M)
             code = NOT_POSITIVE_DEFINITE
