@@ -347,6 +347,26 @@ def pyramid_matrix(W, nc, owner, mu, cone, regularization, lcp):
 
 
 @njit(cache=True, nogil=True)
+def pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot):
+    """The contact problem in contact coordinates, in place: W (P, P) = B C = B K Bᵀ, r (P,) = B a_eq − γ (the rows'
+    residual at zero force), slot (nc,) the index in B of each row's first tangent row (−1: μ = 0), for the rows B of
+    :func:`pyramid_acceleration` with C = K Bᵀ."""
+    P = B.shape[0]
+    product(B, C, W)
+    for p in range(P):
+        r[p] = dot(B[p], a_eq)
+    s = 0
+    for i in range(nc):
+        r[i] -= gamma_n[i]
+        slot[i] = -1
+        if mu[i] > 0:
+            slot[i] = nc + 2 * s
+            r[slot[i]] -= gamma_t[i, 0]
+            r[slot[i] + 1] -= gamma_t[i, 1]
+            s += 1
+
+
+@njit(cache=True, nogil=True)
 def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularization, tolerances, pivots_per_unknown,
                          accepted, basic, a):
     """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ), Q = F z, solved
@@ -359,29 +379,36 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
     order), with C = K Bᵀ (nv, P) (:func:`~._step.compliance_columns`): W = B C is all the LCP takes of K, and
     a = a_eq + C w with w the forces z on B's rows (an edge's force on its tangent rows as cone_e)."""
     P, nv = B.shape
-    ns, edges = (P - nc) // 2, cone.shape[0]
+    W, r, slot, w = np.empty((P, P)), np.empty(P), np.empty(nc, dtype=np.int64), np.empty(P)
+    pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot)
+    if not pyramid_forces(W, r, nc, slot, mu, cone, regularization, tolerances, pivots_per_unknown, accepted, basic,
+                          w):
+        return False
+    for j in range(nv):
+        a[j] = a_eq[j] + dot(C[j], w)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def pyramid_forces(W, r, nc, slot, mu, cone, regularization, tolerances, pivots_per_unknown, accepted, basic, w):
+    """The forces w (P,) on the rows of W, r (:func:`pyramid_rows`) (normal forces, then each sticking row's
+    friction force on its two tangent rows) by the LCP of :func:`pyramid_acceleration`, its basis ``basic`` in and out
+    as there; False (w undefined) when neither the guessed basis nor Lemke's method solves it."""
+    ns, edges = (W.shape[0] - nc) // 2, cone.shape[0]
     owner = np.empty(ns, dtype=np.int64)
-    s = 0
     for i in range(nc):
-        if mu[i] > 0:
-            owner[s] = i
-            s += 1
+        if slot[i] >= 0:
+            owner[(slot[i] - nc) // 2] = i
     m = nc + edges * ns
-    # W = B K Bᵀ and B a_eq
-    W, Ba = np.empty((P, P)), np.empty(P)
-    product(B, C, W)
-    for p in range(P):
-        Ba[p] = dot(B[p], a_eq)
     lcp, rhs, z = np.empty((m + ns, m + ns)), np.zeros(m + ns), np.empty(m + ns)
     pyramid_matrix(W, nc, owner, mu, cone, regularization, lcp)
     # rhs = (N; D) a_eq − (γ_n; γ_d): an edge's cone_e · (T a_eq − γ_t)
     for i in range(nc):
-        rhs[i] = Ba[i] - gamma_n[i]
+        rhs[i] = r[i]
     for s in range(ns):
-        i = owner[s]
+        t = nc + 2 * s
         for e in range(edges):
-            rhs[nc + s * edges + e] = (cone[e, 0] * Ba[nc + 2 * s] + cone[e, 1] * Ba[nc + 2 * s + 1]
-                                       - (gamma_t[i, 0] * cone[e, 0] + gamma_t[i, 1] * cone[e, 1]))
+            rhs[nc + s * edges + e] = cone[e, 0] * r[t] + cone[e, 1] * r[t + 1]
     # the variables (normal forces nc; edge forces ns · edges; sliding speeds ns) of each row
     guess = np.empty(m + ns, dtype=np.bool_)
     any_basic = False
@@ -403,8 +430,7 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
         for e in range(edges):
             basic[owner[s], 1 + e] = guess[nc + s * edges + e]
         basic[owner[s], edges + 1] = guess[m + s]
-    # a = a_eq + C w: w = the normal forces, and each sticking row's edge forces summed onto its two tangent rows
-    w = np.empty(P)
+    # w = the normal forces, and each sticking row's edge forces summed onto its two tangent rows
     for i in range(nc):
         w[i] = z[i]
     for s in range(ns):
@@ -413,8 +439,6 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
             w0 += cone[e, 0] * z[nc + s * edges + e]
             w1 += cone[e, 1] * z[nc + s * edges + e]
         w[nc + 2 * s], w[nc + 2 * s + 1] = w0, w1
-    for j in range(nv):
-        a[j] = a_eq[j] + dot(C[j], w)
     return True
 
 
