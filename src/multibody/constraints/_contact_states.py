@@ -43,7 +43,7 @@ from numba import njit
 from .lcp import BASIS_TOLERANCE, _solve_in_place, dot, pyramid_forces, pyramid_rows
 
 SEPARATING, STICKING = -2, -1  # a row's state; 0 ≤ k < edges: sliding along edge k; edges + k: on face k
-PASSES = 16  # linear solves in contact coordinates (each changing the states that fail) before the LCP is solved
+PASSES = 10  # linear solves in contact coordinates (each changing the states that fail) before the LCP is solved
 STALLED = 1  # solves without fewer failing rows, after which one row changes per solve
 UNSOLVED, STATES, LCP = 0, 1, 2  # what solved a problem (contact_acceleration)
 

@@ -351,10 +351,17 @@ def pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot):
     """The contact problem in contact coordinates, in place: W (P, P) = B C = B K Bᵀ, r (P,) = B a_eq − γ (the rows'
     residual at zero force), slot (nc,) the index in B of each row's first tangent row (−1: μ = 0), for the rows B of
     :func:`pyramid_acceleration` with C = K Bᵀ."""
-    P = B.shape[0]
-    product(B, C, W)
-    for p in range(P):
-        r[p] = dot(B[p], a_eq)
+    P, nv = B.shape
+    # W's row i = Σ_k B_ik C's row k, over the coordinates the row moves (B_ik ≠ 0: a foot's row moves only the
+    # joints from the root to the foot), C's rows contiguous (the inner loop vectorizes)
+    for i in range(P):
+        W[i] = 0.0
+        for k in range(nv):
+            b = B[i, k]
+            if b != 0.0:
+                for j in range(P):
+                    W[i, j] += b * C[k, j]
+        r[i] = dot(B[i], a_eq)
     s = 0
     for i in range(nc):
         r[i] -= gamma_n[i]
