@@ -52,6 +52,8 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
         gamma_n[i] = (goal - vn[i]) / h
         gamma_t[i, 0], gamma_t[i, 1] = -vt[i, 0] / h, -vt[i, 1] / h
         chosen[i] = chosen[i] or gaps[i] <= 0 or dot(N[i], v_new) < target[i]
+    if not chosen.any():  # (before the arrays below: most steps of a robot in flight)
+        return True
     # the chosen rows' LCP data: B (P, nv) their normal rows, then the two tangent rows of each with μ > 0
     rows, B, C, a_new = np.empty(n, dtype=np.int64), np.empty((3 * n, nv)), np.empty((nv, 3 * n)), np.empty(nv)
     mu_k, gn_k, gt_k = np.empty(n), np.empty(n), np.empty((n, 2))

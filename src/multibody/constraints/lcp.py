@@ -74,7 +74,7 @@ def _pivot(T, basis, max_pivots, tol):
     artificial = 2 * n
     row = np.argmin(T[:, -1])
     entering = artificial
-    candidates = np.empty(n, dtype=np.int64)  # the rows still tied in the ratio test
+    candidates, ratios = np.empty(n, dtype=np.int64), np.empty(n)  # the rows still tied in the ratio test, their ratios
     for _ in range(max_pivots):
         # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
         T[row] /= T[row, entering]
@@ -87,16 +87,16 @@ def _pivot(T, basis, max_pivots, tol):
         if leaving == artificial:
             return _SOLVED
         entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates)
+        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios)
         if row < 0:
             return _RAY
     return _EXHAUSTED
 
 
 @njit(cache=True)
-def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
+def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios):
     """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
-    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,): scratch."""
+    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,), ``ratios`` (n,): scratch."""
     largest = 0.0
     for i in range(n):
         largest = max(largest, abs(T[i, entering]))
@@ -111,17 +111,18 @@ def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
         # keep the rows whose ratio in column k ties the smallest (to tol)
         best = np.inf
         for c in range(count):
-            best = min(best, T[candidates[c], k] / T[candidates[c], entering])
-        kept = 0
+            ratios[c] = T[candidates[c], k] / T[candidates[c], entering]
+            best = min(best, ratios[c])
+        kept, artificial_row = 0, -1
         for c in range(count):
-            i = candidates[c]
-            if T[i, k] / T[i, entering] <= best + tol * max(1.0, abs(best)):
-                candidates[kept] = i
+            if ratios[c] <= best + tol * max(1.0, abs(best)):
+                candidates[kept] = candidates[c]
+                if basis[candidates[c]] == artificial:
+                    artificial_row = candidates[c]
                 kept += 1
         count = kept
-        for c in range(count):
-            if basis[candidates[c]] == artificial:
-                return candidates[c]
+        if artificial_row >= 0:
+            return artificial_row
         if count == 1:
             break
     return candidates[0]
