@@ -16,24 +16,24 @@ the contact states of Pfeiffer & Glocker (1996, *Multibody Dynamics with Unilate
 
 (a frictionless row: separating or, with its equality, sticking). Given the states, the forces solve one linear
 system in contact coordinates, W x = −r on the rows that hold with equality (≤ 3 per sticking row, 1 or 2 per
-sliding one), W = B K Bᵀ; if every row's inequalities then hold (to :data:`~.lcp.BASIS_TOLERANCE`), x gives a solution of
-the same LCP (λ, the edge forces that sum to f, the sliding speed ζ = −cone_k · u) and is taken. Else the rows
-that fail change state, all at once (block principal pivoting, Júdice & Pires 1994, in contact coordinates):
-separating → sticking where N a − γ_n < 0, sticking or sliding → separating where λ < 0, sticking → sliding on the face
-f leaves the pyramid through (the side of f's sector), sliding → sticking where the slip turns (cone_k · u > 0), a face's row onto the edge
-whose force stays positive, an edge's onto the face beside it or the edge that most opposes the slip. Where the
-number of failing rows has not fallen for :data:`STALLED` solves, only one row changes (the first failing: Murty's
-least-index rule, which Júdice & Pires use against cycling); up to :data:`PASSES` solves. Failing that, the LCP itself is solved
-(:func:`~.lcp.pyramid_forces`: the last basis, then Lemke's method), so every problem Lemke's method solves is still
-solved.
+sliding one), W = B K Bᵀ; if every row's inequalities then hold (to :data:`~.lcp.BASIS_TOLERANCE`), x gives a
+solution of the same LCP (λ, the edge forces that sum to f, the sliding speed ζ = −cone_k · u) and is taken. Else
+the rows that fail change state, all at once (block principal pivoting, Júdice & Pires 1994, in contact
+coordinates): separating → sticking where N a − γ_n < 0; sticking or sliding → separating where λ < 0; sticking →
+sliding on the face f leaves the pyramid through (the side of f's sector); sliding → sticking where the slip turns
+(cone_k · u > 0); a face's row onto the edge whose force stays positive; an edge's onto the face beside it or the
+edge that most opposes the slip. Where the number of failing rows has not fallen for :data:`STALLED` solves, only
+one row changes (the first failing: Murty's least-index rule, which Júdice & Pires use against cycling); at most
+:data:`PASSES` solves. Failing that, the LCP itself is solved (:func:`~.lcp.pyramid_forces`: the last basis, then
+Lemke's method), so every problem Lemke's method solves is still solved.
 
 The states are guessed from the last step's LCP basis (whose rows' normal forces, edge forces and sliding speeds
 were basic), and returned in it: a sticking row's two edges around f, a sliding row's edge (or face's two edges)
-and sliding speed.
-The regularization ε (:func:`~.lcp.pyramid_matrix`'s, ε = regularization × the LCP's mean diagonal) is added to
-W's diagonal on the normal rows as in the LCP, and as ε/4 on a sticking row's tangent rows (the LCP's with all
-its edge forces basic, Σ_e cone_e cone_eᵀ = (edges/2) I for edges ≥ 3): where the rows are redundant, the forces
-they leave free are the regularized ones and the accelerations those of the LCP to the regularization's order.
+and sliding speed. The regularization ε (:func:`~.lcp.pyramid_matrix`'s, ε = regularization × the LCP's mean
+diagonal) is added to W's diagonal on the normal rows as in the LCP, and as ε/4 on a sticking row's tangent rows
+(the LCP's with all its edge forces basic, Σ_e cone_e cone_eᵀ = (edges/2) I for edges ≥ 3): where the rows are
+redundant, the forces they leave free are the regularized ones and the accelerations those of the LCP to the
+regularization's order.
 """
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def contact_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
     (:func:`state_forces`), else by the LCP (:func:`~.lcp.pyramid_forces`): returns STATES or LCP, whichever solved
     it, or UNSOLVED (0; a untouched) when neither does."""
     P, nv = B.shape
-    W, r, slot, w, state = np.empty((P, P)), np.empty(P), np.empty(nc, dtype=np.int64), np.empty(P), np.empty(nc, dtype=np.int64)
+    W, r, w = np.empty((P, P)), np.empty(P), np.empty(P)
+    slot, state = np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64)
     pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot)
     guessed_states(basic, r, nc, slot, cone, state)
     path = STATES
@@ -244,7 +245,8 @@ def changed_states(w, u, y, first, nc, slot, mu, cone, force_tolerance, residual
             if t >= 0 and now == STICKING and lifted[i] > 0 and abs(w[t]) + abs(w[t + 1]) > force_tolerance:
                 new = edges + sector(cone, w[t], w[t + 1])  # (lifted before: its friction pulls it down, it slides)
         elif t >= 0 and now == STICKING:
-            # f inside the pyramid of vertices μ λ cone_e: left of each side, (cone_e+1 − cone_e) × (f − μ λ cone_e) ≥ 0
+            # f inside the pyramid of vertices μ λ cone_e: left of each side,
+            # (cone_e+1 − cone_e) × (f − μ λ cone_e) ≥ 0
             # (the side of the sector that holds f's direction: the face f leaves through)
             limit, e = mu[i] * w[i], sector(cone, w[t], w[t + 1])
             n = (e + 1) % edges
