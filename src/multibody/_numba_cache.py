@@ -27,7 +27,7 @@ PACKAGE = os.path.dirname(os.path.abspath(__file__))
 KERNEL_SOURCES = (
     "constraints/_equality_rows.py", "constraints/_faces.py", "constraints/_kinematics.py", "constraints/_narrow.py",
     "constraints/convex.py",
-    "constraints/lcp.py", "constraints/_step.py",
+    "constraints/lcp.py", "constraints/_step.py", "constraints/_contact_states.py",
     "dynamics/_algorithm_family.py", "dynamics/_batch.py", "dynamics/_compile_notice.py", "dynamics/_configuration.py",
     "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_derivatives_lanes.py", "dynamics/_gpu_kernels.py",
     "dynamics/_joint_family.py",

@@ -13,7 +13,8 @@ Rows take part that the free motion closes (N_i (v + h a) < target_i) or that to
 impulses of the others close (N_i v⁺ below its target), re-solved until none is left out. A row reaching its
 surface faster than ``bounce_velocity`` gets Newton's restitution, v_n,i⁺ ≥ −e_i v_n,i. The chosen rows make the
 Stewart–Trinkle LCP of :func:`~.lcp.pyramid_acceleration` at the velocity level: γ_n = (goal − v_n)/h,
-γ_t = −v_t/h, v⁺ = v + h a⁺.
+γ_t = −v_t/h, v⁺ = v + h a⁺, solved first in contact coordinates from the rows' last states
+(:func:`~._contact_states.contact_acceleration`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ import numpy as np
 from numba import njit
 
 from ..dynamics._derivatives import tree_factor, tree_solve
-from .lcp import dot, product, pyramid_acceleration
+from ._contact_states import contact_acceleration
+from .lcp import dot, product
 
 
 @njit(cache=True, nogil=True)
@@ -35,7 +37,7 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
     ``lam`` empty: K dense) (:func:`compliance_columns`).
     ``chosen`` (n,) bool: rows that take part from the start (in) and the rows that took part (out); ``basic``
     (n, edges + 2) bool: each row's LCP variables guessed basic (in: the previous step's, or all False) and the
-    solution's (out) (:func:`~.lcp.pyramid_acceleration`); ``target``
+    solution's (out) (:func:`~._contact_states.contact_acceleration`); ``target``
     (n,), ``gamma_n`` (n,), ``gamma_t`` (n, 2): every row's target normal velocity and right-hand sides (out).
     False when Lemke's method finds no solution for the rows ``chosen`` (v_new then holds the last solved v⁺)."""
     n, nv = N.shape
@@ -50,6 +52,8 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
         gamma_n[i] = (goal - vn[i]) / h
         gamma_t[i, 0], gamma_t[i, 1] = -vt[i, 0] / h, -vt[i, 1] / h
         chosen[i] = chosen[i] or gaps[i] <= 0 or dot(N[i], v_new) < target[i]
+    if not chosen.any():  # (before the arrays below: most steps of a robot in flight)
+        return True
     # the chosen rows' LCP data: B (P, nv) their normal rows, then the two tangent rows of each with μ > 0
     rows, B, C, a_new = np.empty(n, dtype=np.int64), np.empty((3 * n, nv)), np.empty((nv, 3 * n)), np.empty(nv)
     mu_k, gn_k, gt_k = np.empty(n), np.empty(n), np.empty((n, 2))
@@ -71,7 +75,7 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
                 B[P], B[P + 1] = T[i, 0], T[i, 1]
                 P += 2
         compliance_columns(K, lam, B[:P], C[:, :P])
-        if not pyramid_acceleration(B[:P], C[:, :P], a, m, mu_k[:m], gn_k[:m], gt_k[:m], cone, regularization,
+        if not contact_acceleration(B[:P], C[:, :P], a, m, mu_k[:m], gn_k[:m], gt_k[:m], cone, regularization,
                                     tolerances, pivots_per_unknown, accepted, basic_k[:m], a_new):
             return False
         for r in range(m):

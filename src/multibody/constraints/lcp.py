@@ -74,7 +74,7 @@ def _pivot(T, basis, max_pivots, tol):
     artificial = 2 * n
     row = np.argmin(T[:, -1])
     entering = artificial
-    candidates = np.empty(n, dtype=np.int64)  # the rows still tied in the ratio test
+    candidates, ratios = np.empty(n, dtype=np.int64), np.empty(n)  # the rows still tied in the ratio test, their ratios
     for _ in range(max_pivots):
         # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
         T[row] /= T[row, entering]
@@ -87,16 +87,16 @@ def _pivot(T, basis, max_pivots, tol):
         if leaving == artificial:
             return _SOLVED
         entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates)
+        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios)
         if row < 0:
             return _RAY
     return _EXHAUSTED
 
 
 @njit(cache=True)
-def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
+def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios):
     """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
-    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,): scratch."""
+    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,), ``ratios`` (n,): scratch."""
     largest = 0.0
     for i in range(n):
         largest = max(largest, abs(T[i, entering]))
@@ -111,17 +111,18 @@ def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates):
         # keep the rows whose ratio in column k ties the smallest (to tol)
         best = np.inf
         for c in range(count):
-            best = min(best, T[candidates[c], k] / T[candidates[c], entering])
-        kept = 0
+            ratios[c] = T[candidates[c], k] / T[candidates[c], entering]
+            best = min(best, ratios[c])
+        kept, artificial_row = 0, -1
         for c in range(count):
-            i = candidates[c]
-            if T[i, k] / T[i, entering] <= best + tol * max(1.0, abs(best)):
-                candidates[kept] = i
+            if ratios[c] <= best + tol * max(1.0, abs(best)):
+                candidates[kept] = candidates[c]
+                if basis[candidates[c]] == artificial:
+                    artificial_row = candidates[c]
                 kept += 1
         count = kept
-        for c in range(count):
-            if basis[candidates[c]] == artificial:
-                return candidates[c]
+        if artificial_row >= 0:
+            return artificial_row
         if count == 1:
             break
     return candidates[0]
@@ -347,6 +348,33 @@ def pyramid_matrix(W, nc, owner, mu, cone, regularization, lcp):
 
 
 @njit(cache=True, nogil=True)
+def pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot):
+    """The contact problem in contact coordinates, in place: W (P, P) = B C = B K Bᵀ, r (P,) = B a_eq − γ (the rows'
+    residual at zero force), slot (nc,) the index in B of each row's first tangent row (−1: μ = 0), for the rows B of
+    :func:`pyramid_acceleration` with C = K Bᵀ."""
+    P, nv = B.shape
+    # W's row i = Σ_k B_ik C's row k, over the coordinates the row moves (B_ik ≠ 0: a foot's row moves only the
+    # joints from the root to the foot), C's rows contiguous (the inner loop vectorizes)
+    for i in range(P):
+        W[i] = 0.0
+        for k in range(nv):
+            b = B[i, k]
+            if b != 0.0:
+                for j in range(P):
+                    W[i, j] += b * C[k, j]
+        r[i] = dot(B[i], a_eq)
+    s = 0
+    for i in range(nc):
+        r[i] -= gamma_n[i]
+        slot[i] = -1
+        if mu[i] > 0:
+            slot[i] = nc + 2 * s
+            r[slot[i]] -= gamma_t[i, 0]
+            r[slot[i] + 1] -= gamma_t[i, 1]
+            s += 1
+
+
+@njit(cache=True, nogil=True)
 def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularization, tolerances, pivots_per_unknown,
                          accepted, basic, a):
     """a = a_eq + K Q of the LCP of :func:`pyramid_lcp` (every row with μ > 0 sticking, Fn = Nᵀ), Q = F z, solved
@@ -359,29 +387,36 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
     order), with C = K Bᵀ (nv, P) (:func:`~._step.compliance_columns`): W = B C is all the LCP takes of K, and
     a = a_eq + C w with w the forces z on B's rows (an edge's force on its tangent rows as cone_e)."""
     P, nv = B.shape
-    ns, edges = (P - nc) // 2, cone.shape[0]
+    W, r, slot, w = np.empty((P, P)), np.empty(P), np.empty(nc, dtype=np.int64), np.empty(P)
+    pyramid_rows(B, C, a_eq, nc, mu, gamma_n, gamma_t, W, r, slot)
+    if not pyramid_forces(W, r, nc, slot, mu, cone, regularization, tolerances, pivots_per_unknown, accepted, basic,
+                          w):
+        return False
+    for j in range(nv):
+        a[j] = a_eq[j] + dot(C[j], w)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def pyramid_forces(W, r, nc, slot, mu, cone, regularization, tolerances, pivots_per_unknown, accepted, basic, w):
+    """The forces w (P,) on the rows of W, r (:func:`pyramid_rows`) (normal forces, then each sticking row's
+    friction force on its two tangent rows) by the LCP of :func:`pyramid_acceleration`, its basis ``basic`` in and out
+    as there; False (w undefined) when neither the guessed basis nor Lemke's method solves it."""
+    ns, edges = (W.shape[0] - nc) // 2, cone.shape[0]
     owner = np.empty(ns, dtype=np.int64)
-    s = 0
     for i in range(nc):
-        if mu[i] > 0:
-            owner[s] = i
-            s += 1
+        if slot[i] >= 0:
+            owner[(slot[i] - nc) // 2] = i
     m = nc + edges * ns
-    # W = B K Bᵀ and B a_eq
-    W, Ba = np.empty((P, P)), np.empty(P)
-    product(B, C, W)
-    for p in range(P):
-        Ba[p] = dot(B[p], a_eq)
     lcp, rhs, z = np.empty((m + ns, m + ns)), np.zeros(m + ns), np.empty(m + ns)
     pyramid_matrix(W, nc, owner, mu, cone, regularization, lcp)
     # rhs = (N; D) a_eq − (γ_n; γ_d): an edge's cone_e · (T a_eq − γ_t)
     for i in range(nc):
-        rhs[i] = Ba[i] - gamma_n[i]
+        rhs[i] = r[i]
     for s in range(ns):
-        i = owner[s]
+        t = nc + 2 * s
         for e in range(edges):
-            rhs[nc + s * edges + e] = (cone[e, 0] * Ba[nc + 2 * s] + cone[e, 1] * Ba[nc + 2 * s + 1]
-                                       - (gamma_t[i, 0] * cone[e, 0] + gamma_t[i, 1] * cone[e, 1]))
+            rhs[nc + s * edges + e] = cone[e, 0] * r[t] + cone[e, 1] * r[t + 1]
     # the variables (normal forces nc; edge forces ns · edges; sliding speeds ns) of each row
     guess = np.empty(m + ns, dtype=np.bool_)
     any_basic = False
@@ -403,8 +438,7 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
         for e in range(edges):
             basic[owner[s], 1 + e] = guess[nc + s * edges + e]
         basic[owner[s], edges + 1] = guess[m + s]
-    # a = a_eq + C w: w = the normal forces, and each sticking row's edge forces summed onto its two tangent rows
-    w = np.empty(P)
+    # w = the normal forces, and each sticking row's edge forces summed onto its two tangent rows
     for i in range(nc):
         w[i] = z[i]
     for s in range(ns):
@@ -413,8 +447,6 @@ def pyramid_acceleration(B, C, a_eq, nc, mu, gamma_n, gamma_t, cone, regularizat
             w0 += cone[e, 0] * z[nc + s * edges + e]
             w1 += cone[e, 1] * z[nc + s * edges + e]
         w[nc + 2 * s], w[nc + 2 * s + 1] = w0, w1
-    for j in range(nv):
-        a[j] = a_eq[j] + dot(C[j], w)
     return True
 
 

@@ -15,7 +15,9 @@ table and the compiled force elements, actuators at a control table included (:m
     velocity          v⁺ of the rows that close, by Lemke's method       (:func:`~..constraints._step.closing_velocity`)
                       on their compliance columns K Nᵀ, K Tᵀ, from L or K
                                                     (:func:`~..constraints._step.compliance_columns`)
-                      or, first, from the last step's LCP basis           (:func:`~..constraints.lcp.basis_solution`)
+                      or, first, in contact coordinates from the rows' states at the last step
+                                         (:func:`~..constraints._contact_states.contact_acceleration`), then
+                      from the last step's LCP basis                     (:func:`~..constraints.lcp.basis_solution`)
     position          q⁺ = q ⊕ h v⁺, quaternions normalized
 
 The loop cuts each interval between output times into equal steps of at most dt (the rule of
