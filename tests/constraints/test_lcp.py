@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 import multibody as mb
 from multibody.constraints._step import compliance_columns, free_acceleration
 from multibody.constraints.lcp import (GaussSeidelBlock, LCPError, basis_solution, gauss_seidel_sweep, lemke,
-                                      pyramid_acceleration)
+                                      lemke_basis_into, pyramid_acceleration)
 from multibody.dynamics._derivatives import dof_parents
 from oracles import random_model, random_state
 
@@ -54,6 +54,63 @@ def test_lemke_matches_qp_for_symmetric_matrices():
     qp = minimize(lambda z: 0.5 * z @ M @ z + q @ z, np.zeros(n), jac=lambda z: M @ z + q,
                   bounds=[(0, None)] * n, method="L-BFGS-B", options=dict(ftol=1e-15, gtol=1e-12))
     np.testing.assert_allclose(lemke(M, q), qp.x, atol=1e-6)
+
+
+def _textbook_lemke(M, q, tol=1e-9):
+    """Lemke's method on the full tableau [I | −M | −d | q] (Cottle, Pang & Stone §4.4), the lexicographic ratio
+    test on (b, B⁻¹) with the artificial variable's row preferred: the basis (variables w 0..n−1, z n..2n−1) and z."""
+    n = len(q)
+    T = np.hstack([np.eye(n), -M, -np.ones((n, 1)), q[:, None]])
+    basis, row, entering = list(range(n)), int(np.argmin(q)), 2 * n
+    while True:
+        T[row] /= T[row, entering]
+        for i in range(n):
+            if i != row and T[i, entering] != 0.0:
+                T[i] -= T[i, entering] * T[row]
+        leaving, basis[row] = basis[row], entering
+        if leaving == 2 * n:
+            break
+        entering = leaving + n if leaving < n else leaving - n
+        column = T[:, entering]
+        rows = [i for i in range(n) if column[i] > tol * max(1.0, np.abs(column).max())]
+        assert rows, "secondary ray"
+        for k in [-1, *range(n)]:
+            ratios = {i: T[i, k] / column[i] for i in rows}
+            best = min(ratios.values())
+            rows = [i for i in rows if ratios[i] <= best + tol * max(1.0, abs(best))]
+            if any(basis[i] == 2 * n for i in rows):
+                rows = [i for i in rows if basis[i] == 2 * n]
+            if len(rows) == 1 or basis[rows[0]] == 2 * n:
+                break
+        row = rows[0]
+    z = np.zeros(n)
+    for i, b in enumerate(basis):
+        if n <= b < 2 * n:
+            z[b - n] = max(T[i, -1], 0.0)
+    return sorted(b - n for b in basis if n <= b < 2 * n), z
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lemke_on_redundant_rows_pivots_as_the_full_tableau(seed):
+    """Redundant rows (M = J Jᵀ of rank 3 for 9 rows, three rows repeated exactly, equal q on the copies: the ratio
+    tests tie and the lexicographic rule decides, on the basis inverse's columns, basic ones among them): the
+    compiled method ends in the textbook full tableau's basis with its z, which solves the LCP."""
+    rng = np.random.default_rng(seed)
+    J = rng.normal(size=(6, 3))
+    J = np.vstack([J, J[:3]])
+    M = J @ J.T
+    # q = w₀ − M z₀ of a complementary z₀, w₀ ≥ 0 (a solvable problem), equal on the copies
+    on = rng.random(6) < 0.5
+    z0, w0 = np.where(on, rng.random(6), 0.0), np.where(on, 0.0, rng.random(6))
+    z0, w0 = np.concatenate([z0, z0[:3]]), np.concatenate([w0, w0[:3]])
+    q = w0 - M @ z0
+    z, basic = np.empty(9), np.empty(9, dtype=bool)
+    assert lemke_basis_into(M, q, 500, 1e-9, z, basic) == 0
+    expected_basis, expected = _textbook_lemke(M, q)
+    assert list(np.flatnonzero(basic)) == expected_basis
+    np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12)
+    w = M @ z + q
+    assert z.min() >= 0 and w.min() >= -1e-10 and abs(z @ w) <= 1e-10
 
 
 def test_lemke_trivial_and_infeasible():

@@ -67,36 +67,50 @@ def subtract_row(A, i, c, factor, start, end):
 
 
 @njit(cache=True)
-def _pivot(T, basis, max_pivots, tol):
-    """Lemke's pivots on the tableau T (n, 2n + 2) with basis (n,), in place, from the artificial variable z₀
-    entering at the row of min q until z₀ leaves: _SOLVED, or _RAY (secondary ray), or _EXHAUSTED (max_pivots)."""
+def _pivot(T, basis, column_of, max_pivots, tol):
+    """Lemke's pivots on the condensed tableau T (n, n + 2) with basis (n,), in place, from the artificial variable
+    z₀ entering at the row of min q until z₀ leaves: _SOLVED, or _RAY (secondary ray), or _EXHAUSTED (max_pivots).
+
+    T holds the n + 1 nonbasic variables' columns and b (the last); ``column_of`` (2n + 1,) each variable's column
+    in T, −1 while basic. A basic variable's column of the full tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | b] is a unit
+    column, which a pivot leaves unchanged unless it leaves: then it takes the entering variable's column, whose
+    update gives the same numbers as the full tableau's (the pivot row 1/p, the others 0 − f 1/p), at half its
+    width (Cottle, Pang & Stone §4.4's schema)."""
     n = T.shape[0]
     artificial = 2 * n
     row = np.argmin(T[:, -1])
     entering = artificial
     candidates, ratios = np.empty(n, dtype=np.int64), np.empty(n)  # the rows still tied in the ratio test, their ratios
     for _ in range(max_pivots):
-        # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows
-        T[row] /= T[row, entering]
+        # pivot on (row, entering): that row divided by the pivot, the column eliminated from the other rows; the
+        # column then holds the leaving variable's (its unit column e_row before the pivot)
+        c = column_of[entering]
+        pivot = T[row, c]
+        T[row, c] = 1.0
+        T[row] /= pivot
         for i in range(n):
-            factor = T[i, entering]
+            factor = T[i, c]
             if i != row and factor != 0.0:
+                T[i, c] = 0.0
                 subtract_row(T, i, row, factor, 0, T.shape[1])
         leaving = basis[row]
         basis[row] = entering
+        column_of[leaving], column_of[entering] = c, -1
         if leaving == artificial:
             return _SOLVED
         entering = leaving + n if leaving < n else leaving - n
-        row = _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios)
+        row = _lexicographic_ratio(T, column_of[entering], basis, column_of, artificial, n, tol, candidates, ratios)
         if row < 0:
             return _RAY
     return _EXHAUSTED
 
 
 @njit(cache=True)
-def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, ratios):
-    """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio; prefers the artificial variable's row;
-    −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,), ``ratios`` (n,): scratch."""
+def _lexicographic_ratio(T, entering, basis, column_of, artificial, n, tol, candidates, ratios):
+    """Row of the lexicographically smallest (b, B⁻¹ rows) / column ratio for the entering column ``entering`` of
+    the condensed tableau T (:func:`_pivot`; B⁻¹'s column k: w_k's, a unit column while w_k is basic); prefers the
+    artificial variable's row; −1 when no row bounds the entering variable (a secondary ray). ``candidates`` (n,),
+    ``ratios`` (n,): scratch."""
     largest = 0.0
     for i in range(n):
         largest = max(largest, abs(T[i, entering]))
@@ -110,8 +124,14 @@ def _lexicographic_ratio(T, entering, basis, artificial, n, tol, candidates, rat
     for k in range(-1, n):
         # keep the rows whose ratio in column k ties the smallest (to tol)
         best = np.inf
+        c_k = -1 if k < 0 else column_of[k]
         for c in range(count):
-            ratios[c] = T[candidates[c], k] / T[candidates[c], entering]
+            i = candidates[c]
+            if k >= 0 and c_k < 0:
+                value = 1.0 if basis[i] == k else 0.0
+            else:
+                value = T[i, c_k]
+            ratios[c] = value / T[i, entering]
             best = min(best, ratios[c])
         kept, artificial_row = 0, -1
         for c in range(count):
@@ -139,21 +159,24 @@ def lemke_basis_into(M, q, max_pivots, tol, z, basic):
     """:func:`lemke_into` that also writes the final basis: ``basic`` (n,) True where z_i is basic (degenerate
     z_i = 0 included, which keeps M_BB of :func:`basis_solution` regular).
 
-    Tableau [B⁻¹ | B⁻¹(−M) | B⁻¹(−d) | B⁻¹ q]; variables w: 0..n−1, z: n..2n−1, z₀: 2n."""
+    Variables w: 0..n−1, z: n..2n−1, z₀: 2n; the condensed tableau of :func:`_pivot`, from the basis w: the columns
+    of z (−M), z₀ (−d) and b = q."""
     n = q.shape[0]
     z[:] = 0.0
     basic[:] = False
     if n == 0 or q.min() >= 0.0:
         return _SOLVED
-    T = np.zeros((n, 2 * n + 2))
+    T = np.empty((n, n + 2))
     for i in range(n):
-        T[i, i] = 1.0
         for j in range(n):
-            T[i, n + j] = -M[i, j]
-        T[i, 2 * n] = -1.0
-        T[i, 2 * n + 1] = q[i]
+            T[i, j] = -M[i, j]
+        T[i, n] = -1.0
+        T[i, n + 1] = q[i]
     basis = np.arange(n)
-    status = _pivot(T, basis, max_pivots, tol)
+    column_of = np.full(2 * n + 1, -1, dtype=np.int64)
+    for j in range(n + 1):
+        column_of[n + j] = j
+    status = _pivot(T, basis, column_of, max_pivots, tol)
     if status == _SOLVED:
         for i in range(n):
             if n <= basis[i] < 2 * n:
