@@ -7,6 +7,7 @@ the backends take as checked.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, NamedTuple
 
@@ -304,12 +305,13 @@ MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 
 
 def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
-        steps = np.ceil((t_end - t_start) / dt * (1.0 - 1e-12))
-        if not steps <= MAX_DEFAULT_SAMPLES:
+        span = (t_end - t_start) / dt * (1.0 - 1e-12)  # (steps: its ceiling)
+        if not span <= MAX_DEFAULT_SAMPLES:
             raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
-                             f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
-        times = np.empty(int(steps) + 1)
-        times[:-1] = t_start + dt * np.arange(int(steps))
+                             f"be {np.ceil(span):.3g} samples: give samples= or t_eval= (CLI: --samples)")
+        steps = math.ceil(span)
+        times = np.empty(steps + 1)
+        times[:-1] = t_start + dt * np.arange(steps)
         times[-1] = t_end
         return times
     if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES
