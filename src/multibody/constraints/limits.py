@@ -52,6 +52,9 @@ def joint_limits(model):
     return [c for c in getattr(model, "constraints", ()) if getattr(c, "unilateral", False)]
 
 
+_UNCOVERED: tuple[frozenset, frozenset] = (frozenset(), frozenset())  # no joints, no tendons
+
+
 def stored_limits(model):
     """A :class:`JointLimit` (plastic, e = 0) for each joint whose stored ``limits`` (:class:`multibody.JointLimits`:
     a URDF ``<limit>``, an MJCF ``range`` that is ``limited``, a model file's ``limits``) have a finite bound, and a
@@ -60,7 +63,7 @@ def stored_limits(model):
     change (kept in ``CompiledModel.derived``), so that a simulation can follow them by identity."""
     explicit = joint_limits(model)
     covered = (frozenset(c.joint for c in explicit if hasattr(c, "joint")),
-               frozenset(c.tendon for c in explicit if hasattr(c, "tendon")))
+               frozenset(c.tendon for c in explicit if hasattr(c, "tendon"))) if explicit else _UNCOVERED
     derived = (model._compiled or model.compile()).derived
     # (the joints' and tendons' stored limits are parts of the model, whose edits drop ``derived``; the model's own
     # limit constraints are not, so the joints and tendons they cover are compared)

@@ -35,12 +35,11 @@ def check_method(method, dt, dynamics, collisions):
                          "chooses its own steps (bound them with max_step)")
     if dynamics is not None and collisions:
         raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
-    if method == "contact":
+    if method == "contact" and (dynamics is not None or collisions):
         given = {"dynamics": dynamics is not None, "collisions": collisions}
         refused = [name for name, value in given.items() if value]
-        if refused:
-            raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
-                             f"takes no {' or '.join(refused)}; use another method")
+        raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
+                         f"takes no {' or '.join(refused)}; use another method")
 
 class RunPlan(NamedTuple):
     """One run of :func:`multibody.simulate`, checked once and planned (:func:`planned_run`), as its backend takes
@@ -214,9 +213,10 @@ def warn_ignored_shapes(model, options, stacklevel=4):
     ignores the model's contact shapes, when two of them could touch
     (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
     collisions) fall through."""
+    if options["method"] == "contact" or options["collisions"] not in (False, None) or options["dynamics"] is not None:
+        return
     from ..constraints.contact import pairs_and_unsupported
-    if (options["method"] != "contact" and options["collisions"] in (False, None) and options["dynamics"] is None
-            and model.geometries and pairs_and_unsupported(model)[0]):
+    if model.geometries and pairs_and_unsupported(model)[0]:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
