@@ -141,3 +141,23 @@ def test_a_start_past_a_stored_limit_is_refused_by_the_event_methods(method, opt
         warnings.simplefilter("ignore")  # (it warns that the joint went past its limits)
         traj = mb.simulate(model, [0.1], [0.0], 0.1, method=method, joint_limits=False, **options)
     assert traj.t[-1] == pytest.approx(0.1)
+
+
+def test_stored_limits_follow_every_edit_of_the_joints_and_of_the_limit_constraints():
+    """The stored limits are the same objects from call to call while nothing changes, and follow an edit of a
+    joint's limits (which drops the compiled model), a JointLimit constraint that covers the joint, and that
+    constraint moved to another joint in place (no edit of the model's parts: compared on every call)."""
+    from multibody.constraints.limits import stored_limits
+    model = point_pendulum(links=2)
+    model.joints[0].limits = mb.JointLimits(lower=STOP, upper=2.0)
+    first = stored_limits(model)
+    assert stored_limits(model) is first and [(c.joint, c.lower, c.upper) for c in first] == [
+        (model.joints[0].name, STOP, 2.0)]
+    model.joints[0].limits = mb.JointLimits(lower=-1.0, upper=1.5)
+    assert [(c.lower, c.upper) for c in stored_limits(model)] == [(-1.0, 1.5)]
+    model.joints[1].limits = mb.JointLimits(lower=-0.5, upper=0.5)
+    explicit = mb.JointLimit(model.joints[0].name)
+    model.add_constraint(explicit)
+    assert [c.joint for c in stored_limits(model)] == [model.joints[1].name]
+    explicit.joint = model.joints[1].name  # (the constraint edited in place)
+    assert [c.joint for c in stored_limits(model)] == [model.joints[0].name]

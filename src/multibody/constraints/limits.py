@@ -52,6 +52,9 @@ def joint_limits(model):
     return [c for c in getattr(model, "constraints", ()) if getattr(c, "unilateral", False)]
 
 
+_UNCOVERED: tuple[frozenset, frozenset] = (frozenset(), frozenset())  # no joints, no tendons
+
+
 def stored_limits(model):
     """A :class:`JointLimit` (plastic, e = 0) for each joint whose stored ``limits`` (:class:`multibody.JointLimits`:
     a URDF ``<limit>``, an MJCF ``range`` that is ``limited``, a model file's ``limits``) have a finite bound, and a
@@ -59,21 +62,24 @@ def stored_limits(model):
     ``limited``), that no limit of ``model.constraints`` already covers. The same objects while the bounds do not
     change (kept in ``CompiledModel.derived``), so that a simulation can follow them by identity."""
     explicit = joint_limits(model)
-    joints = {c.joint for c in explicit if hasattr(c, "joint")}
-    tendons = {c.tendon for c in explicit if hasattr(c, "tendon")}
-    key = tuple(("joint", j.name, j.limits.lower, j.limits.upper) for j in model.joints
-                if j.limits is not None and j.name not in joints
-                and (math.isfinite(j.limits.lower) or math.isfinite(j.limits.upper)))
-    key += tuple(("tendon", e.name, *e.limits) for e in getattr(model, "forces", ())
-                 if getattr(e, "kind", None) == "fixed_tendon" and e.limits is not None and e.name not in tendons
-                 and (math.isfinite(e.limits[0]) or math.isfinite(e.limits[1])))
+    covered = (frozenset(c.joint for c in explicit if hasattr(c, "joint")),
+               frozenset(c.tendon for c in explicit if hasattr(c, "tendon"))) if explicit else _UNCOVERED
     derived = (model._compiled or model.compile()).derived
-    if derived.get("stored_limits", (None,))[0] != key:
+    # (the joints' and tendons' stored limits are parts of the model, whose edits drop ``derived``; the model's own
+    # limit constraints are not, so the joints and tendons they cover are compared)
+    if derived.get("stored_limits", (None,))[0] != covered:
+        joints, tendons = covered
+        key = tuple(("joint", j.name, j.limits.lower, j.limits.upper) for j in model.joints
+                    if j.limits is not None and j.name not in joints
+                    and (math.isfinite(j.limits.lower) or math.isfinite(j.limits.upper)))
+        key += tuple(("tendon", e.name, *e.limits) for e in getattr(model, "forces", ())
+                     if getattr(e, "kind", None) == "fixed_tendon" and e.limits is not None and e.name not in tendons
+                     and (math.isfinite(e.limits[0]) or math.isfinite(e.limits[1])))
         limits = [(JointLimit if kind == "joint" else TendonLimit)(name, lower, upper)
                   for kind, name, lower, upper in key]
         for limit in limits:
             limit.check(model)
-        derived["stored_limits"] = (key, limits)
+        derived["stored_limits"] = (covered, limits)
     return derived["stored_limits"][1]
 
 

@@ -29,6 +29,8 @@ def unit_quaternions(model, q: np.ndarray, what: str, warn: str = "") -> np.ndar
     """q (..., nq) with every quaternion scaled to unit length; ValueError (naming ``what`` and the joint) for one
     of zero or non-finite norm, which has no direction, and with ``warn`` (the name of q, e.g. "simulate: q0") a
     warning, once per joint, for one whose norm is not 1 to 1e-3."""
+    if not _has_quaternions(model):
+        return q
     for joint, norm in quaternion_norms(model.joints, q).items():
         if not np.all(norm > 0) or not np.all(np.isfinite(norm)):
             bad = ~((norm > 0) & np.isfinite(norm))
@@ -41,6 +43,18 @@ def unit_quaternions(model, q: np.ndarray, what: str, warn: str = "") -> np.ndar
             warnings.warn(f"{warn}'s quaternion of joint '{joint.name}' has norm {np.ravel(norm)[np.argmax(off)]:g}, "
                           "not 1: it is normalized (the rotation it describes is kept)", stacklevel=4)
     return normalized_quaternions(model.joints, q)
+
+
+def _has_quaternions(model) -> bool:
+    """Whether the model has joints with a quaternion in q, kept with its compiled model when it has one (which any
+    edit of the model drops)."""
+    cm = getattr(model, "_compiled", None)
+    if cm is None:
+        return any(joint.quaternion_at is not None for joint in model.joints)
+    kept = cm.derived.get("has_quaternions")
+    if kept is None:
+        kept = cm.derived["has_quaternions"] = any(joint.quaternion_at is not None for joint in model.joints)
+    return kept
 
 
 def batch_of(*arrays_and_names):

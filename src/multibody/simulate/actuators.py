@@ -398,6 +398,8 @@ def control_function(model: Model, ctrl: Any) -> Any:
 def compiled_controls(ctrl: Any) -> bool:
     """Whether the compiled loop takes ``simulate``'s ``ctrl``: None, constant controls or TorqueTables (one, or one
     per run), not a Python callable (a callable's controls take the Python loop)."""
+    if ctrl is None:
+        return True
     from .torques import TorqueTable
     entries = ctrl if isinstance(ctrl, (list, tuple)) else [ctrl]  # (one per run, or a constant as a list)
     return not any(callable(u) and not isinstance(u, TorqueTable) for u in entries)

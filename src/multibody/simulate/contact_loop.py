@@ -32,24 +32,24 @@ from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED, sample_rates
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
-    """Why the compiled contact loop cannot run this simulation ("" if it can). The model's equality constraints
-    without a compiled form are kept with its compiled model, when it has one (any edit drops it)."""
+    """Why the compiled contact loop cannot run this simulation ("" if it can). What the model alone decides (its
+    equality constraints without a compiled form, flexible beams, force elements the loop does not compile) is kept
+    with its compiled model, when it has one (any edit drops it)."""
     cm = model._compiled
-    if cm is None:
+    kept = None if cm is None else cm.derived.get("contact_loop_model")
+    if kept is None:
         equalities = uncompiled_equalities(model)
-    else:
-        equalities = cm.derived.get("uncompiled_equalities")
-        if equalities is None:
-            equalities = cm.derived["uncompiled_equalities"] = uncompiled_equalities(model)
-    if equalities:
-        return f"the model has equality constraints without a compiled form ({type(equalities[0]).__name__} first)"
-    if model.ne:
-        return "the model has flexible beams"
+        kept = (f"the model has equality constraints without a compiled form ({type(equalities[0]).__name__} first)"
+                if equalities else "the model has flexible beams" if model.ne else "", inputs_unsupported(model))
+        if cm is not None:
+            cm.derived["contact_loop_model"] = kept
+    if kept[0]:
+        return kept[0]
     if events:
         return "events are given"
     if dynamics is not None:
         return "custom dynamics are given"
-    return inputs_unsupported(model, torque, f_ext)
+    return inputs_unsupported(model, torque, f_ext) if kept[1] or torque is not None or f_ext is not None else ""
 
 
 def _pair_coefficients(model, pairs):
@@ -168,10 +168,8 @@ def _start(q0, v0, t_start, t_eval):
     """(x, clock, x_out): the initial state (as simulate's entry checked it, quaternions normalized:
     :func:`~multibody.simulate.torques.initial_state`), the clock at t_start, and the outputs with the samples at
     t_start written (the rows past them are written by the loop as it reaches them; only those are read)."""
-    x = np.concatenate([q0, v0])
-    first = 0
-    while first < len(t_eval) and t_eval[first] <= t_start:  # (the samples at t_start: one, mostly)
-        first += 1
+    x = np.concatenate((q0, v0))
+    first = int(t_eval.searchsorted(t_start, side="right"))  # (the samples at t_start: one, mostly)
     x_out = np.empty((len(t_eval), x.shape[0]))
     x_out[:first] = x
     return x, np.array([t_start, 0.0, 0.0, first, 0.0]), x_out

@@ -7,6 +7,7 @@ the backends take as checked.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, NamedTuple
 
@@ -34,12 +35,11 @@ def check_method(method, dt, dynamics, collisions):
                          "chooses its own steps (bound them with max_step)")
     if dynamics is not None and collisions:
         raise ValueError("simulate: collisions bring their own dynamics; give dynamics or collisions, not both")
-    if method == "contact":
+    if method == "contact" and (dynamics is not None or collisions):
         given = {"dynamics": dynamics is not None, "collisions": collisions}
         refused = [name for name, value in given.items() if value]
-        if refused:
-            raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
-                             f"takes no {' or '.join(refused)}; use another method")
+        raise ValueError(f"simulate: the contact scheme computes the contact and constraint forces itself and "
+                         f"takes no {' or '.join(refused)}; use another method")
 
 class RunPlan(NamedTuple):
     """One run of :func:`multibody.simulate`, checked once and planned (:func:`planned_run`), as its backend takes
@@ -213,9 +213,10 @@ def warn_ignored_shapes(model, options, stacklevel=4):
     ignores the model's contact shapes, when two of them could touch
     (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
     collisions) fall through."""
+    if options["method"] == "contact" or options["collisions"] not in (False, None) or options["dynamics"] is not None:
+        return
     from ..constraints.contact import pairs_and_unsupported
-    if (options["method"] != "contact" and options["collisions"] in (False, None) and options["dynamics"] is None
-            and model.geometries and pairs_and_unsupported(model)[0]):
+    if model.geometries and pairs_and_unsupported(model)[0]:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
@@ -304,12 +305,13 @@ MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 
 
 def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
-        steps = np.ceil((t_end - t_start) / dt * (1.0 - 1e-12))
-        if not steps <= MAX_DEFAULT_SAMPLES:
+        span = (t_end - t_start) / dt * (1.0 - 1e-12)  # (steps: its ceiling)
+        if not span <= MAX_DEFAULT_SAMPLES:
             raise ValueError(f"simulate: a sample at every step dt = {dt:g} s from {t_start:g} to {t_end:g} s would "
-                             f"be {steps:.3g} samples: give samples= or t_eval= (CLI: --samples)")
-        times = np.empty(int(steps) + 1)
-        times[:-1] = t_start + dt * np.arange(int(steps))
+                             f"be {np.ceil(span):.3g} samples: give samples= or t_eval= (CLI: --samples)")
+        steps = math.ceil(span)
+        times = np.empty(steps + 1)
+        times[:-1] = t_start + dt * np.arange(steps)
         times[-1] = t_end
         return times
     if t_eval is None:  # 100 samples a second, at least 101 and at most MAX_DEFAULT_SAMPLES

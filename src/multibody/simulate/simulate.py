@@ -161,7 +161,8 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
                    collisions=collisions, stabilization=stabilization, projection=projection,
                    constraint_tolerance=constraint_tolerance, progress=progress, compiled=compiled,
                    joint_limits=joint_limits)
-    if device is not None or gpu_runs.gpu.on_device(q0, v0, torque):
+    if device is not None or ((q0 is not None or v0 is not None or torque is not None)
+                              and gpu_runs.gpu.on_device(q0, v0, torque)):
         return on_gpu(model, q0, v0, t_end, device, options, t_eval, samples)
     models: list[Model] | None = None
     if isinstance(model, Sequence):  # a model per run

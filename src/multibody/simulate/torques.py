@@ -31,7 +31,7 @@ def initial_inputs(model, q0: ArrayLike, v0: ArrayLike, torque: Any, what: str) 
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
-    if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
+    if not (np.logical_and.reduce(np.isfinite(q0), axis=None) and np.logical_and.reduce(np.isfinite(v0), axis=None)):
         raise ValueError(f"{what}: q0 and v0 must be finite")
     return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0, torque
 

@@ -48,14 +48,14 @@ class Trajectory:
                  drift: ArrayLike | None = None) -> None:
         self.model = model
         self.t = np.asarray(t, dtype=float)
-        count = self.t.shape[0]
+        count, nv = self.t.shape[0], model.nv
         self.q = np.asarray(q, dtype=float).reshape(count, model.nq)
-        self.v = np.asarray(v, dtype=float).reshape(count, model.nv)
-        self.a = np.full((count, model.nv), np.nan) if a is None else np.asarray(a, dtype=float).reshape(count, model.nv)
-        self.tau = np.zeros((count, model.nv)) if tau is None else np.asarray(tau, dtype=float).reshape(count, model.nv)
-        self.events = [(str(name), float(time)) for name, time in events]
+        self.v = np.asarray(v, dtype=float).reshape(count, nv)
+        self.a = np.full((count, nv), np.nan) if a is None else np.asarray(a, dtype=float).reshape(count, nv)
+        self.tau = np.zeros((count, nv)) if tau is None else np.asarray(tau, dtype=float).reshape(count, nv)
+        self.events = [(str(name), float(time)) for name, time in events] if events else []
         self.info = dict(info or {})
-        self.impacts = list(impacts)
+        self.impacts = list(impacts) if impacts else []
         self._drift: np.ndarray | None = None  # None: the samples' own residuals, computed when first asked for
         if drift is not None:
             self.drift = np.asarray(drift, dtype=float)
