@@ -11,7 +11,7 @@ twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``co
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -62,7 +62,8 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
             return out[0], out[1], out[2]
     cm = _compiled_rigid(model, "rnea_derivatives")
     if f_ext is None and _one_batch(cm, q, v, a):
-        batch, (qb, vb, ab), fb = q.shape[:1], (q, v, a), external_forces(model, None)[None]
+        qb, vb, ab = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, a)
+        batch, fb = qb.shape[:1], external_forces(model, None)[None]
     else:
         q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
         batch, (qb, vb, ab), fb = _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (a, "a"))
@@ -108,7 +109,8 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     if cm.singular:
         raise ModelError(cm.singular)
     if f_ext is None and _one_batch(cm, q, v, tau):
-        batch, (qb, vb, tb), fb = q.shape[:1], (q, v, tau), external_forces(model, None)[None]
+        qb, vb, tb = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, tau)
+        batch, fb = qb.shape[:1], external_forces(model, None)[None]
     else:
         q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
         batch, (qb, vb, tb), fb = _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (tau, "tau"))
