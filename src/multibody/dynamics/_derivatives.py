@@ -400,48 +400,13 @@ def subtree_ends(lam, last):
             last[p] = last[k]
 
 
+@inline
 def tree_factor(M, lam):
     """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L lower triangular with M's tree sparsity, no
     fill-in), in place in M's lower triangle, L's diagonal held as its reciprocals 1 / L_kk (the solves multiply by
     them); only entries on one path of the tree are written (the callers read no others). M (nv, nv), or a matrix of
     lanes (nv, nv, lanes) factored lane by lane (:func:`~._lanes.pivot`). Returns False if M is not positive
-    definite (in some lane). A matrix (nv, nv) takes it entry by entry (:func:`_factor_entries`), a matrix of
-    lanes row update by row update (:func:`_factor_rows`)."""
-
-
-@overload(tree_factor, inline="always")
-def _tree_factor(M, lam):
-    if M.ndim == 2:
-        return lambda M, lam: _factor_entries(M, lam)
-    return lambda M, lam: _factor_rows(M, lam)
-
-
-@inline
-def _factor_entries(M, lam):
-    """:func:`tree_factor` of a matrix (nv, nv): the same operations on its entries, in the same order, each
-    L_ki loaded once for the updates of row i (no loop over a range of one column per entry)."""
-    for k in range(M.shape[0] - 1, -1, -1):
-        if not M[k, k] > 0.0:
-            return False
-        M[k, k] = 1.0 / np.sqrt(M[k, k])  # L_kk = √M_kk, held as 1 / L_kk
-        i = int(lam[k])
-        while i >= 0:  # L_ki = M_ki / L_kk
-            M[k, i] *= M[k, k]
-            i = int(lam[i])
-        i = int(lam[k])
-        while i >= 0:  # M_ij −= L_ki L_kj for the ancestors i, j of k (j an ancestor of i)
-            L_ki = M[k, i]
-            j = i
-            while j >= 0:
-                M[i, j] -= L_ki * M[k, j]
-                j = int(lam[j])
-            i = int(lam[i])
-    return True
-
-
-@inline
-def _factor_rows(M, lam):
-    """:func:`tree_factor` by row updates (:mod:`._lanes`): a matrix of lanes factored lane by lane."""
+    definite (in some lane)."""
     for k in range(M.shape[0] - 1, -1, -1):
         if not pivot(M, k):  # L_kk = √M_kk, held as 1 / L_kk
             return False
