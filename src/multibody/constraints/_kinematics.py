@@ -21,7 +21,8 @@ from numba import njit
 from ..dynamics._core import cross as cross3
 from ..dynamics._quantities import jacobian_at_poses
 from ..dynamics._inputs import as_state, raise_nonfinite
-from ..dynamics._spatial_kernels import IV, NVJ, PARENT, rotated_to_world, subspace_times, world_poses
+from ..dynamics._spatial_kernels import (IV, NVJ, PARENT, rotated_to_world, subspace_column_in_world_axes,
+                                        subspace_times, world_poses)
 from ..errors import ModelError
 from ..spatial import cross
 from ._faces import _dot, _sub
@@ -148,7 +149,6 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
     w, dp, dw, ddp = motion[0], motion[1], motion[2], motion[3]
     nv = N.shape[1]
     biases = out.shape[1] > 3
-    J_a, J_b, r = np.zeros((6, nv)), np.zeros((6, nv)), np.empty(3)  # (r: the point in body coordinates)
     for k in range(body_a.shape[0]):
         n = (normal[k, 0], normal[k, 1], normal[k, 2])
         # t1 ∥ e_x × n = (0, −n_z, n_y), or e_y × n = (n_z, 0, −n_x) near ±e_x; t2 = n × t1
@@ -174,16 +174,42 @@ def contact_rows(topology, params, R0, p0, motion, body_a, body_b, point, normal
         if biases:
             a_rel = _sub(aa, ab)
             out[k, 4], out[k, 5] = _dot(t1, a_rel), _dot(t2, a_rel)
-        J_a[:, :], J_b[:, :] = 0.0, 0.0
+        # J_P = J_A(P) − J_B(P), linear part, on the two bodies' chains alone (zero elsewhere), held in the rows'
+        # own storage (x, y, z in T[k, 0], T[k, 1], N[k]) until it is projected on (n, t1, t2)
+        Jx, Jy, Jz = T[k, 0], T[k, 1], N[k]
+        Jx[:], Jy[:], Jz[:] = 0.0, 0.0, 0.0
         if body_a[k] >= 0:
-            r[0], r[1], r[2] = ra
-            jacobian_at_poses(topology, params, R0, p0, body_a[k], r, J_a)
+            _add_point_columns(topology, params, R0, p0, body_a[k], ra, 1.0, Jx, Jy, Jz)
         if body_b[k] >= 0:
-            r[0], r[1], r[2] = rb
-            jacobian_at_poses(topology, params, R0, p0, body_b[k], r, J_b)
+            _add_point_columns(topology, params, R0, p0, body_b[k], rb, -1.0, Jx, Jy, Jz)
         for j in range(nv):
-            J_P = (J_a[3, j] - J_b[3, j], J_a[4, j] - J_b[4, j], J_a[5, j] - J_b[5, j])
+            J_P = (Jx[j], Jy[j], Jz[j])
             N[k, j], T[k, 0, j], T[k, 1, j] = _dot(n, J_P), _dot(t1, J_P), _dot(t2, J_P)
+
+
+@njit(cache=True, inline="always")
+def _add_point_columns(topology, params, R0, p0, body, r, sign, Jx, Jy, Jz):
+    """J += sign · J_v, the linear rows J_v (3 × nv, world axes) of the Jacobian of the point with body coordinates
+    r of ``body`` (:func:`~..dynamics._quantities.jacobian_at_poses`, in the same arithmetic): the column of joint j
+    (an ancestor of the body) is R0_j S_v + (R0_j S_ω) × (P − p0_j), P = p0 + R0 r; sign 1 sets it (J zero
+    there), −1 subtracts it."""
+    P = (p0[body, 0] + R0[body, 0, 0] * r[0] + R0[body, 0, 1] * r[1] + R0[body, 0, 2] * r[2],
+         p0[body, 1] + R0[body, 1, 0] * r[0] + R0[body, 1, 1] * r[1] + R0[body, 1, 2] * r[2],
+         p0[body, 2] + R0[body, 2, 0] * r[0] + R0[body, 2, 1] * r[1] + R0[body, 2, 2] * r[2])
+    j = body
+    while j >= 0:
+        iv = topology[j, IV]
+        d0, d1, d2 = P[0] - p0[j, 0], P[1] - p0[j, 1], P[2] - p0[j, 2]
+        for k in range(topology[j, NVJ]):
+            s = subspace_column_in_world_axes(params, j, k, R0)  # [R0_j S_ω; R0_j S_v]
+            x = s[3] + (s[1] * d2 - s[2] * d1)
+            y = s[4] + (s[2] * d0 - s[0] * d2)
+            z = s[5] + (s[0] * d1 - s[1] * d0)
+            if sign > 0:
+                Jx[iv + k], Jy[iv + k], Jz[iv + k] = x, y, z
+            else:
+                Jx[iv + k], Jy[iv + k], Jz[iv + k] = Jx[iv + k] - x, Jy[iv + k] - y, Jz[iv + k] - z
+        j = topology[j, PARENT]
 
 
 @njit(cache=True)

@@ -459,11 +459,25 @@ def detect_contacts(shapes, pairs, R0, p0, margin, out):
     the module docstring) on bodies posed at R0 (nb, 3, 3), p0 (nb, 3) (body axes → world, origins [m]): writes
     the contacts with gap ≤ ``margin`` [m] to ``out`` (≥ :func:`contact_capacity` rows, 14 columns: the row
     layout of the module docstring) and returns their number. Broad phase: :func:`near_pairs`; narrow phase, on
-    the pairs it keeps: :func:`pair_contacts`."""
+    the pairs it keeps: :func:`pair_contacts`. (:func:`detect_contacts_in` with its work arrays made here.)"""
+    return detect_contacts_in(shapes, pairs, R0, p0, margin, out, detection_work(shapes[0], pairs))
+
+
+@njit(cache=True)
+def detection_work(kind, pairs):
+    """The work arrays of :func:`detect_contacts_in` for the geometries of codes ``kind`` (g,) and the candidate
+    ``pairs`` (m, 2): the geometries' world rotations (g, 3, 3), their positions, bounding-box centres and reaches
+    (3, g, 3), the indices of the pairs the broad phase keeps (m,)."""
+    return np.empty((kind.shape[0], 3, 3)), np.empty((3, kind.shape[0], 3)), np.empty(pairs.shape[0], dtype=np.int64)
+
+
+@njit(cache=True)
+def detect_contacts_in(shapes, pairs, R0, p0, margin, out, work):
+    """:func:`detect_contacts` in the work arrays ``work`` (:func:`detection_work`): for a loop that detects at
+    every step without making them anew."""
     kind, size, body, R_local, p_local, center, bound, vertices, first_vertex, vertex_count, extent = shapes
-    R, frames = np.empty((kind.shape[0], 3, 3)), np.empty((3, kind.shape[0], 3))
+    R, frames, near = work
     p, centers, spans = frames[0], frames[1], frames[2]
-    near = np.empty(pairs.shape[0], dtype=np.int64)
     count = np.int64(0)  # (not the literal 0: one compilation of the pair tests, not two)
     for n in range(near_pairs(shapes, pairs, R0, p0, margin, R, p, centers, spans, near)):
         m = near[n]

@@ -32,7 +32,7 @@ from numba import njit
 
 from ..constraints._equality_rows import equality_motion
 from ..constraints._kinematics import contact_rows, world_motion
-from ..constraints._narrow import detect_contacts, speed_bound
+from ..constraints._narrow import detect_contacts_in, detection_work, speed_bound
 from ..constraints._step import closing_velocity, free_acceleration
 from ..constraints.lcp import dot
 from ..dynamics._configuration import integrate, normalize_quaternions
@@ -77,7 +77,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     # (motion: (ω, ṗ, α⁰, p̈⁰), of which the step computes and reads ω, ṗ alone: α⁰, p̈⁰ stay zero)
     work = (np.empty((n, 3, 3)), np.empty((n, 3)), np.zeros((4, n, 3)), np.empty((capacity, 14)), np.empty((nv, nv)),
             np.empty(nv), np.empty(nv), np.empty(nv), body_force_work(topology, forces), np.zeros(nv), np.empty(nq),
-            np.empty(nv), np.empty((nv, nv)), lam, last)
+            np.empty(nv), np.empty((nv, nv)), lam, last, detection_work(shapes[0][0], shapes[1]))
     # the rows' arrays, for the most contacts and every bound (a step uses their first rows)
     row_work = (np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64),
                 np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)), np.empty((capacity, 3)),
@@ -124,7 +124,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     geometries, pairs, capacity, pair_mu, pair_e = shapes
     index, p_local, bound = geometries[2], geometries[4], geometries[6]
     G, offset, N_limits, e_limits = limits
-    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, v, K, lam, last = work
+    R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, v, K, lam, last, found_work = work
     last_keys, last_basic, last_count = basis
     nv = damping.shape[0]
     nq = x.shape[0] - nv
@@ -167,7 +167,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     # the contacts within reach of the step
     speed = speed_bound(index, p_local, bound, motion[1], motion[0])
     reach = settings[MARGIN] + h * (speed + h * settings[GRAVITY])
-    nc = detect_contacts(geometries, pairs, R0, p0, reach, out)
+    nc = detect_contacts_in(geometries, pairs, R0, p0, reach, out, found_work)
     nb = offset.shape[0]
     rows = nc + nb
     if rows == 0:
