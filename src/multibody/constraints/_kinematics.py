@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics._core import cross as cross3
-from ..dynamics._quantities import jacobian_at_poses
+from ..dynamics._quantities import jacobian_at_poses, point_column
 from ..dynamics._inputs import as_state, raise_nonfinite
 from ..dynamics._spatial_kernels import (IV, NVJ, PARENT, rotated_to_world, subspace_column_in_world_axes,
                                         subspace_times, world_poses)
@@ -201,10 +201,7 @@ def _add_point_columns(topology, params, R0, p0, body, r, sign, Jx, Jy, Jz):
         iv = topology[j, IV]
         d0, d1, d2 = P[0] - p0[j, 0], P[1] - p0[j, 1], P[2] - p0[j, 2]
         for k in range(topology[j, NVJ]):
-            s = subspace_column_in_world_axes(params, j, k, R0)  # [R0_j S_ω; R0_j S_v]
-            x = s[3] + (s[1] * d2 - s[2] * d1)
-            y = s[4] + (s[2] * d0 - s[0] * d2)
-            z = s[5] + (s[0] * d1 - s[1] * d0)
+            _, x, y, z = point_column(params, R0, j, k, d0, d1, d2)
             if sign > 0:
                 Jx[iv + k], Jy[iv + k], Jz[iv + k] = x, y, z
             else:

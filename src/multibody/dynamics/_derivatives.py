@@ -24,7 +24,6 @@ S_jᵀ (Y^c_m y_i + B^c_m ψ_i), m the deeper of i and j; M_ji = S_jᵀ Y^c_m S_
 motion subspaces (world columns as :func:`._core.crba` builds them) and poses: no joint-specific derivative.
 Layout: :mod:`._layout`; helpers: :mod:`._spatial_kernels`; equation references are to Featherstone, RBDA 2008.
 """
-import numba
 import numpy as np
 from numba.extending import overload
 
@@ -34,7 +33,6 @@ from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, a
 from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
                                motion_subspace, njit_without_refcounts, release, row6,
                                sines_cosines, unpacked, work)
-from ._threads import in_threads, threads_for
 from ._lanes import (add_row, add_to_entry, lane_vector, less_ancestors, mirror_entry, pivot, scale_row, set_entry,
                      subtract_row)
 
@@ -541,30 +539,6 @@ def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     for b in range(first, last):
         status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[min(b, f_ext.shape[0] - 1)],
                                     ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
-
-
-def batched(share, count, work_us, *args, multiple=1, smaller=None):
-    """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
-    states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
-    as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one core: a
-    thread's share no smaller than about 0.15 ms); on more than one thread, up to four tasks per
-    thread, each taken by the first thread to be free (:func:`~._threads.in_threads`: a thread slowed by another
-    process on its core takes fewer); chunks of a multiple of ``smaller`` instead, if given, where those of
-    ``multiple`` would leave threads idle. Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    most = numba.get_num_threads()
-    if smaller is not None and count < multiple * most:
-        multiple = smaller
-    chunks = -(-count // multiple)
-    threads = threads_for(count * work_us, min(most, chunks))
-    tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
-    size = max(1, -(-chunks // tasks)) * multiple
-    tasks = -(-count // size)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), tasks, threads)
-    return result
-
-
-MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
 
 
 # Single-state entry points (see _core._single_state): the three matrices in one (3, nv, nv) array, no forces.

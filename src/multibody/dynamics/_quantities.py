@@ -79,6 +79,14 @@ def jacobian(topology, params, q, body, point, J):
     jacobian_at_poses(topology, params, R0, p0, body, point, J)
 
 
+@njit(cache=True, inline="always")
+def point_column(params, R0, j, k, d0, d1, d2):
+    """(s, x, y, z): the k-th motion column of joint j in world axes, s = [R0_j S_ω; R0_j S_v] (6,), and the linear
+    velocity (x, y, z) it gives the point P = p0_j + d: R0_j S_v + (R0_j S_ω) × d (a column of a point Jacobian)."""
+    s = subspace_column_in_world_axes(params, j, k, R0)
+    return s, s[3] + (s[1] * d2 - s[2] * d1), s[4] + (s[2] * d0 - s[0] * d2), s[5] + (s[0] * d1 - s[1] * d0)
+
+
 @njit(cache=True)
 def jacobian_at_poses(topology, params, R0, p0, body, point, J):
     """:func:`jacobian` given the world poses R0 (n, 3, 3), p0 (n, 3) of the bodies.
@@ -94,13 +102,9 @@ def jacobian_at_poses(topology, params, R0, p0, body, point, J):
         iv = topology[j, IV]
         d0, d1, d2 = P[0] - p0[j, 0], P[1] - p0[j, 1], P[2] - p0[j, 2]
         for k in range(topology[j, NVJ]):
-            s = subspace_column_in_world_axes(params, j, k, R0)  # [R0_j S_ω; R0_j S_v]
-            for r in range(6):
-                J[r, iv + k] = s[r]
-            w0, w1, w2 = J[0, iv + k], J[1, iv + k], J[2, iv + k]
-            J[3, iv + k] += w1 * d2 - w2 * d1
-            J[4, iv + k] += w2 * d0 - w0 * d2
-            J[5, iv + k] += w0 * d1 - w1 * d0
+            s, x, y, z = point_column(params, R0, j, k, d0, d1, d2)
+            J[0, iv + k], J[1, iv + k], J[2, iv + k] = s[0], s[1], s[2]
+            J[3, iv + k], J[4, iv + k], J[5, iv + k] = x, y, z
         j = topology[j, PARENT]
 
 

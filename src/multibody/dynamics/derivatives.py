@@ -22,7 +22,7 @@ from ._lanes import LANES, MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
-from ._threads import ABA_US_PER_BODY
+from ._threads import ABA_US_PER_BODY, batched
 from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape
 
@@ -61,22 +61,17 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
         if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, out) == OK:
             return out[0], out[1], out[2]
     cm = _compiled_rigid(model, "rnea_derivatives")
-    if f_ext is None and _one_batch(cm, q, v, a):
-        qb, vb, ab = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, a)
-        batch, fb = qb.shape[:1], external_forces(model, None)[None]
-    else:
-        q, v, a = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(a, cm.nv, "a")
-        batch, (qb, vb, ab), fb = _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (a, "a"))
+    batch, (qb, vb, ab), fb = _batch_inputs(model, cm, q, v, a, "a", f_ext)
     count, nv = qb.shape[0], cm.nv
     dq, dv, M = np.empty((3, count, nv, nv))  # (one block: above 4 MB NumPy asks for huge pages, ~10x fewer faults)
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
-        ok = _derivatives.batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb,
+        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb,
                                   ab, fb, dq, dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
-        ok = _derivatives.batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb,
+        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb,
                                   dq, dv, M).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
@@ -108,12 +103,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     cm = _compiled_rigid(model, "aba_derivatives")
     if cm.singular:
         raise ModelError(cm.singular)
-    if f_ext is None and _one_batch(cm, q, v, tau):
-        qb, vb, tb = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, tau)
-        batch, fb = qb.shape[:1], external_forces(model, None)[None]
-    else:
-        q, v, tau = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(tau, cm.nv, "tau")
-        batch, (qb, vb, tb), fb = _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (tau, "tau"))
+    batch, (qb, vb, tb), fb = _batch_inputs(model, cm, q, v, tau, "tau", f_ext)
     count, nv = qb.shape[0], cm.nv
     (dq, dv, Minv), qdd = np.empty((3, count, nv, nv)), np.empty((count, nv))  # (one block: as rnea_derivatives)
     args = (cm.topology, cm.params, cm.gravity)
@@ -124,11 +114,11 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
         # (shares of whole chunks of the lanes' ABA, unless that leaves threads idle: then of the derivatives')
-        status = _derivatives.batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb,
+        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb,
                                       vb, tb, fb, dq, dv, Minv, qdd, multiple=LANES,
                                       smaller=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
     else:
-        status = _derivatives.batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb,
+        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb,
                                       tb, fb, dq, dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
@@ -137,6 +127,17 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
     return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+
+
+def _batch_inputs(model, cm, q, v, x, name, f_ext):
+    """(batch shape, (q (B, nq), v (B, nv), x (B, nv)), f_ext (B, n, 6)): the states as the batched kernels take
+    them (:func:`~.algorithms._batched`; ``x`` is a or τ, named ``name`` in errors), or as given when they already
+    are (:func:`_one_batch`)."""
+    if f_ext is None and _one_batch(cm, q, v, x):
+        qb, vb, xb = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, x)
+        return qb.shape[:1], (qb, vb, xb), external_forces(model, None)[None]
+    q, v, x = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(x, cm.nv, name)
+    return _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (x, name))
 
 
 def _one_batch(cm, q, v, x) -> bool:
@@ -177,7 +178,7 @@ def _per_state(topology_bytes, n):
 
 def per_state(cm):
     """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
-    model (for the thread count: :func:`._derivatives.batched`)."""
+    model (for the thread count: :func:`._threads.batched`)."""
     return _per_state(cm.topology.tobytes(), cm.topology.shape[0])
 
 
