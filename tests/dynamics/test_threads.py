@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 import multibody as mb
-from multibody.dynamics import _derivatives, _threads
+from multibody.dynamics import _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
 
@@ -79,12 +79,12 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     rng = np.random.default_rng(2)
     model = random_model(rng, 4)
     q, v = np.array([random_state(rng, model)[0] for _ in range(64)]), rng.normal(size=(64, model.nv))
-    used = []
+    used, in_threads = [], _threads.in_threads
 
     def spy(task, count, threads):
         used.append(threads)
-        _threads.in_threads(task, count, threads)
-    monkeypatch.setattr(_derivatives, "in_threads", spy)
+        in_threads(task, count, threads)
+    monkeypatch.setattr(_threads, "in_threads", spy)
     default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(most)
     try:
