@@ -1,6 +1,8 @@
 """The contact step with smoothed joint friction (JointFriction, URDF <dynamics friction>, MJCF frictionloss): the
 friction's slope F_c/v_s at rest goes into the step's matrix with the dampers' (a linearly implicit step), so a
 light link at a coarse step comes to the law's creeping speed instead of blowing up."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,15 @@ def test_compiled_and_python_steps_agree_with_friction_at_rest():
     np.testing.assert_allclose(runs[1].q, runs[0].q, rtol=0, atol=1e-13)
     np.testing.assert_allclose(runs[1].v, runs[0].v, rtol=0, atol=1e-11)
     assert np.abs(runs[2].v - runs[0].v)[-1].max() < 1e-12
+
+
+@pytest.mark.parametrize("method", ["Euler", "RK4"])
+def test_explicit_steps_too_coarse_for_the_friction_slope_are_named(method):
+    """The explicit fixed steps take the friction explicitly: at h F_c/(v_s I) = 1e3 (1 ms) a run warns, naming the
+    joint and its h D / I; at 1 µs (h D / I = 1) it does not."""
+    model = _light_slider()
+    with pytest.warns(UserWarning, match=r"too stiff for .* rail \(1e\+03\)"):
+        mb.simulate(model, [0.0], [0.0], t_end=2e-3, dt=1e-3, method=method, torque=[0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mb.simulate(model, [0.0], [0.0], t_end=2e-5, dt=1e-6, method=method, torque=[0.5])

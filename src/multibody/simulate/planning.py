@@ -15,6 +15,8 @@ import numpy as np
 
 from ..constraints.contact import warn_overlapping_shapes
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
+from ..dynamics import crba
+from ..model.joint_forces import joint_force_rows
 from .actuators import compiled_controls, control_function, per_run_controls
 from .python_loop import FIXED_STEP, METHODS
 from .stops import watchable
@@ -224,6 +226,39 @@ def warn_ignored_shapes(model, options, stacklevel=4):
                       stacklevel=stacklevel)
 
 
+# h D / I beyond which an explicit step's velocity error grows (the real-axis stability limits of semi-implicit
+# Euler and classical RK4 on q̈ = −(D/I) q̇)
+EXPLICIT_LIMIT = {"Euler": 2.0, "RK4": 2.785}
+
+
+def warn_stiff_joint_forces(model, q0, method, dt, stacklevel=2):
+    """Warn (once per model, method and dt) naming the joints whose dampers' and smoothed friction's slope
+    D = c + F_c/v_s (the friction's at rest) makes the explicit fixed step unstable at q0: h D / I above
+    :data:`EXPLICIT_LIMIT`, I = 1/(M⁻¹)_ii the joint's effective inertia; a URDF's joint friction on a light link
+    does (Go1's calves at 2 ms: h D / I ≈ 100), and its velocities then chatter at the size of v_s.
+    ``method="contact"`` takes these slopes implicitly; a smaller dt or an adaptive method also follows them."""
+    derived = (model._compiled or model.compile()).derived
+    key = ("stiff joint forces", method, dt)
+    if key in derived:
+        return
+    derived[key] = True
+    rows, _ = joint_force_rows(model)
+    if not rows.shape[0]:
+        return
+    slope = np.zeros(model.nv)
+    rubbing = rows[:, 5] > 0.0
+    np.add.at(slope, rows[:, 1].astype(np.int64), rows[:, 4] + np.where(rubbing, rows[:, 5] / rows[:, 6], 0.0))
+    stiffness = dt * slope * np.diag(np.linalg.inv(crba(model, q0)))
+    names = {model.v_slice(j.name).start: j.name for j in model.joints if model.v_slice(j.name).stop > model.v_slice(
+        j.name).start}
+    stiff = [f"{names[i]} ({stiffness[i]:.3g})" for i in np.flatnonzero(stiffness > EXPLICIT_LIMIT[method])]
+    if stiff:
+        warnings.warn(f"model '{model.name}': the joint dampers' and friction's slope is too stiff for {method} at "
+                      f"dt = {dt:g} s (h D / I above {EXPLICIT_LIMIT[method]:g}; the velocities will chatter): "
+                      f"{', '.join(stiff)}. Use method=\"contact\" (implicit in them), a smaller dt or an adaptive "
+                      "method", stacklevel=stacklevel)
+
+
 def model_reads(model, q0, v0, options, stacklevel=4):
     """What one run meets in the model, read from the layers below simulate in one pass once its options are
     checked (:func:`check_method`): returns (impacts: the :class:`multibody.impact.Collisions` of
@@ -240,6 +275,8 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     warn_ignored_shapes(model, options, stacklevel)
     if method == "contact" and model.geometries:
         warn_overlapping_shapes(model, q0, stacklevel)
+    if method in EXPLICIT_LIMIT:
+        warn_stiff_joint_forces(model, q0, method, float(options["dt"]), stacklevel)
     stored = stored_limits(model)
     limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
