@@ -62,19 +62,6 @@ def _speed_bound(model, s):
     return speed_bound(index, origin, radius, s.dp, s.w)
 
 
-def joint_damping(model):
-    """The joint dampers' coefficients (nv,) [N·m·s/rad or N·s/m] (``JointSpring.damping``), zero elsewhere: the
-    damping column of :func:`~multibody.model.joint_forces.joint_force_rows`, summed per joint. Found once per compiled
-    model (kept in ``CompiledModel.derived``, which any edit of the model or its force elements drops)."""
-    derived = (model._compiled or model.compile()).derived
-    if "joint_damping" not in derived:
-        rows, _ = joint_force_rows(model)
-        damping = np.zeros(model.nv)
-        np.add.at(damping, rows[:, 1].astype(np.int64), rows[:, 4])
-        derived["joint_damping"] = damping
-    return derived["joint_damping"]
-
-
 def joint_force_slope(model, v):
     """D (nv,) = −∂Q/∂q̇ [N·m·s/rad or N·s/m] of the joint dampers and smoothed friction at the speeds v:
     c + F_c/v_s sech²(q̇/v_s) summed per joint (the Python twin of

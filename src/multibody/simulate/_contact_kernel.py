@@ -38,6 +38,7 @@ from ..constraints.lcp import dot
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
 from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
+from ..dynamics._spatial_kernels import IV, NVJ
 from .actuators import add_actuation
 from .forces import add_joint_force_slope, add_joint_forces, element_body_forces
 from .tree_rates import INTERRUPTED, NONFINITE, OK, STEPS, STOP, T_REACHED, body_force_work, finite, torque_at
@@ -51,13 +52,13 @@ MARGIN, ERP, BOUNCE, REGULARIZATION, ACCEPTED, PIVOTS, DT, GRAVITY = range(8)
 
 
 @njit(cache=True, nogil=True)
-def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, clock, given,
+def contact_run(model, tau, forces, shapes, limits, settings, cone, tolerances, equalities, x, clock, given,
                 t_eval, x_out, stats, basis):
     """Step x = (q, v) from the clock's time through the output times t_eval, writing the state at each to x_out;
     returns the status (OK, NONFINITE, INTERRUPTED or UNSOLVED: x and the clock are then at the step's start).
 
     model = (topology, params, gravity); tau = (times, values), the torque table; forces = (joint rows, spring rows,
-    rotor rows, actuation, control table) (:func:`multibody.simulate.compiled.force_arrays`); damping (nv,) the joint dampers;
+    rotor rows, actuation, control table) (:func:`multibody.simulate.compiled.force_arrays`);
     shapes = (the geometries' arrays of :mod:`~..constraints._narrow` (kind, size, body, R_local, p_local, center,
     bound, vertices, first_vertex, vertex_count), pairs (m, 2), the most contacts they give at once, friction (m,),
     restitution (m,)); limits = (G (nb, nq), offset (nb,), N (nb, nv), restitution (nb,)); settings (8,) as the
@@ -67,9 +68,9 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
     count (1,) int) the last step's rows and their LCP variables that were basic (:func:`contact_step`), r = the most
     contacts + nb, kept from call to call (count 0: none)."""
     topology, params, gravity = model
-    nv = damping.shape[0]
-    nq = x.shape[0] - nv
     n = topology.shape[0]
+    nv = topology[n - 1, IV] + topology[n - 1, NVJ]
+    nq = x.shape[0] - nv
     capacity, rows = shapes[2], shapes[2] + limits[1].shape[0]
     lam, last = np.empty(nv), np.empty(nv)  # M's tree sparsity (:func:`~..dynamics._derivatives.dof_parents`)
     dof_parents(topology, lam)
@@ -94,7 +95,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
         if clock[GIVEN] != 0.0:
             x[:] = given
             clock[GIVEN] = 0.0
-        elif not contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t,
+        elif not contact_step(model, tau, forces, shapes, limits, settings, cone, tolerances, equalities, x, t,
                               h, work, row_work, basis):
             clock[TIME], clock[STEP], clock[LEFT], clock[NEXT] = t, h, left, j
             return UNSOLVED
@@ -115,7 +116,7 @@ def contact_run(model, tau, forces, damping, shapes, limits, settings, cone, tol
 
 
 @njit(cache=True, nogil=True, inline="always")  # (inlined: compiled once, within contact_run)
-def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, tolerances, equalities, x, t, h, work,
+def contact_step(model, tau, forces, shapes, limits, settings, cone, tolerances, equalities, x, t, h, work,
                  row_work, basis):
     """x = (q, v) ← (q⁺, v⁺) after one step h [s] from time t (the module docstring); False (x untouched) when
     Lemke's method finds no solution of the step's LCP. ``work``, ``row_work``: the loop's scratch arrays;
@@ -126,7 +127,7 @@ def contact_step(model, tau, forces, damping, shapes, limits, settings, cone, to
     G, offset, N_limits, e_limits = limits
     R0, p0, motion, out, M, Q, c, a, body_forces, zero, q, v, K, lam, last, found_work = work
     last_keys, last_basic, last_count = basis
-    nv = damping.shape[0]
+    nv = v.shape[0]
     nq = x.shape[0] - nv
     q[:] = x[:nq]
     normalize_quaternions(topology, q)

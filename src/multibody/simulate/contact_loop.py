@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 from ..constraints.contact import coefficient_arrays, detection_arrays
-from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, joint_damping, step_settings
+from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._threads import in_threads
@@ -66,8 +66,8 @@ def _pair_coefficients(model, pairs):
 
 
 def _arrays(model, dt, limits, ctrls):
-    """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, damping,
-    shapes, limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
+    """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, shapes,
+    limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
     None, (nu,) or a TorqueTable); the runs share every array but their forces (the kernel only reads them). The
     tuple at zero controls is kept with the compiled model (:func:`_model_arrays`)."""
     kept = _model_arrays(model, dt, limits)
@@ -95,8 +95,8 @@ def _model_arrays(model, dt, limits):
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
-    arrays = ((cm.topology, cm.params, cm.gravity), _forces(model, None), joint_damping(model), shapes, bounds,
-              settings, cone, tolerances, equality_arrays(model))
+    arrays = ((cm.topology, cm.params, cm.gravity), _forces(model, None), shapes, bounds, settings, cone, tolerances,
+              equality_arrays(model))
     cm.derived["contact_loop_arrays"] = (float(dt), pairs, coefficients, bounds[0], arrays)
     return arrays
 
@@ -123,7 +123,7 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
     nq = model.nq
     python_step = []  # (normalized, forces) of the Python step, once it is needed
     given = np.empty(model.nq + model.nv)
-    shapes, bounds, cone = arrays[3], arrays[4], arrays[6]
+    shapes, bounds, cone = arrays[2], arrays[3], arrays[5]
     rows = shapes[2] + bounds[1].shape[0]
     basis = (np.zeros(rows, dtype=np.int64), np.zeros((rows, cone.shape[0] + 2), dtype=bool), np.zeros(1, dtype=np.int64))
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..constraints.contact import warn_overlapping_shapes
+from ..constraints.integrate import joint_force_slope
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
 from ..dynamics import crba
 from ..model.joint_forces import joint_force_rows
@@ -242,12 +243,9 @@ def warn_stiff_joint_forces(model, q0, method, dt, stacklevel=2):
     if key in derived:
         return
     derived[key] = True
-    rows, _ = joint_force_rows(model)
-    if not rows.shape[0]:
+    if not joint_force_rows(model)[0].shape[0]:
         return
-    slope = np.zeros(model.nv)
-    rubbing = rows[:, 5] > 0.0
-    np.add.at(slope, rows[:, 1].astype(np.int64), rows[:, 4] + np.where(rubbing, rows[:, 5] / rows[:, 6], 0.0))
+    slope = joint_force_slope(model, np.zeros(model.nv))  # (at rest: c + F_c/v_s)
     stiffness = dt * slope * np.diag(np.linalg.inv(crba(model, q0)))
     names = {model.v_slice(j.name).start: j.name for j in model.joints if model.v_slice(j.name).stop > model.v_slice(
         j.name).start}
