@@ -318,6 +318,19 @@ def coefficient_arrays(model, first, second):
     return mu, e
 
 
+def pair_coefficients(model, pairs):
+    """(friction (m,), restitution (m,)) of the candidate ``pairs`` (m, 2) (:func:`coefficient_arrays`), kept with the
+    compiled model while what they come from is unchanged: the pairs, the friction rule and the pairs' own friction
+    (the model's settings, compared here); the geometries' names and coefficients are parts of the model, whose
+    edits drop the compiled model and all it keeps (:class:`~multibody.model.part.ModelPart`)."""
+    derived = (model._compiled or model.compile()).derived
+    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())))
+    kept = derived.get("pair_coefficients")
+    if kept is None or kept[0] is not pairs or kept[1] != sources:
+        kept = derived["pair_coefficients"] = (pairs, sources, coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
+    return kept[2]
+
+
 def detect(model, snapshot, margin=0.0):
     """All contacts (list of :class:`ContactPair`) between the geometries of :func:`contact_pairs` with gap ≤
     ``margin`` [m]. Pairs whose bounding spheres (``Shape.bounding_center``, ``bounding_radius``) or bounding boxes

@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from ..constraints.contact import coefficient_arrays, detection_arrays
+from ..constraints.contact import detection_arrays, pair_coefficients
 from ..constraints.integrate import BOUNCE_VELOCITY, ERP, MARGIN, contact_step, step_settings
 from ..constraints.limits import bound_arrays
 from ..constraints.types import equality_arrays, uncompiled_equalities
@@ -52,19 +52,6 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext) if kept[1] or torque is not None or f_ext is not None else ""
 
 
-def _pair_coefficients(model, pairs):
-    """(friction (m,), restitution (m,)) of the candidate ``pairs`` (m, 2) (:func:`coefficient_arrays`), kept with the
-    compiled model while what they come from is unchanged: the pairs, the friction rule and the pairs' own friction
-    (the model's settings, compared here); the geometries' names and coefficients are parts of the model, whose
-    edits drop the compiled model and all it keeps (:class:`~multibody.model.part.ModelPart`)."""
-    derived = (model._compiled or model.compile()).derived
-    sources = (model.friction_rule, tuple(sorted((tuple(sorted(k)), v) for k, v in model.pair_friction.items())))
-    kept = derived.get("contact_loop_coefficients")
-    if kept is None or kept[0] is not pairs or kept[1] != sources:
-        kept = derived["contact_loop_coefficients"] = (pairs, sources, coefficient_arrays(model, pairs[:, 0], pairs[:, 1]))
-    return kept[2]
-
-
 def _arrays(model, dt, limits, ctrls):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, shapes,
     limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
@@ -81,11 +68,12 @@ def _forces(model, ctrl):
 
 def _model_arrays(model, dt, limits):
     """:func:`_arrays`' tuple at zero controls, kept in the compiled model's ``derived`` (which any edit of the model
-    drops) while the step ``dt``, the contact pairs, their coefficients (:func:`_pair_coefficients`) and the limits'
-    bound rows (:func:`bound_arrays`, found by identity) are the same."""
+    drops) while the step ``dt``, the contact pairs, their coefficients
+    (:func:`~multibody.constraints.contact.pair_coefficients`) and the limits' bound rows (:func:`bound_arrays`, found
+    by identity) are the same."""
     cm = model._compiled or model.compile()
     geometries, pairs, capacity = detection_arrays(model)  # (contact_pairs' warning, once, when found)
-    coefficients = _pair_coefficients(model, pairs)
+    coefficients = pair_coefficients(model, pairs)
     bounds = bound_arrays(model, limits)[1:]
     kept = cm.derived.get("contact_loop_arrays")
     if (kept is not None and kept[0] == dt and kept[1] is pairs and kept[2] is coefficients
