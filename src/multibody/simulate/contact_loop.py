@@ -63,7 +63,8 @@ def _arrays(model, dt, limits, ctrls):
 
 def _forces(model, ctrl):
     """The force rows and control table of the controls ``ctrl`` (:func:`~.compiled.force_arrays`)."""
-    return force_arrays(model, tuple(np.array(part, dtype=float) for part in control_table(model, ctrl)))
+    controls = tuple(np.array(part, dtype=float) for part in control_table(model, ctrl))
+    return force_arrays(model, controls)
 
 
 def _model_arrays(model, dt, limits):
@@ -83,8 +84,9 @@ def _model_arrays(model, dt, limits):
     settings, cone, tolerances = step_settings(MARGIN, ERP, BOUNCE_VELOCITY)
     g = np.asarray(model.gravity, dtype=float)
     settings = np.concatenate([settings, [float(dt), float(np.sqrt(g @ g))]])
+    equalities = equality_arrays(model)  # (the constraints layer's arrays first, then the force elements' rows)
     arrays = ((cm.topology, cm.params, cm.gravity), _forces(model, None), shapes, bounds, settings, cone, tolerances,
-              equality_arrays(model))
+              equalities)
     cm.derived["contact_loop_arrays"] = (float(dt), pairs, coefficients, bounds[0], arrays)
     return arrays
 

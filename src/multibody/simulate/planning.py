@@ -17,7 +17,6 @@ from ..constraints.contact import warn_overlapping_shapes
 from ..constraints.integrate import joint_force_slope
 from ..constraints.limits import enforced_limits, limit_sides, stored_limits
 from ..dynamics import crba
-from ..model.joint_forces import joint_force_rows
 from .actuators import compiled_controls, control_function, per_run_controls
 from .python_loop import FIXED_STEP, METHODS
 from .stops import watchable
@@ -243,9 +242,9 @@ def warn_stiff_joint_forces(model, q0, method, dt, stacklevel=2):
     if key in derived:
         return
     derived[key] = True
-    if not joint_force_rows(model)[0].shape[0]:
-        return
     slope = joint_force_slope(model, np.zeros(model.nv))  # (at rest: c + F_c/v_s)
+    if not slope.any():
+        return
     stiffness = dt * slope * np.diag(np.linalg.inv(crba(model, q0)))
     names = {model.v_slice(j.name).start: j.name for j in model.joints if model.v_slice(j.name).stop > model.v_slice(
         j.name).start}
@@ -270,11 +269,11 @@ def model_reads(model, q0, v0, options, stacklevel=4):
     inside the bounds; ``method="contact"`` pushes such a joint back in), and for a constrained start off its
     constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
     method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
+    if method in EXPLICIT_LIMIT:
+        warn_stiff_joint_forces(model, q0, method, float(options["dt"]), stacklevel)
     warn_ignored_shapes(model, options, stacklevel)
     if method == "contact" and model.geometries:
         warn_overlapping_shapes(model, q0, stacklevel)
-    if method in EXPLICIT_LIMIT:
-        warn_stiff_joint_forces(model, q0, method, float(options["dt"]), stacklevel)
     stored = stored_limits(model)
     limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
