@@ -251,15 +251,29 @@ def _add_face(F, N, D, alive, faces, V, i, j, k):
 def expanded_polytope(A, B, simplex, on_a, on_b, count):
     """(depth, u, a, b) of :func:`penetration` from GJK's last simplex (``count`` points of ``simplex`` (4, 3),
     their parts ``on_a``, ``on_b``). The simplex is first grown to a tetrahedron of support points around the
-    origin (along the coordinate axes, around a segment, to either side of a triangle); then each time the face
-    nearest the origin is pushed out to the support point along its normal, the faces that point sees replaced by
-    the fan from their horizon to it, until the support point is no farther than the face (1e-13 of the size)."""
+    origin (:func:`_tetrahedron`); then each time the face nearest the origin is pushed out to the support point
+    along its normal (:func:`_expanded`), until the support point is no farther than the face (1e-13 of the size);
+    the answer is read on the nearest face (:func:`_nearest_face`)."""
     scale = 1.0 + np.abs(A).max() + np.abs(B).max()
     eps, tol = 1e-10 * scale, 1e-13 * scale
     V, Va, Vb = np.empty((MAX_POLYTOPE_VERTICES, 3)), np.empty((MAX_POLYTOPE_VERTICES, 3)), \
         np.empty((MAX_POLYTOPE_VERTICES, 3))
     V[:count], Va[:count], Vb[:count] = simplex[:count], on_a[:count], on_b[:count]
-    # a degenerate simplex loses its last point (a flat tetrahedron, a thin triangle, a point twice)
+    count = _tetrahedron(A, B, V, Va, Vb, count, eps)
+    if count < 4 or abs(_cross(V[1] - V[0], V[2] - V[0]) @ (V[3] - V[0])) < eps ** 3:
+        return 0.0, np.array([0.0, 0.0, 1.0]), Va[0].copy(), Vb[0].copy()  # A − B flat: no depth
+    F, N = np.empty((_MAX_FACES, 3), dtype=np.int64), np.empty((_MAX_FACES, 3))
+    D, alive = np.empty(_MAX_FACES), np.zeros(_MAX_FACES, dtype=np.bool_)
+    faces = _expanded(A, B, V, Va, Vb, F, N, D, alive, tol)
+    return _nearest_face(V, Va, Vb, F, N, D, alive, faces, tol)
+
+
+@njit(cache=True)
+def _tetrahedron(A, B, V, Va, Vb, count, eps):
+    """The number of points of the simplex in V (its parts in Va, Vb) once grown to a tetrahedron of support
+    points of A − B: a degenerate simplex first loses its last point (a flat tetrahedron, a thin triangle, a point
+    twice); then a second point along ±x, ±y, ±z, a third around the segment, a fourth to the side of the triangle's
+    plane that A − B reaches beyond it. Fewer than 4 where A − B is flat."""
     if count == 4 and abs(_cross(V[1] - V[0], V[2] - V[0]) @ (V[3] - V[0])) < eps ** 3:
         count = 3
     if count == 3 and _norm(_cross(V[1] - V[0], V[2] - V[0])) < eps ** 2:
@@ -297,10 +311,15 @@ def expanded_polytope(A, B, simplex, on_a, on_b, count):
             w, a, b = _support(A, B, -n)
         V[3], Va[3], Vb[3] = w, a, b
         count = 4
-    if count < 4 or abs(_cross(V[1] - V[0], V[2] - V[0]) @ (V[3] - V[0])) < eps ** 3:
-        return 0.0, np.array([0.0, 0.0, 1.0]), Va[0].copy(), Vb[0].copy()  # A − B flat: no depth
-    F, N = np.empty((_MAX_FACES, 3), dtype=np.int64), np.empty((_MAX_FACES, 3))
-    D, alive = np.empty(_MAX_FACES), np.zeros(_MAX_FACES, dtype=np.bool_)
+    return count
+
+
+@njit(cache=True)
+def _expanded(A, B, V, Va, Vb, F, N, D, alive, tol):
+    """The number of faces (F: vertex indices, N: outward unit normals, D: distances from the origin, alive) of the
+    polytope grown from the tetrahedron V[:4] (EPA): each time the face nearest the origin is pushed out to the
+    support point w along its normal, the faces w sees (grown from the nearest over shared edges) replaced by the
+    fan from their horizon (their edges not shared among them) to w, until w is no farther than the face."""
     faces = 0
     inside = 0.25 * (V[0] + V[1] + V[2] + V[3])
     for i, j, k in ((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2)):
@@ -317,9 +336,8 @@ def expanded_polytope(A, B, simplex, on_a, on_b, count):
                 nearest, best = f, D[f]
         w, a, b = _support(A, B, N[nearest])
         if w @ N[nearest] - D[nearest] <= tol or vertices == MAX_POLYTOPE_VERTICES or faces + 64 > _MAX_FACES:
-            break
+            return faces
         V[vertices], Va[vertices], Vb[vertices] = w, a, b
-        # the faces w sees, grown from the nearest over shared edges; their edges not shared among them: the horizon
         seen = 0
         visible[seen] = nearest
         seen += 1
@@ -351,7 +369,13 @@ def expanded_polytope(A, B, simplex, on_a, on_b, count):
         for e in range(edges):
             faces = _add_face(F, N, D, alive, faces, V, horizon[e, 0], horizon[e, 1], vertices)
         vertices += 1
-    # of the faces as near as the nearest (a facet of A − B cut in triangles), the one holding the origin's foot
+
+
+@njit(cache=True)
+def _nearest_face(V, Va, Vb, F, N, D, alive, faces, tol):
+    """(depth, u, a, b) on the polytope's nearest face: of the faces as near as the nearest (a facet of A − B cut
+    in triangles), the one holding the origin's foot (its barycentric weights' least the largest), with the points
+    a on A and b on B at the foot's weights."""
     nearest, most = -1, np.inf
     for f in range(faces):
         if alive[f] and D[f] < most:
