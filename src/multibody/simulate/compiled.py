@@ -100,14 +100,17 @@ def force_arrays(model, controls=None):
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-             batch, events, ctrl, checked=False):
+             batch, events, ctrl, checked=False, kept=None):
     """The arrays of a compiled run. ``checked``: (q0, v0) come checked and with unit quaternions from
-    :func:`multibody.simulate.torques.initial_state` (:func:`multibody.simulate`'s entry), else they are checked
-    here."""
+    :func:`multibody.simulate.torques.initial_state` (:func:`multibody.simulate`'s entry), the run planned there
+    (:func:`multibody.simulate.planning.planned_run`: what the loop refuses, the output times), else they are
+    checked here. ``kept``: the dict of the run's kept plan (:class:`~.planning.KeptPlan`), where the event rows and
+    the force rows at zero controls are kept for its next runs."""
     from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    reason = unsupported(model, torque=tau, events=events, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
+    reason = "" if checked else unsupported(model, torque=tau, events=events,
+                                            atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
     if reason:
         raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
     cm = model._compiled or model.compile()
@@ -124,8 +127,8 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         raise ValueError(f"integrate_tree: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
     t_eval = np.ascontiguousarray(t_eval, dtype=float)
     t_start = float(t_eval[0]) if t_start is None and t_eval.size else float(t_start if t_start is not None else 0)
-    if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
-            or t_eval[0] < t_start):
+    if not checked and (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval))
+                        or np.any(np.diff(t_eval) < 0) or t_eval[0] < t_start):
         raise ValueError(f"integrate_tree: t_eval must be finite increasing times from t_start = {t_start}, got "
                          f"{np.array2string(t_eval, threshold=8)}")
     if method in ("RK4", "Euler") and not (dt is not None and np.isfinite(dt) and dt > 0):
@@ -154,8 +157,24 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
     B = q0.shape[0] if batch else 1
-    controls = stacked_controls(model, per_run_controls(ctrl, B), B) if batch else control_table(model, ctrl)
-    return cm, x0, t_start, t_eval, tau, force_arrays(model, controls), settings, event_rows(events, model)
+    if batch:
+        rows = force_arrays(model, stacked_controls(model, per_run_controls(ctrl, B), B))
+    elif kept is not None and ctrl is None:
+        rows = kept.get("force_arrays") or kept.setdefault("force_arrays", force_arrays(model, None))
+    else:
+        rows = force_arrays(model, control_table(model, ctrl))
+    return cm, x0, t_start, t_eval, tau, rows, settings, _event_rows(events, model, kept)
+
+
+def _event_rows(events, model, kept=None):
+    """:func:`~.events.event_rows` of ``events``, kept in ``kept`` (a kept plan's dict) for the next runs watching
+    the same event objects."""
+    if kept is None:
+        return event_rows(events, model)
+    last = kept.get("event_rows")
+    if last is None or len(last[0]) != len(events) or any(a is not b for a, b in zip(last[0], events)):
+        last = kept["event_rows"] = (tuple(events), event_rows(events, model))
+    return last[1]
 
 
 def _named(log, names):
@@ -167,6 +186,26 @@ def _info(method, rtol, atol, dt, stats, status):
     return {"method": method, "rtol": rtol, "atol": atol, "dt": dt, "nfev": int(stats[NFEV]),
             "steps": int(stats[STEPS]), "rejected": int(stats[REJECTED]), "status": STATUS[int(status)],
             "t_reached": float(stats[T_REACHED]), "compiled": True}
+
+
+INLINE_STEPS = 256  # the fixed steps up to which a run stays on the calling thread (Ctrl-C reaches it when the
+#   run has returned), which saves a short run the worker's hand-off (~30 µs)
+
+
+def _fixed_steps(t_start, t_eval, dt):
+    """A bound on the fixed steps of at most ``dt`` from ``t_start`` through the output times ``t_eval``: the
+    span's steps and one more per output time (each interval between output times is cut into whole steps)."""
+    return (t_eval[-1] - t_start) / dt + t_eval.shape[0]
+
+
+def _inline(run, t_eval, stats):
+    """``run()`` (a compiled run: status, samples written, event log) on this thread. Ctrl-C while it runs arrives
+    when it has returned: the state, the clock and the samples are whole, its status is INTERRUPTED (its event
+    log, not returned, is empty)."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return INTERRUPTED, int(np.searchsorted(t_eval, stats[T_REACHED], side="right")), np.zeros((0, 2))
 
 
 _RUNS = ThreadPoolExecutor(thread_name_prefix="multibody-run")  # workers kept for the compiled runs: a new thread
@@ -224,36 +263,41 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
 
 def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
                         max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=(),
-                        ctrl=None, checked=False):
+                        ctrl=None, checked=False, kept=None):
     """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
     ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
     and the accelerations and applied forces at the samples, on a second thread while the loop steps on
     (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread). ``checked``: q0
-    and v0 come checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`,
-    :func:`multibody.simulate`)."""
+    and v0 come checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`), the run planned
+    by :func:`multibody.simulate`, whose kept plan's dict ``kept`` keeps the loop's arguments for its next runs."""
     t, q, v, info, rates, tau, rows = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt,
-                                                 tau, t_start, max_steps, events, ctrl, checked)
+                                                 tau, t_start, max_steps, events, ctrl, checked, kept)
     count = len(t) if samples is None else min(len(t), samples)
     return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, rows=rows)
 
 
 def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events,
-               ctrl=None, checked=False):
+               ctrl=None, checked=False, kept=None):
     """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
     (:func:`tree_trajectory`'s ``rates``) or None, and the torque table and force rows the run took (its ``tau`` and
     ``rows``)."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events,
-        ctrl, checked)
+        ctrl, checked, kept)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
     arrays = (cm.topology, cm.params, cm.gravity)
     helped = code == DOP853 and numba.get_num_threads() > 1
     pipe = ring(x0.shape[0], cm.nv, t_eval.shape[0] if helped else 0, SLOTS if helped else 0)
-    status, count, log = _interruptible(lambda: run_with_events(
-        arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
-        stats, watched, pipe), stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out)) if helped else None)
+    def run():
+        return run_with_events(arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max,
+                               h_first, dt_, steps, x_out, stats, watched, pipe)
+    if not helped and code in (RK4, EULER) and _fixed_steps(t_start, t_eval, dt_) <= INLINE_STEPS:
+        status, count, log = _inline(run, t_eval, stats)
+    else:
+        status, count, log = _interruptible(run, stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out))
+                                            if helped else None)
     # the rates at every sample past those at t_start (from the slots, or computed by the loop at a crossing)
     rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)

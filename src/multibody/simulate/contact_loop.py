@@ -52,12 +52,18 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext) if kept[1] or torque is not None or f_ext is not None else ""
 
 
-def _arrays(model, dt, limits, ctrls):
+def _arrays(model, dt, limits, ctrls, plan_kept=None):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, shapes,
     limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
     None, (nu,) or a TorqueTable); the runs share every array but their forces (the kernel only reads them). The
-    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`)."""
-    kept = _model_arrays(model, dt, limits)
+    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`), and in ``plan_kept`` (the dict a
+    kept plan holds for its backend, :class:`~.planning.KeptPlan`, whose key and settings cover what
+    :func:`_model_arrays` compares) for the next runs of the plan."""
+    kept = None if plan_kept is None else plan_kept.get("contact_arrays")
+    if kept is None:
+        kept = _model_arrays(model, dt, limits)
+        if plan_kept is not None:
+            plan_kept["contact_arrays"] = kept
     return [kept if ctrl is None else (kept[0], _forces(model, ctrl), *kept[2:]) for ctrl in ctrls]
 
 
@@ -238,12 +244,13 @@ class ContactTrajectory(Trajectory):
         return getattr(self, name)
 
 
-def contact_run(model, q0, v0, t_eval, options, limits):
+def contact_run(model, q0, v0, t_eval, options, limits, kept=None):
     """The Trajectory of ``simulate(model, q0, v0, method="contact", ...)`` (``options``: simulate's) in the
     compiled loop, through the output times ``t_eval``; SimulationError (non-finite state) or
-    SimulationInterrupted (Ctrl-C) carry the samples computed."""
+    SimulationInterrupted (Ctrl-C) carry the samples computed. ``kept``: the dict of the run's kept plan
+    (:class:`~.planning.KeptPlan`), where the loop's arguments are kept for its next runs."""
     torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
-    arrays = _arrays(model, dt, limits, [ctrl])[0]
+    arrays = _arrays(model, dt, limits, [ctrl], kept)[0]
     tau = _torque(model, torque)
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)

@@ -192,10 +192,10 @@ def _one_run(model, q0, v0, t_end, options):
         rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
         return run_to_limits(model, q0, v0, plan.t_end, plan.t_eval, plan.limits, _compiled_run(plan),
                              lambda t, q, v, times: _one_run(model, q, v, plan.t_end, {**rest, "t_start": t,
-                                                                                        "t_eval": times}))
+                                                                                        "t_eval": times}), plan.kept)
     if plan.backend == "contact":
         from . import contact_loop
-        trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits)
+        trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits, plan.kept)
     elif plan.backend == "compiled":
         trajectory = _compiled_run(plan)()
     else:
@@ -217,7 +217,7 @@ def _compiled_run(plan):
             plan.model, plan.q0, plan.v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
             method=COMPILED[options["method"]], rtol=options["rtol"], atol=options["atol"],
             max_step=options["max_step"], dt=options["dt"], tau=options["torque"], t_start=options["t_start"],
-            events=events, ctrl=options["ctrl"], checked=True)
+            events=events, ctrl=options["ctrl"], checked=True, kept=plan.kept)
     return run
 
 
