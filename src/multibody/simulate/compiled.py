@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from ..dynamics._batch import aba_batch
+from ..dynamics._inputs import as_state
 from ..dynamics._threads import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joint_forces import joint_force_rows
@@ -32,6 +33,7 @@ from .steppers import DOP853, DOPRI5, EULER, METHODS, RK4, run_with_events
 from .tree_rates import (EVENT, INTERRUPTED, NFEV, NONFINITE, OK, REJECTED, STATUS, STEPS, STOP, T_REACHED, sample_rates,
                          sample_torques)
 from .torques import TorqueTable, initial_state, per_run_tables
+from .trajectory import RatesWhenRead
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
@@ -106,7 +108,6 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     (:func:`multibody.simulate.planning.planned_run`: what the loop refuses, the output times), else they are
     checked here. ``kept``: the dict of the run's kept plan (:class:`~.planning.KeptPlan`), where the event rows and
     the force rows at zero controls are kept for its next runs."""
-    from ..dynamics._inputs import as_state
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     reason = "" if checked else unsupported(model, torque=tau, events=events,
@@ -143,6 +144,8 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         times, values = (np.array(part) for part in tau.table(nv, "integrate_tree: tau"))  # (writable: see below)
         tau = (times, np.array(np.broadcast_to(values, (q0.shape[0],) + values.shape), order="C") if batch
                else values)
+    elif tau is None and kept is not None:  # (the zero torque's table, kept: the loop only reads it)
+        tau = kept.get("zero_torque") or kept.setdefault("zero_torque", torque_table(None, nv))
     else:
         tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
         if tau.ndim > (2 if batch else 1) or not np.all(np.isfinite(tau)) or (
@@ -449,13 +452,15 @@ def torque_table(tau, nv):
 def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None, rows=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
     applied generalized forces (the torque, constant or tabulated, and the force elements, the actuators at the
-    controls ``ctrl``) at each sample, and the events of ``info`` (moved from it to ``Trajectory.events``).
-    ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the
-    samples from ``first`` on. ``rows``: the force rows and control table the run took (:func:`force_arrays`), in
-    place of ``ctrl``."""
-    trajectory = sampled_trajectory(model, t, q, v, info)
-    add_rates(trajectory, tau, force_arrays(model, control_table(model, ctrl)) if rows is None else rows, rates)
-    return trajectory
+    controls ``ctrl``) at each sample, computed when first read (:class:`~.trajectory.RatesWhenRead`,
+    :func:`tree_rates`), and the events of ``info`` (moved from it to ``Trajectory.events``). ``rates``: (A (≥ T,
+    nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the samples from ``first``
+    on. ``rows``: the force rows and control table the run took (:func:`force_arrays`), in place of ``ctrl``."""
+    info = dict(info)
+    rows = force_arrays(model, control_table(model, ctrl)) if rows is None else rows
+    cm = model._compiled or model.compile()  # (the model's arrays as it ran, which an edit after the run replaces)
+    return RatesWhenRead(model, t, q, v, (tree_rates, ((cm.topology, cm.params, cm.gravity), cm.nv, tau, rows, rates)),
+                         events=info.pop("events", ()), info=info)
 
 
 def sampled_trajectory(model, t, q, v, info):
@@ -473,22 +478,28 @@ def no_force_rows(nq, nv):
 
 
 def add_rates(trajectory, tau, rows, rates=None):
-    """Fill in ``trajectory.a`` and ``trajectory.tau`` (T, nv) of :func:`sampled_trajectory`: the accelerations and
-    the applied generalized forces (the torque ``tau``, constant or tabulated, and the force elements and controls
-    ``rows`` of :func:`force_arrays`) at each sample. ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), those already
-    computed at the samples from ``first`` on."""
-    model, q, v, a, taus = trajectory.model, trajectory.q, trajectory.v, trajectory.a, trajectory.tau
-    cm = model._compiled or model.compile()
-    tau, count = torque_table(tau, cm.nv), len(trajectory)
+    """Fill in ``trajectory.a`` and ``trajectory.tau`` (T, nv) of :func:`sampled_trajectory` (:func:`tree_rates`)."""
+    cm = trajectory.model._compiled or trajectory.model.compile()
+    trajectory.a, trajectory.tau = tree_rates(trajectory, (cm.topology, cm.params, cm.gravity), cm.nv, tau, rows, rates)
+
+
+def tree_rates(trajectory, arrays, nv, tau, rows, rates=None):
+    """(a, tau) (T, nv) at the samples of a compiled tree run: the accelerations and the applied generalized forces
+    (the torque ``tau``, constant or tabulated, and the force elements and controls ``rows`` of
+    :func:`force_arrays`) of the model's ``arrays`` (topology, params, gravity). ``rates``: (A (≥ T, nv),
+    TAU (≥ T, nv), first), those already computed at the samples from ``first`` on."""
+    q, v, count = trajectory.q, trajectory.v, len(trajectory)
+    a, taus = np.full((count, nv), np.nan), np.zeros((count, nv))
+    tau = torque_table(tau, nv)
     first = count if rates is None else min(rates[2], count)
     if rates is not None:
         a[first:], taus[first:] = rates[0][first:count], rates[1][first:count]
     X = np.concatenate([q[:first], v[:first]], axis=1)
     times = np.ascontiguousarray(trajectory.t[:first], dtype=float)
     if rows[1].shape[0] + rows[2].shape[0]:  # springs or rotors: with their Σ Jᵀ f, sample by sample
-        sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a[:first], taus[:first])
+        sample_rates(arrays, tau, rows, times, X, q.shape[1], a[:first], taus[:first])
     else:  # every sample's accelerations at once, SIMD across samples and on numba's threads (the batched ABA)
-        sample_torques(tau, rows, times, X, cm.nq, taus[:first])
-        aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q[:first]),
-                  np.ascontiguousarray(v[:first]), taus[:first], np.zeros((1, 0, 6)), a[:first],
-                  numba.get_num_threads())
+        sample_torques(tau, rows, times, X, q.shape[1], taus[:first])
+        aba_batch(*arrays, np.ascontiguousarray(q[:first]), np.ascontiguousarray(v[:first]), taus[:first],
+                  np.zeros((1, 0, 6)), a[:first], numba.get_num_threads())
+    return a, taus

@@ -27,7 +27,7 @@ from . import _contact_kernel as kernel
 from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table
 from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
-from .trajectory import Trajectory
+from .trajectory import RatesWhenRead
 from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED, sample_rates
 
 
@@ -203,10 +203,11 @@ def _sampled(model, t, X, info, tau, rows):
     return ContactTrajectory(model, np.ascontiguousarray(t, dtype=float), np.ascontiguousarray(X), info, tau, rows)
 
 
-class ContactTrajectory(Trajectory):
+class ContactTrajectory(RatesWhenRead):
     """The :class:`~multibody.Trajectory` of a run of the compiled contact loop, whose applied generalized forces
     ``tau`` and accelerations ``a`` at the samples are computed when first read, all at once in one compiled call
-    (:func:`~.tree_rates.sample_rates`): a run that does not read them does not pay for them (some 1 µs a sample).
+    (:func:`~.tree_rates.sample_rates`, :class:`~.trajectory.RatesWhenRead`): a run that does not read them does not
+    pay for them (some 1 µs a sample).
 
     ``tau``: the torque (a table) and the force elements and controls the run took
     (:func:`~.compiled.force_arrays`); ``a``: the free acceleration of each sample, the forward dynamics (ABA) of
@@ -217,31 +218,16 @@ class ContactTrajectory(Trajectory):
 
     def __init__(self, model, t, X, info, torque, rows):
         cm = model._compiled or model.compile()
-        v = X[:, cm.nq:]
-        super().__init__(model, t, X[:, :cm.nq], v, v, v, info=info)  # (a and tau: placeholders, not allocated)
-        self._a = self._tau = None
-        # (until they are computed: the model's arrays as it ran, which an edit of the model after the run replaces)
-        self._rates_of = ((cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)
+        # (the model's arrays as it ran, which an edit of the model after the run replaces)
+        super().__init__(model, t, X[:, :cm.nq], X[:, cm.nq:], (_contact_rates, (
+            (cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)), info=info)
 
-    def _rates(self):
-        """Compute ``a`` and ``tau`` at the samples (those not set since)."""
-        arrays, nq, X, torque, rows = self._rates_of
-        a, applied = np.empty((len(self), X.shape[1] - nq)), np.empty((len(self), X.shape[1] - nq))
-        sample_rates(arrays, torque, rows, self.t, X, nq, a, applied)
-        self._a = a if self._a is None else self._a
-        self._tau = applied if self._tau is None else self._tau
-        self._rates_of = None
 
-    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
-                 doc="(T, nv) the free accelerations v̇ at the samples (the class docstring).")
-    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
-                   doc="(T, nv) the applied generalized forces at the samples: the torque and the force elements.")
-
-    def _read(self, name):
-        """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
-        if getattr(self, name) is None:
-            self._rates()
-        return getattr(self, name)
+def _contact_rates(trajectory, arrays, nq, X, torque, rows):
+    """(a, tau) at the samples of a :class:`ContactTrajectory` (T, nv) each, in one compiled call."""
+    a, applied = np.empty((len(trajectory), X.shape[1] - nq)), np.empty((len(trajectory), X.shape[1] - nq))
+    sample_rates(arrays, torque, rows, trajectory.t, X, nq, a, applied)
+    return a, applied
 
 
 def contact_run(model, q0, v0, t_eval, options, limits, kept=None):

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import checked_number
+from . import contact_loop
 from . import gpu as gpu_runs
 from .batch import on_gpu, runs
 from ..event import Event
@@ -194,7 +195,6 @@ def _one_run(model, q0, v0, t_end, options):
                              lambda t, q, v, times: _one_run(model, q, v, plan.t_end, {**rest, "t_start": t,
                                                                                         "t_eval": times}), plan.kept)
     if plan.backend == "contact":
-        from . import contact_loop
         trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits, plan.kept)
     elif plan.backend == "compiled":
         trajectory = _compiled_run(plan)()
