@@ -51,12 +51,12 @@ def _alike(build, edits, **options):
     model, q0, v0 = build()
     runs = []
     for k, edit in enumerate(edits):
-        mb.simulate(model, q0, v0, CALL, dt=DT, **options)  # (the plan of the model so far, kept)
+        mb.simulate(model, q0, v0, CALL, **options)  # (the plan of the model so far, kept)
         edit(model)
         fresh = build()[0]
         for each in edits[:k + 1]:
             each(fresh)
-        kept, new = (mb.simulate(m, q0, v0, CALL, dt=DT, **options) for m in (model, fresh))
+        kept, new = (mb.simulate(m, q0, v0, CALL, **options) for m in (model, fresh))
         _same(kept, new)
         runs.append(kept)
     return runs
@@ -91,7 +91,7 @@ def test_repeated_contact_calls_see_every_edit_of_the_model():
     """Short contact calls of a model edited between calls (its parts, its gravity, its contact rules, a limit
     constraint added and edited in place), each equal bit for bit to the call of a freshly built model with the
     same edits; each edit changes the motion."""
-    runs = _alike(_sled, list(CONTACT_EDITS.values()), method="contact")
+    runs = _alike(_sled, list(CONTACT_EDITS.values()), method="contact", dt=DT)
     for (name, _), before, after in zip(list(CONTACT_EDITS.items())[1:], runs, runs[1:]):
         assert not np.array_equal(before.q[-1], after.q[-1]), name
 
@@ -121,24 +121,10 @@ def test_repeated_tree_calls_see_every_edit_of_the_model(method):
     """Short calls of a tree whose stored limits the compiled loop watches (the arm reaches its stop, the Python
     loop resting it there), a body's mass, its joint's limits and a limit constraint edited between calls: each
     equal to the call of a freshly built model."""
-    options = dict(method=method) if method == "RK4" else dict(method=method, rtol=1e-9)
+    options = dict(method=method, dt=DT) if method == "RK4" else dict(method=method, rtol=1e-9)
     edits = [lambda m: None, lambda m: setattr(m.bodies[1], "mass", 1.0),
              lambda m: setattr(m.joints[0], "limits", mb.JointLimits(-0.5, 0.49)), _limit, _limit_edited]
-    model, q0, v0 = _arm()
-    if method != "RK4":  # (adaptive: no dt)
-        build = _arm
-        runs = []
-        for k, edit in enumerate(edits):
-            mb.simulate(model, q0, v0, CALL, **options)
-            edit(model)
-            fresh = build()[0]
-            for each in edits[:k + 1]:
-                each(fresh)
-            kept, new = (mb.simulate(m, q0, v0, CALL, **options) for m in (model, fresh))
-            _same(kept, new)
-            runs.append(kept)
-    else:
-        runs = _alike(_arm, edits, **options)
+    runs = _alike(_arm, edits, **options)
     assert any(name.startswith("limit arm upper") for name, _ in runs[0].events)
     for before, after in zip(runs, runs[1:]):
         assert not np.array_equal(before.q[-1], after.q[-1])
@@ -187,3 +173,15 @@ def test_a_call_returns_arrays_of_its_own():
     first.t[:] = -1.0
     second = mb.simulate(model, q0, v0, CALL, dt=DT, method="contact")
     np.testing.assert_allclose(second.t, DT * np.arange(21), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("build, method", [(_sled, "contact"), (_arm, "RK4")])
+def test_each_call_takes_its_own_state_and_torque(build, method):
+    """Calls with a new initial state and torque each (a control loop's), each equal to the same call on a freshly
+    built model: the kept plan holds nothing of a call's inputs."""
+    model, q0, v0 = build()
+    rng = np.random.default_rng(3)
+    for torque in (None, rng.normal(size=model.nv), rng.normal(size=model.nv), None):
+        start = q0 + 0.01 * rng.normal(size=model.nq) * (np.arange(model.nq) >= model.nq - 1)
+        kept = mb.simulate(model, start, v0, CALL, dt=DT, method=method, torque=torque)
+        _same(kept, mb.simulate(build()[0], start, v0, CALL, dt=DT, method=method, torque=torque))

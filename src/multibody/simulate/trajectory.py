@@ -243,9 +243,9 @@ class RatesWhenRead(Trajectory):
             self._rates()
         return cast(np.ndarray, getattr(self, name))
 
-    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),  # type: ignore
+    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
                  doc="(T, nv) the accelerations v̇ at the samples.")
-    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),  # type: ignore
+    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
                    doc="(T, nv) the applied generalized forces at the samples.")
 
 
