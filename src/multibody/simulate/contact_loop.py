@@ -24,7 +24,8 @@ from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._threads import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
-from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table
+from .compiled import (INLINE_STEPS, _interruptible, _with_reached, force_arrays, inputs_unsupported,
+                       torque_table)
 from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
 from .trajectory import RatesWhenRead
@@ -140,10 +141,6 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
     return run
 
 
-INLINE_STEPS = 256  # the steps a run takes on the calling thread before the rest goes to a worker (Ctrl-C reaches
-#   the caller only between the two), which saves a short run the worker's start and wake-up
-
-
 def _run(run, x, clock, t_eval, x_out, stats, dt):
     """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
     worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
@@ -152,7 +149,7 @@ def _run(run, x, clock, t_eval, x_out, stats, dt):
     status = OK
     if first > clock[kernel.NEXT]:
         try:
-            status = run(x, clock, t_eval[:first], x_out, stats)
+            status = run(x, clock, t_eval if first == len(t_eval) else t_eval[:first], x_out, stats)
         except KeyboardInterrupt:  # (raised when the call has returned: x, the clock and the samples are whole)
             status = INTERRUPTED
     if status == OK and clock[kernel.NEXT] < len(t_eval):

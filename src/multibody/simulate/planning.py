@@ -421,7 +421,7 @@ def _inside(model, q0, limits, kept):
     if "bound_rows" not in kept:
         kept["bound_rows"] = bound_arrays(model, limits)[1:3]
     G, offset = kept["bound_rows"]
-    return bool(np.all(G @ q0 - offset >= 0.0))
+    return min((G @ q0 - offset).tolist(), default=0.0) >= 0.0  # (q0 finite: checked at simulate's entry)
 
 
 def in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,

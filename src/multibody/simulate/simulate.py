@@ -138,6 +138,11 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         of the run, the joint resting on its stop, take the Python loop (:mod:`multibody.simulate.stops`; then
         ``Trajectory.info["compiled"]`` is the time [s] of that impact).
 
+    Repeated calls with one model and the same options (a control loop's short calls) plan the run once: what it
+    reads from the model and the options alone is kept with the compiled model
+    (:class:`~multibody.simulate.planning.KeptPlan`; any edit of the model drops it), and each call checks only its
+    own state, span, output times, torque and controls.
+
     Returns
     -------
     Trajectory (a list of them for several runs) at the output times, with the events, the impacts
