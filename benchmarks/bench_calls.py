@@ -6,7 +6,8 @@ reinforcement learning, co-simulation), beside the compiled loop's own time for 
 
 Calls: dm_control's cheetah with ``method="contact"`` at its ``opt.timestep`` (1 and 20 steps a call; MuJoCo:
 ``mj_step`` of the same steps from the same state, the state set before each call), and example-robot-data's UR5
-(six revolute joints, its stored joint limits watched) with ``method="RK4"``, dt = 1 ms (1 and 10 steps a call).
+(six revolute joints, its stored joint limits watched) and a six-link chain without limits (``Model.chain(6)``) with
+``method="RK4"``, dt = 1 ms (1 and 10 steps a call).
 Each figure is the best of ``--rounds`` rounds of many calls. The step's time is the slope of the call's time over
 the steps (calls of n and 10 n steps); "beyond steps" is what a call costs beyond them (the call less n steps),
 "/ loop" the call over its n steps' time. ``--baseline DIR`` also times the package under DIR/src (a checkout with
@@ -58,11 +59,13 @@ def call_times(rounds):
         warnings.simplefilter("ignore")
         model, mm = cheetah()
         dt = mm.opt.timestep
-        arm = ur5()
-        q_arm = arm.neutral() + 0.1
+        arm, chain = ur5(), mb.Model.chain(6)
+        q_arm, q_chain = arm.neutral() + 0.1, np.full(6, 0.1)
         cases = {"cheetah contact": (lambda n: (lambda: mb.simulate(model, None, None, n * dt, dt=dt,
                                                                     method="contact"))),
-                 "ur5 RK4": (lambda n: (lambda: mb.simulate(arm, q_arm, None, n * 1e-3, dt=1e-3, method="RK4")))}
+                 "ur5 RK4": (lambda n: (lambda: mb.simulate(arm, q_arm, None, n * 1e-3, dt=1e-3, method="RK4"))),
+                 "chain6 RK4": (lambda n: (lambda: mb.simulate(chain, q_chain, None, n * 1e-3, dt=1e-3,
+                                                               method="RK4")))}
         times = {}
         for name, make in cases.items():
             for n in (1, 20) if name.startswith("cheetah") else (1, 10):
