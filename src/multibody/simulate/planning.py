@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..constraints.contact import warn_overlapping_shapes
+from ..constraints.contact import pairs_and_unsupported, warn_overlapping_shapes
 from ..constraints.integrate import joint_force_slope
 from ..constraints.limits import bound_arrays, enforced_limits, limit_sides, stored_limits
 from ..dynamics import crba
@@ -311,10 +311,10 @@ def warn_ignored_shapes(model, options, stacklevel=4):
     ignores the model's contact shapes, when two of them could touch
     (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
     collisions) fall through."""
-    if options["method"] == "contact" or options["collisions"] not in (False, None) or options["dynamics"] is not None:
+    if (not model.geometries or options["method"] == "contact" or options["collisions"] not in (False, None)
+            or options["dynamics"] is not None):
         return
-    from ..constraints.contact import pairs_and_unsupported
-    if model.geometries and pairs_and_unsupported(model)[0]:
+    if pairs_and_unsupported(model)[0]:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
