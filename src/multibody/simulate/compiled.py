@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from ..dynamics._batch import aba_batch
+from ..dynamics._inputs import as_state
 from ..dynamics._threads import in_threads
 from ..errors import ModelError, SimulationError, SimulationInterrupted
 from ..model.joint_forces import joint_force_rows
@@ -32,6 +33,7 @@ from .steppers import DOP853, DOPRI5, EULER, METHODS, RK4, run_with_events
 from .tree_rates import (EVENT, INTERRUPTED, NFEV, NONFINITE, OK, REJECTED, STATUS, STEPS, STOP, T_REACHED, sample_rates,
                          sample_torques)
 from .torques import TorqueTable, initial_state, per_run_tables
+from .trajectory import RatesWhenRead
 
 
 def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None, atol=1.0):
@@ -100,14 +102,16 @@ def force_arrays(model, controls=None):
 
 
 def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps,
-             batch, events, ctrl, checked=False):
+             batch, events, ctrl, checked=False, kept=None):
     """The arrays of a compiled run. ``checked``: (q0, v0) come checked and with unit quaternions from
-    :func:`multibody.simulate.torques.initial_state` (:func:`multibody.simulate`'s entry), else they are checked
-    here."""
-    from ..dynamics._inputs import as_state
+    :func:`multibody.simulate.torques.initial_state` (:func:`multibody.simulate`'s entry), the run planned there
+    (:func:`multibody.simulate.planning.planned_run`: what the loop refuses, the output times), else they are
+    checked here. ``kept``: the dict of the run's kept plan (:class:`~.planning.KeptPlan`), where the event rows and
+    the force rows at zero controls are kept for its next runs."""
     if method not in METHODS:
         raise ValueError(f"integrate_tree: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    reason = unsupported(model, torque=tau, events=events, atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
+    reason = "" if checked else unsupported(model, torque=tau, events=events,
+                                            atol=atol if method in ("DOPRI5", "DOP853") else 1.0)
     if reason:
         raise ValueError(f"integrate_tree: {reason}; use multibody.simulate")
     cm = model._compiled or model.compile()
@@ -124,8 +128,8 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         raise ValueError(f"integrate_tree: q0 and v0 must be single states, got shapes {q0.shape} and {v0.shape}")
     t_eval = np.ascontiguousarray(t_eval, dtype=float)
     t_start = float(t_eval[0]) if t_start is None and t_eval.size else float(t_start if t_start is not None else 0)
-    if (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) < 0)
-            or t_eval[0] < t_start):
+    if not checked and (t_eval.ndim != 1 or not t_eval.size or not np.all(np.isfinite(t_eval))
+                        or np.any(np.diff(t_eval) < 0) or t_eval[0] < t_start):
         raise ValueError(f"integrate_tree: t_eval must be finite increasing times from t_start = {t_start}, got "
                          f"{np.array2string(t_eval, threshold=8)}")
     if method in ("RK4", "Euler") and not (dt is not None and np.isfinite(dt) and dt > 0):
@@ -140,6 +144,8 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
         times, values = (np.array(part) for part in tau.table(nv, "integrate_tree: tau"))  # (writable: see below)
         tau = (times, np.array(np.broadcast_to(values, (q0.shape[0],) + values.shape), order="C") if batch
                else values)
+    elif tau is None and kept is not None:  # (the zero torque's table, kept: the loop only reads it)
+        tau = kept.get("zero_torque") or kept.setdefault("zero_torque", torque_table(None, nv))
     else:
         tau = np.zeros(nv) if tau is None else as_state(tau, nv, "tau")
         if tau.ndim > (2 if batch else 1) or not np.all(np.isfinite(tau)) or (
@@ -154,8 +160,24 @@ def _prepare(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt
     settings = (METHODS[method], rtol, atol, float(min(max_step, np.finfo(float).max)),
                 float(first_step or 0.0), float(dt or 0.0), int(max_steps or np.iinfo(np.int64).max))
     B = q0.shape[0] if batch else 1
-    controls = stacked_controls(model, per_run_controls(ctrl, B), B) if batch else control_table(model, ctrl)
-    return cm, x0, t_start, t_eval, tau, force_arrays(model, controls), settings, event_rows(events, model)
+    if batch:
+        rows = force_arrays(model, stacked_controls(model, per_run_controls(ctrl, B), B))
+    elif kept is not None and ctrl is None:
+        rows = kept.get("force_arrays") or kept.setdefault("force_arrays", force_arrays(model, None))
+    else:
+        rows = force_arrays(model, control_table(model, ctrl))
+    return cm, x0, t_start, t_eval, tau, rows, settings, _event_rows(events, model, kept)
+
+
+def _event_rows(events, model, kept=None):
+    """:func:`~.events.event_rows` of ``events``, kept in ``kept`` (a kept plan's dict) for the next runs watching
+    the same event objects."""
+    if kept is None:
+        return event_rows(events, model)
+    last = kept.get("event_rows")
+    if last is None or len(last[0]) != len(events) or any(a is not b for a, b in zip(last[0], events)):
+        last = kept["event_rows"] = (tuple(events), event_rows(events, model))
+    return last[1]
 
 
 def _named(log, names):
@@ -167,6 +189,26 @@ def _info(method, rtol, atol, dt, stats, status):
     return {"method": method, "rtol": rtol, "atol": atol, "dt": dt, "nfev": int(stats[NFEV]),
             "steps": int(stats[STEPS]), "rejected": int(stats[REJECTED]), "status": STATUS[int(status)],
             "t_reached": float(stats[T_REACHED]), "compiled": True}
+
+
+INLINE_STEPS = 256  # the fixed steps up to which a run stays on the calling thread (Ctrl-C reaches it when the
+#   run has returned), which saves a short run the worker's hand-off (~30 µs)
+
+
+def _fixed_steps(t_start, t_eval, dt):
+    """A bound on the fixed steps of at most ``dt`` from ``t_start`` through the output times ``t_eval``: the
+    span's steps and one more per output time (each interval between output times is cut into whole steps)."""
+    return (t_eval[-1] - t_start) / dt + t_eval.shape[0]
+
+
+def _inline(run, t_eval, stats):
+    """``run()`` (a compiled run: status, samples written, event log) on this thread. Ctrl-C while it runs arrives
+    when it has returned: the state, the clock and the samples are whole, its status is INTERRUPTED (its event
+    log, not returned, is empty)."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return INTERRUPTED, int(np.searchsorted(t_eval, stats[T_REACHED], side="right")), np.zeros((0, 2))
 
 
 _RUNS = ThreadPoolExecutor(thread_name_prefix="multibody-run")  # workers kept for the compiled runs: a new thread
@@ -224,36 +266,41 @@ def integrate_tree(model, q0, v0, t_eval, *, method="DOPRI5", rtol=1e-8, atol=1e
 
 def tree_run_trajectory(model, q0, v0, t_eval, *, samples=None, method="DOPRI5", rtol=1e-8, atol=1e-10,
                         max_step=np.inf, first_step=None, dt=None, tau=None, t_start=None, max_steps=None, events=(),
-                        ctrl=None, checked=False):
+                        ctrl=None, checked=False, kept=None):
     """:func:`integrate_tree`'s run as a :class:`~multibody.Trajectory` (:func:`tree_trajectory`) of its first
     ``samples`` samples (all if None). A DOP853 run on more than one of numba's threads computes its dense output,
     and the accelerations and applied forces at the samples, on a second thread while the loop steps on
     (:mod:`multibody.simulate.handoff`; the steps with an event's crossing on the loop's thread). ``checked``: q0
-    and v0 come checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`,
-    :func:`multibody.simulate`)."""
+    and v0 come checked, with unit quaternions (:func:`multibody.simulate.torques.initial_state`), the run planned
+    by :func:`multibody.simulate`, whose kept plan's dict ``kept`` keeps the loop's arguments for its next runs."""
     t, q, v, info, rates, tau, rows = _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt,
-                                                 tau, t_start, max_steps, events, ctrl, checked)
+                                                 tau, t_start, max_steps, events, ctrl, checked, kept)
     count = len(t) if samples is None else min(len(t), samples)
     return tree_trajectory(model, t[:count], q[:count], v[:count], info, tau, rates, rows=rows)
 
 
 def _integrate(model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, events,
-               ctrl=None, checked=False):
+               ctrl=None, checked=False, kept=None):
     """:func:`integrate_tree`, also returning the accelerations and applied forces the helper thread computed
     (:func:`tree_trajectory`'s ``rates``) or None, and the torque table and force rows the run took (its ``tau`` and
     ``rows``)."""
     cm, x0, t_start, t_eval, tau, rows, settings, (watched, names) = _prepare(
         model, q0, v0, t_eval, method, rtol, atol, max_step, first_step, dt, tau, t_start, max_steps, False, events,
-        ctrl, checked)
+        ctrl, checked, kept)
     code, rtol_, atol_, h_max, h_first, dt_, steps = settings
     x_out = np.empty((t_eval.shape[0], x0.shape[0]))
     stats = np.zeros(5)
     arrays = (cm.topology, cm.params, cm.gravity)
     helped = code == DOP853 and numba.get_num_threads() > 1
     pipe = ring(x0.shape[0], cm.nv, t_eval.shape[0] if helped else 0, SLOTS if helped else 0)
-    status, count, log = _interruptible(lambda: run_with_events(
-        arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max, h_first, dt_, steps, x_out,
-        stats, watched, pipe), stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out)) if helped else None)
+    def run():
+        return run_with_events(arrays, code, tau, rows, x0, t_start, t_eval, float(rtol_), float(atol_), h_max,
+                               h_first, dt_, steps, x_out, stats, watched, pipe)
+    if not helped and code in (RK4, EULER) and _fixed_steps(t_start, t_eval, dt_) <= INLINE_STEPS:
+        status, count, log = _inline(run, t_eval, stats)
+    else:
+        status, count, log = _interruptible(run, stats, (lambda: serve(arrays, tau, rows, pipe, t_eval, x_out))
+                                            if helped else None)
     # the rates at every sample past those at t_start (from the slots, or computed by the loop at a crossing)
     rates = (pipe[5], pipe[6], int(np.searchsorted(t_eval, t_start, side="right"))) if helped else None
     info = _info(method, rtol, atol, dt, stats, status)
@@ -405,13 +452,15 @@ def torque_table(tau, nv):
 def tree_trajectory(model, t, q, v, info, tau=None, rates=None, ctrl=None, rows=None):
     """The :class:`~multibody.Trajectory` of samples from :func:`integrate_tree`, with the accelerations and the
     applied generalized forces (the torque, constant or tabulated, and the force elements, the actuators at the
-    controls ``ctrl``) at each sample, and the events of ``info`` (moved from it to ``Trajectory.events``).
-    ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the
-    samples from ``first`` on. ``rows``: the force rows and control table the run took (:func:`force_arrays`), in
-    place of ``ctrl``."""
-    trajectory = sampled_trajectory(model, t, q, v, info)
-    add_rates(trajectory, tau, force_arrays(model, control_table(model, ctrl)) if rows is None else rows, rates)
-    return trajectory
+    controls ``ctrl``) at each sample, computed when first read (:class:`~.trajectory.RatesWhenRead`,
+    :func:`tree_rates`), and the events of ``info`` (moved from it to ``Trajectory.events``). ``rates``: (A (≥ T,
+    nv), TAU (≥ T, nv), first), the accelerations and applied forces already computed at the samples from ``first``
+    on. ``rows``: the force rows and control table the run took (:func:`force_arrays`), in place of ``ctrl``."""
+    info = dict(info)
+    rows = force_arrays(model, control_table(model, ctrl)) if rows is None else rows
+    cm = model._compiled or model.compile()  # (the model's arrays as it ran, which an edit after the run replaces)
+    return RatesWhenRead(model, t, q, v, (tree_rates, ((cm.topology, cm.params, cm.gravity), cm.nv, tau, rows, rates)),
+                         events=info.pop("events", ()), info=info)
 
 
 def sampled_trajectory(model, t, q, v, info):
@@ -429,22 +478,28 @@ def no_force_rows(nq, nv):
 
 
 def add_rates(trajectory, tau, rows, rates=None):
-    """Fill in ``trajectory.a`` and ``trajectory.tau`` (T, nv) of :func:`sampled_trajectory`: the accelerations and
-    the applied generalized forces (the torque ``tau``, constant or tabulated, and the force elements and controls
-    ``rows`` of :func:`force_arrays`) at each sample. ``rates``: (A (≥ T, nv), TAU (≥ T, nv), first), those already
-    computed at the samples from ``first`` on."""
-    model, q, v, a, taus = trajectory.model, trajectory.q, trajectory.v, trajectory.a, trajectory.tau
-    cm = model._compiled or model.compile()
-    tau, count = torque_table(tau, cm.nv), len(trajectory)
+    """Fill in ``trajectory.a`` and ``trajectory.tau`` (T, nv) of :func:`sampled_trajectory` (:func:`tree_rates`)."""
+    cm = trajectory.model._compiled or trajectory.model.compile()
+    trajectory.a, trajectory.tau = tree_rates(trajectory, (cm.topology, cm.params, cm.gravity), cm.nv, tau, rows, rates)
+
+
+def tree_rates(trajectory, arrays, nv, tau, rows, rates=None):
+    """(a, tau) (T, nv) at the samples of a compiled tree run: the accelerations and the applied generalized forces
+    (the torque ``tau``, constant or tabulated, and the force elements and controls ``rows`` of
+    :func:`force_arrays`) of the model's ``arrays`` (topology, params, gravity). ``rates``: (A (≥ T, nv),
+    TAU (≥ T, nv), first), those already computed at the samples from ``first`` on."""
+    q, v, count = trajectory.q, trajectory.v, len(trajectory)
+    a, taus = np.full((count, nv), np.nan), np.zeros((count, nv))
+    tau = torque_table(tau, nv)
     first = count if rates is None else min(rates[2], count)
     if rates is not None:
         a[first:], taus[first:] = rates[0][first:count], rates[1][first:count]
     X = np.concatenate([q[:first], v[:first]], axis=1)
     times = np.ascontiguousarray(trajectory.t[:first], dtype=float)
     if rows[1].shape[0] + rows[2].shape[0]:  # springs or rotors: with their Σ Jᵀ f, sample by sample
-        sample_rates((cm.topology, cm.params, cm.gravity), tau, rows, times, X, cm.nq, a[:first], taus[:first])
+        sample_rates(arrays, tau, rows, times, X, q.shape[1], a[:first], taus[:first])
     else:  # every sample's accelerations at once, SIMD across samples and on numba's threads (the batched ABA)
-        sample_torques(tau, rows, times, X, cm.nq, taus[:first])
-        aba_batch(cm.topology, cm.params, cm.gravity, np.ascontiguousarray(q[:first]),
-                  np.ascontiguousarray(v[:first]), taus[:first], np.zeros((1, 0, 6)), a[:first],
-                  numba.get_num_threads())
+        sample_torques(tau, rows, times, X, q.shape[1], taus[:first])
+        aba_batch(*arrays, np.ascontiguousarray(q[:first]), np.ascontiguousarray(v[:first]), taus[:first],
+                  np.zeros((1, 0, 6)), a[:first], numba.get_num_threads())
+    return a, taus

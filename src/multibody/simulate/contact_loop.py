@@ -24,10 +24,11 @@ from ..constraints.types import equality_arrays, uncompiled_equalities
 from ..dynamics._threads import in_threads
 from ..errors import SimulationError, SimulationInterrupted
 from . import _contact_kernel as kernel
-from .compiled import _interruptible, _with_reached, force_arrays, inputs_unsupported, torque_table
+from .compiled import (INLINE_STEPS, _interruptible, _with_reached, force_arrays, inputs_unsupported,
+                       torque_table)
 from .actuators import control_table
 from .python_loop import generalized_forces, normalizer
-from .trajectory import Trajectory
+from .trajectory import RatesWhenRead
 from .tree_rates import INTERRUPTED, OK, STATUS, STEPS, T_REACHED, sample_rates
 
 
@@ -52,12 +53,18 @@ def unsupported(model, torque=None, f_ext=None, events=(), dynamics=None):
     return inputs_unsupported(model, torque, f_ext) if kept[1] or torque is not None or f_ext is not None else ""
 
 
-def _arrays(model, dt, limits, ctrls):
+def _arrays(model, dt, limits, ctrls, plan_kept=None):
     """The compiled loop's arguments but the torque, the state and the outputs, one tuple (model, forces, shapes,
     limits, settings, cone, tolerances, equalities) per entry of ``ctrls`` (the actuators' controls of a run:
     None, (nu,) or a TorqueTable); the runs share every array but their forces (the kernel only reads them). The
-    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`)."""
-    kept = _model_arrays(model, dt, limits)
+    tuple at zero controls is kept with the compiled model (:func:`_model_arrays`), and in ``plan_kept`` (the dict a
+    kept plan holds for its backend, :class:`~.planning.KeptPlan`, whose key and settings cover what
+    :func:`_model_arrays` compares) for the next runs of the plan."""
+    kept = None if plan_kept is None else plan_kept.get("contact_arrays")
+    if kept is None:
+        kept = _model_arrays(model, dt, limits)
+        if plan_kept is not None:
+            plan_kept["contact_arrays"] = kept
     return [kept if ctrl is None else (kept[0], _forces(model, ctrl), *kept[2:]) for ctrl in ctrls]
 
 
@@ -134,10 +141,6 @@ def _stepper(model, arrays, tau, torque, ctrl, limits):
     return run
 
 
-INLINE_STEPS = 256  # the steps a run takes on the calling thread before the rest goes to a worker (Ctrl-C reaches
-#   the caller only between the two), which saves a short run the worker's start and wake-up
-
-
 def _run(run, x, clock, t_eval, x_out, stats, dt):
     """run's status through t_eval: the output times within INLINE_STEPS steps of dt on this thread, the rest on a
     worker that Ctrl-C stops at its next step (:func:`~.compiled._interruptible`)."""
@@ -146,7 +149,7 @@ def _run(run, x, clock, t_eval, x_out, stats, dt):
     status = OK
     if first > clock[kernel.NEXT]:
         try:
-            status = run(x, clock, t_eval[:first], x_out, stats)
+            status = run(x, clock, t_eval if first == len(t_eval) else t_eval[:first], x_out, stats)
         except KeyboardInterrupt:  # (raised when the call has returned: x, the clock and the samples are whole)
             status = INTERRUPTED
     if status == OK and clock[kernel.NEXT] < len(t_eval):
@@ -197,10 +200,11 @@ def _sampled(model, t, X, info, tau, rows):
     return ContactTrajectory(model, np.ascontiguousarray(t, dtype=float), np.ascontiguousarray(X), info, tau, rows)
 
 
-class ContactTrajectory(Trajectory):
+class ContactTrajectory(RatesWhenRead):
     """The :class:`~multibody.Trajectory` of a run of the compiled contact loop, whose applied generalized forces
     ``tau`` and accelerations ``a`` at the samples are computed when first read, all at once in one compiled call
-    (:func:`~.tree_rates.sample_rates`): a run that does not read them does not pay for them (some 1 µs a sample).
+    (:func:`~.tree_rates.sample_rates`, :class:`~.trajectory.RatesWhenRead`): a run that does not read them does not
+    pay for them (some 1 µs a sample).
 
     ``tau``: the torque (a table) and the force elements and controls the run took
     (:func:`~.compiled.force_arrays`); ``a``: the free acceleration of each sample, the forward dynamics (ABA) of
@@ -211,39 +215,25 @@ class ContactTrajectory(Trajectory):
 
     def __init__(self, model, t, X, info, torque, rows):
         cm = model._compiled or model.compile()
-        v = X[:, cm.nq:]
-        super().__init__(model, t, X[:, :cm.nq], v, v, v, info=info)  # (a and tau: placeholders, not allocated)
-        self._a = self._tau = None
-        # (until they are computed: the model's arrays as it ran, which an edit of the model after the run replaces)
-        self._rates_of = ((cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)
-
-    def _rates(self):
-        """Compute ``a`` and ``tau`` at the samples (those not set since)."""
-        arrays, nq, X, torque, rows = self._rates_of
-        a, applied = np.empty((len(self), X.shape[1] - nq)), np.empty((len(self), X.shape[1] - nq))
-        sample_rates(arrays, torque, rows, self.t, X, nq, a, applied)
-        self._a = a if self._a is None else self._a
-        self._tau = applied if self._tau is None else self._tau
-        self._rates_of = None
-
-    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
-                 doc="(T, nv) the free accelerations v̇ at the samples (the class docstring).")
-    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
-                   doc="(T, nv) the applied generalized forces at the samples: the torque and the force elements.")
-
-    def _read(self, name):
-        """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
-        if getattr(self, name) is None:
-            self._rates()
-        return getattr(self, name)
+        # (the model's arrays as it ran, which an edit of the model after the run replaces)
+        super().__init__(model, t, X[:, :cm.nq], X[:, cm.nq:], (_contact_rates, (
+            (cm.topology, cm.params, cm.gravity), cm.nq, X, torque, rows)), info=info)
 
 
-def contact_run(model, q0, v0, t_eval, options, limits):
+def _contact_rates(trajectory, arrays, nq, X, torque, rows):
+    """(a, tau) at the samples of a :class:`ContactTrajectory` (T, nv) each, in one compiled call."""
+    a, applied = np.empty((len(trajectory), X.shape[1] - nq)), np.empty((len(trajectory), X.shape[1] - nq))
+    sample_rates(arrays, torque, rows, trajectory.t, X, nq, a, applied)
+    return a, applied
+
+
+def contact_run(model, q0, v0, t_eval, options, limits, kept=None):
     """The Trajectory of ``simulate(model, q0, v0, method="contact", ...)`` (``options``: simulate's) in the
     compiled loop, through the output times ``t_eval``; SimulationError (non-finite state) or
-    SimulationInterrupted (Ctrl-C) carry the samples computed."""
+    SimulationInterrupted (Ctrl-C) carry the samples computed. ``kept``: the dict of the run's kept plan
+    (:class:`~.planning.KeptPlan`), where the loop's arguments are kept for its next runs."""
     torque, ctrl, dt = options["torque"], options["ctrl"], options["dt"]
-    arrays = _arrays(model, dt, limits, [ctrl])[0]
+    arrays = _arrays(model, dt, limits, [ctrl], kept)[0]
     tau = _torque(model, torque)
     x, clock, x_out = _start(q0, v0, float(options["t_start"]), t_eval)
     stats = np.zeros(5)

@@ -13,14 +13,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..constraints.contact import warn_overlapping_shapes
+from ..constraints.contact import pairs_and_unsupported, warn_overlapping_shapes
 from ..constraints.integrate import joint_force_slope
-from ..constraints.limits import enforced_limits, limit_sides, stored_limits
+from ..constraints.limits import bound_arrays, enforced_limits, limit_sides, stored_limits
 from ..dynamics import crba
 from .actuators import compiled_controls, control_function, per_run_controls
 from .python_loop import FIXED_STEP, METHODS
 from .stops import watchable
-from .torques import per_run_tables
+from .torques import TorqueTable, per_run_tables
 
 COMPILED = {"DOP853": "DOP853", "RK45": "DOPRI5", "RK4": "RK4", "Euler": "Euler"}  # methods with compiled twins
 
@@ -59,30 +59,126 @@ class RunPlan(NamedTuple):
     projected: bool  # whether the fixed steps are projected onto the equality constraints
     backend: str  # "contact", "stops", "compiled" or "python"
     refusal: str  # why the compiled loops refuse a run they could take ("" if none did), for python_loop_notice
+    kept: dict  # what the backend keeps for the next runs of the same model and options (:class:`KeptPlan`)
+
+
+class KeptPlan(NamedTuple):
+    """What a run's plan reads from the model and its options alone, not from its initial state, output times or
+    inputs (:func:`planned_run`): kept with the compiled model (which any edit of the model drops) for the next runs
+    with the same options (:func:`plan_key`) while the model's settings outside its parts are the same
+    (:func:`model_settings`: name, contact pairs' rules, the limits' bounds)."""
+
+    settings: tuple  # model_settings(model) when planned
+    refusal: str | None  # compiled_refusal of the options
+    impacts: Any  # the run's multibody.impact.Collisions, or None
+    limits: list
+    stored: list
+    projected: bool
+    backend: str
+    backend_kept: dict  # what the backend keeps from run to run (its compiled loop's arguments)
+
+
+KEPT_PLANS = 32  # plans kept with a compiled model (one per options of simulate), dropped all at once beyond
+
+
+def plan_key(options):
+    """The options a :class:`KeptPlan` depends on, or None for a run planned afresh each time: event-driven
+    collisions, events, body forces ``f_ext``, custom ``dynamics``, a progress bar, or a torque or controls that are
+    Python callables (what the plan reads of those is read anew each run)."""
+    torque, ctrl = options["torque"], options["ctrl"]
+    if (options["events"] or options["f_ext"] is not None or options["dynamics"] is not None
+            or options["collisions"] not in (False, None) or options["progress"] is True
+            or (callable(torque) and not isinstance(torque, TorqueTable)) or not compiled_controls(ctrl)):
+        return None
+    key = (options["method"], options["dt"], options["rtol"], options["atol"], options["max_step"],
+           options["compiled"], options["progress"], options["joint_limits"], options["projection"])
+    try:
+        hash(key)
+    except TypeError:  # (an option given as an array: planned afresh, its checks as they are)
+        return None
+    return key
+
+
+def model_settings(model):
+    """What a kept plan depends on that an edit of the model does not drop with its compiled model: its name (in
+    the warnings), the contact pairs' rules (``filter_parent``, ``friction_rule``, ``pair_friction``) and the
+    targets and bounds of its limit constraints (:class:`~multibody.JointLimit`, :class:`~multibody.TendonLimit`:
+    constraints, which can be edited in place; compared as :func:`~multibody.constraints.limits.bound_arrays`
+    compares them). The limits stored with the joints and tendons are parts of the model."""
+    constraints = model.constraints
+    bounds = tuple((id(c), c.target, c.lower, c.upper, c.restitution) for c in constraints
+                   if getattr(c, "unilateral", False)) if constraints else ()
+    return model.name, model.filter_parent, model.friction_rule, model.pair_friction, bounds
+
+
+def kept_plan(model, key):
+    """The :class:`KeptPlan` of the options ``key`` (:func:`plan_key`) kept with the compiled model, or None."""
+    if key is None:
+        return None
+    kept = (model._compiled or model.compile()).derived.get("plans", {}).get(key)
+    if kept is None or kept.settings != model_settings(model):
+        return None
+    return kept
+
+
+def keep_plan(model, key, kept):
+    """Keep ``kept`` for the options ``key`` (None: not kept) with the compiled model; returns it."""
+    if key is not None:
+        plans = (model._compiled or model.compile()).derived.setdefault("plans", {})
+        if len(plans) >= KEPT_PLANS:
+            plans.clear()
+        plans[key] = kept._replace(settings=(*kept.settings[:3], dict(kept.settings[3]), kept.settings[4]))
+    return kept
 
 
 def planned_run(model, q0, v0, t_end, options, stacklevel=4):
     """The :class:`RunPlan` of a single run from (q0, v0) (checked at simulate's entry,
     :func:`~multibody.simulate.torques.initial_inputs`): the options checked first (a span, the method and its
     options, the controls) and what the compiled loops refuse in them (:func:`compiled_refusal`), then what the run
-    meets in the model (:func:`model_reads`: contact shapes, a constrained start on its constraints, a start inside
-    the enforced joint limits), then the backend that runs it: the compiled contact loop ("contact"), the compiled
-    loop up to the first joint stop ("stops", :mod:`.stops`), the compiled loop from start to end ("compiled") or the
-    Python loop ("python"). Sets ``options["compiled"]`` False when the controls are a Python callable (the compiled
-    loop takes constant and tabulated controls). Notices and warnings go ``stacklevel`` frames up from here."""
+    meets in the model (:func:`model_warnings`, :func:`run_parts` and :func:`check_start`: contact shapes, a
+    constrained start on its constraints, a start inside the enforced joint limits), then the backend that runs it:
+    the compiled contact loop ("contact"), the compiled loop up to the first joint stop ("stops", :mod:`.stops`),
+    the compiled loop from start to end ("compiled") or the Python loop ("python"). Sets ``options["compiled"]``
+    False when the controls are a Python callable (the compiled loop takes constant and tabulated controls). What
+    depends on the model and options alone is kept for the next runs (:class:`KeptPlan`), the checks of the state,
+    output times and inputs made each run. Notices and warnings go ``stacklevel`` frames up from here."""
     method, ctrl, t_start, t_end = options["method"], options["ctrl"], float(options["t_start"]), float(t_end)
     if not t_end > t_start:
         raise ValueError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
-    check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
-    t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"])
+    key = plan_key(options)
+    kept = kept_plan(model, key)
+    if kept is None:
+        check_method(method, options["dt"], options["dynamics"], options["collisions"] not in (False, None))
+    t_eval = output_times(t_start, t_end, options["t_eval"], options["samples"], options["dt"],
+                          None if kept is None else kept.backend_kept)
     control_function(model, ctrl)  # (ValueError now for a model without actuators or controls of the wrong size)
-    compilable = compiled_controls(ctrl)  # (None, constant or tabulated controls)
+    refusal = kept.refusal if kept is not None else compiled_refusal(model, controls_checked(model, options,
+                                                                                               stacklevel + 1))
+    model_warnings(model, q0, options, stacklevel=stacklevel + 1)
+    if kept is None:
+        kept = keep_plan(model, key, run_parts(model, options, refusal))
+    check_start(model, q0, v0, options, kept.limits, kept.backend_kept)
+    return RunPlan(model, q0, v0, t_end, t_eval, options, kept.impacts, kept.limits, kept.stored, kept.projected,
+                   kept.backend, refusal or "", kept.backend_kept)
+
+
+def controls_checked(model, options, stacklevel):
+    """``options`` with ``compiled`` False when the controls are a Python callable (the compiled loop takes
+    constant and tabulated controls), said once (:func:`python_loop_notice`) where a compiled loop was asked for."""
+    method = options["method"]
+    compilable = compiled_controls(options["ctrl"])  # (None, constant or tabulated controls)
     if options["compiled"] and not compilable and (method in COMPILED or method == "contact") and options[
             "progress"] is not True:
         python_loop_notice(model, "the controls (ctrl) are a Python callable", stacklevel=stacklevel)
     options["compiled"] = options["compiled"] and compilable
-    refusal = compiled_refusal(model, options)
-    impacts, limits, stored, projected = model_reads(model, q0, v0, options, stacklevel=stacklevel + 1)
+    return options
+
+
+def run_parts(model, options, refusal):
+    """The :class:`KeptPlan` of a run: what it meets in the model that its initial state does not change
+    (:func:`read_limits`) and the backend that runs it."""
+    method = options["method"]
+    impacts, limits, stored, projected = read_limits(model, options)
     if refusal is None:
         backend = "python"
     elif method == "contact":
@@ -93,7 +189,7 @@ def planned_run(model, q0, v0, t_end, options, stacklevel=4):
         backend = "stops"
     else:
         backend = "python" if options["joint_limits"] and stored else "compiled"
-    return RunPlan(model, q0, v0, t_end, t_eval, options, impacts, limits, stored, projected, backend, refusal or "")
+    return KeptPlan(model_settings(model), refusal, impacts, limits, stored, projected, backend, {})
 
 
 def compiled_refusal(model, options):
@@ -215,10 +311,10 @@ def warn_ignored_shapes(model, options, stacklevel=4):
     ignores the model's contact shapes, when two of them could touch
     (:func:`multibody.constraints.contact.contact_pairs`): a model file's floor and feet (MJCF geoms, URDF
     collisions) fall through."""
-    if options["method"] == "contact" or options["collisions"] not in (False, None) or options["dynamics"] is not None:
+    if (not model.geometries or options["method"] == "contact" or options["collisions"] not in (False, None)
+            or options["dynamics"] is not None):
         return
-    from ..constraints.contact import pairs_and_unsupported
-    if model.geometries and pairs_and_unsupported(model)[0]:
+    if pairs_and_unsupported(model)[0]:
         warnings.warn(f"simulate: model '{model.name}' has {len(model.geometries)} contact shapes, which this run "
                       "ignores (bodies pass through each other and the floor): pass collisions=True (event-driven "
                       "impacts; CLI --collisions) or method='contact' with a step dt (time stepping; CLI --method "
@@ -256,24 +352,27 @@ def warn_stiff_joint_forces(model, q0, method, dt, stacklevel=2):
                       "method", stacklevel=stacklevel)
 
 
-def model_reads(model, q0, v0, options, stacklevel=4):
-    """What one run meets in the model, read from the layers below simulate in one pass once its options are
-    checked (:func:`check_method`): returns (impacts: the :class:`multibody.impact.Collisions` of
-    ``options["collisions"]`` (True: the default settings, or a dict of them) or None, the joint limits the run
-    enforces (:func:`~multibody.constraints.limits.enforced_limits`), the limits stored with the joints and tendons
-    (:func:`~multibody.constraints.limits.stored_limits`), whether its fixed steps are projected onto the equality
-    constraints (``projection``, "RK4" or "Euler", :func:`multibody.constraints.integrate.project`)). Warns of
-    ignored contact shapes, ``stacklevel`` frames up (:func:`warn_ignored_shapes`), and for ``method="contact"`` of
-    moving bodies' shapes overlapping at q0 (:func:`~multibody.constraints.contact.warn_overlapping_shapes`);
-    ValueError for a start past a bound the run enforces as a stop (the smooth methods' limit events need a start
-    inside the bounds; ``method="contact"`` pushes such a joint back in), and for a constrained start off its
-    constraints (:func:`multibody.constraints.assembly.check_consistent`)."""
-    method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
+def model_warnings(model, q0, options, stacklevel=4):
+    """The warnings of what one run meets in the model, ``stacklevel`` frames up: joint forces too stiff for its
+    explicit fixed step (:func:`warn_stiff_joint_forces`), ignored contact shapes (:func:`warn_ignored_shapes`),
+    and for ``method="contact"`` moving bodies' shapes overlapping at q0
+    (:func:`~multibody.constraints.contact.warn_overlapping_shapes`)."""
+    method = options["method"]
     if method in EXPLICIT_LIMIT:
         warn_stiff_joint_forces(model, q0, method, float(options["dt"]), stacklevel)
     warn_ignored_shapes(model, options, stacklevel)
     if method == "contact" and model.geometries:
         warn_overlapping_shapes(model, q0, stacklevel)
+
+
+def read_limits(model, options):
+    """What one run meets in the model, read from the layers below simulate once its options are checked
+    (:func:`check_method`), whatever its initial state: (impacts: the :class:`multibody.impact.Collisions` of
+    ``options["collisions"]`` (True: the default settings, or a dict of them) or None, the joint limits the run
+    enforces (:func:`~multibody.constraints.limits.enforced_limits`), the limits stored with the joints and tendons
+    (:func:`~multibody.constraints.limits.stored_limits`), whether its fixed steps are projected onto the equality
+    constraints (``projection``, "RK4" or "Euler", :func:`multibody.constraints.integrate.project`))."""
+    method, collisions, joint_limits = options["method"], options["collisions"], options["joint_limits"]
     stored = stored_limits(model)
     limits = [*enforced_limits(model, False), *stored] if joint_limits else enforced_limits(model, False)
     impacts = None
@@ -285,7 +384,21 @@ def model_reads(model, q0, v0, options, stacklevel=4):
         except TypeError as exc:
             raise ValueError(f"simulate: collisions takes law, method, rest_velocity, contact_tolerance, "
                              f"release_distance and stabilization, got {sorted(settings)} ({exc})") from exc
-    for side in limit_sides(model, q0, np.zeros(model.nv), limits) if limits and method != "contact" else ():
+    projected = False
+    if getattr(model, "constraints", None):
+        from ..constraints.types import equality_constraints
+        projected = bool(options["projection"] and method in ("RK4", "Euler") and equality_constraints(model))
+    return impacts, limits, stored, projected
+
+
+def check_start(model, q0, v0, options, limits, kept=None):
+    """ValueError for a start past a bound of ``limits`` the run enforces as a stop (the smooth methods' limit
+    events need a start inside the bounds; ``method="contact"`` pushes such a joint back in), and for a
+    constrained start off its constraints (:func:`multibody.constraints.assembly.check_consistent`). ``kept``: a
+    kept plan's dict, where the bounds' rows are kept."""
+    method = options["method"]
+    checked = limits and method != "contact" and not _inside(model, q0, limits, {} if kept is None else kept)
+    for side in limit_sides(model, q0, np.zeros(model.nv), limits) if checked else ():
         if side.gap < -_START_TOLERANCE:
             limit = side.limit
             what = f"joint {limit.joint!r}" if hasattr(limit, "joint") else f"the length of tendon {limit.tendon!r}"
@@ -293,16 +406,22 @@ def model_reads(model, q0, v0, options, stacklevel=4):
                              f"past its {side.side} limit (range [{limit.lower:.6g}, {limit.upper:.6g}]); start "
                              "inside its limits, pass joint_limits=False to run without the joints' stored limits, or "
                              "use method=\"contact\", which pushes it back")
-    projected = False
     if getattr(model, "constraints", None):
         from ..constraints.assembly import check_consistent
-        from ..constraints.types import equality_constraints
-        projected = bool(options["projection"] and method in ("RK4", "Euler") and equality_constraints(model))
         check_consistent(model, q0, v0, options["constraint_tolerance"])
-    return impacts, limits, stored, projected
 
 
 _START_TOLERANCE = 1e-6  # [rad or m] a start this far past an enforced bound is refused
+
+
+def _inside(model, q0, limits, kept):
+    """Whether q0 lies inside every bound of ``limits``, all gaps g = G q0 − offset ≥ 0 at once
+    (:func:`~multibody.constraints.limits.bound_arrays`, its rows kept in ``kept``); a start at or past a bound is
+    then checked bound by bound."""
+    if "bound_rows" not in kept:
+        kept["bound_rows"] = bound_arrays(model, limits)[1:3]
+    G, offset = kept["bound_rows"]
+    return min((G @ q0 - offset).tolist(), default=0.0) >= 0.0  # (q0 finite: checked at simulate's entry)
 
 
 def in_compiled_loop(model, method, compiled, progress, collisions, torque, f_ext, events, dynamics, atol,
@@ -337,7 +456,20 @@ def python_loop_notice(model, reason, stacklevel=4):
 MAX_DEFAULT_SAMPLES = 1_000_001  # output samples simulate chooses itself (over 10,000 s, or every step dt)
 
 
-def output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
+def output_times(t_start, t_end, t_eval, samples, dt=None, kept=None) -> np.ndarray:
+    """The output times [s] of a run from ``t_start`` to ``t_end``: ``t_eval`` checked, else ``samples`` evenly
+    spaced times, else every fixed step ``dt`` (the last one ending at t_end), else 100 a second. ``kept``: a dict
+    that keeps the last times made (not given) for the next run of the same span, handed out as a copy."""
+    if t_eval is not None or kept is None:
+        return _output_times(t_start, t_end, t_eval, samples, dt)
+    span = (t_start, t_end, samples, dt)
+    last = kept.get("output_times")
+    if last is None or last[0] != span:
+        last = kept["output_times"] = (span, _output_times(t_start, t_end, None, samples, dt))
+    return last[1].copy()
+
+
+def _output_times(t_start, t_end, t_eval, samples, dt=None) -> np.ndarray:
     if t_eval is None and samples is None and dt is not None:  # every fixed step, the last one ending at t_end
         span = (t_end - t_start) / dt * (1.0 - 1e-12)  # (steps: its ceiling)
         if not span <= MAX_DEFAULT_SAMPLES:

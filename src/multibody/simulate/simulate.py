@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import checked_number
+from . import contact_loop
 from . import gpu as gpu_runs
 from .batch import on_gpu, runs
 from ..event import Event
@@ -137,6 +138,11 @@ def simulate(model: Model | Sequence[Model], q0: ArrayLike | None = None, v0: Ar
         of the run, the joint resting on its stop, take the Python loop (:mod:`multibody.simulate.stops`; then
         ``Trajectory.info["compiled"]`` is the time [s] of that impact).
 
+    Repeated calls with one model and the same options (a control loop's short calls) plan the run once: what it
+    reads from the model and the options alone is kept with the compiled model
+    (:class:`~multibody.simulate.planning.KeptPlan`; any edit of the model drops it), and each call checks only its
+    own state, span, output times, torque and controls.
+
     Returns
     -------
     Trajectory (a list of them for several runs) at the output times, with the events, the impacts
@@ -192,10 +198,9 @@ def _one_run(model, q0, v0, t_end, options):
         rest = {**options, "samples": None, "compiled": False}  # the Python loop after the first stop
         return run_to_limits(model, q0, v0, plan.t_end, plan.t_eval, plan.limits, _compiled_run(plan),
                              lambda t, q, v, times: _one_run(model, q, v, plan.t_end, {**rest, "t_start": t,
-                                                                                        "t_eval": times}))
+                                                                                        "t_eval": times}), plan.kept)
     if plan.backend == "contact":
-        from . import contact_loop
-        trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits)
+        trajectory = contact_loop.contact_run(model, q0, v0, plan.t_eval, options, plan.limits, plan.kept)
     elif plan.backend == "compiled":
         trajectory = _compiled_run(plan)()
     else:
@@ -217,7 +222,7 @@ def _compiled_run(plan):
             plan.model, plan.q0, plan.v0, compiled_times(t_eval, t_end, events), samples=len(t_eval),
             method=COMPILED[options["method"]], rtol=options["rtol"], atol=options["atol"],
             max_step=options["max_step"], dt=options["dt"], tau=options["torque"], t_start=options["t_start"],
-            events=events, ctrl=options["ctrl"], checked=True)
+            events=events, ctrl=options["ctrl"], checked=True, kept=plan.kept)
     return run
 
 

@@ -45,14 +45,17 @@ def limit_events(stops):
     return events
 
 
-def run_to_limits(model, q0, v0, t_end, t_eval, limits, compiled_run, python_run):
+def run_to_limits(model, q0, v0, t_end, t_eval, limits, compiled_run, python_run, kept=None):
     """The run from (q0, v0) to ``t_end`` with ``limits`` enforced: ``compiled_run(events)`` (the compiled loop's
     Trajectory of the output times ``t_eval``, watching ``events`` first) until a bound is crossed, then the
     impact and ``python_run(t, q, v, t_eval)`` (the Python loop from there, over the output times after t). The
     two parts joined in one Trajectory; ``info["compiled"]`` is True for a run that reached no bound, else the
-    time [s] up to which the compiled loop ran."""
-    stops = LimitStops(model, limits=limits)
-    watched = limit_events(stops)
+    time [s] up to which the compiled loop ran. ``kept``: the dict of the run's kept plan
+    (:class:`~.planning.KeptPlan`), where the watched events are kept for its next runs."""
+    kept = {} if kept is None else kept
+    if "limit_events" not in kept:
+        kept["limit_events"] = limit_events(LimitStops(model, limits=limits))
+    watched = kept["limit_events"]
     first = compiled_run(watched)
     state = first.info.pop("event_state", None)
     names = {event.name for event in watched}
@@ -61,6 +64,7 @@ def run_to_limits(model, q0, v0, t_end, t_eval, limits, compiled_run, python_run
         return first
     t_stop = float(first.info["t_reached"])
     nq = model.nq
+    stops = LimitStops(model, limits=limits)  # (the run's own: the bounds resting from here on)
     q, v = stops.impact(t_stop, state[:nq], state[nq:])
     rest = t_eval[len(first.t):]
     if not rest.size:

@@ -3,6 +3,7 @@
 would otherwise give, in a form the compiled loop takes (:mod:`multibody.simulate.compiled`)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,9 +32,15 @@ def initial_inputs(model, q0: ArrayLike, v0: ArrayLike, torque: Any, what: str) 
     if q0.ndim > 2 or v0.ndim > 2:
         raise ValueError(f"{what}: q0 and v0 must be states or (runs, n) arrays of them, got shapes {q0.shape} "
                          f"and {v0.shape}")
-    if not (np.logical_and.reduce(np.isfinite(q0), axis=None) and np.logical_and.reduce(np.isfinite(v0), axis=None)):
+    if not (_finite(q0) and _finite(v0)):
         raise ValueError(f"{what}: q0 and v0 must be finite")
     return unit_quaternions(model, q0, "normalize", warn=f"{what}: q0"), v0, torque
+
+
+def _finite(x: np.ndarray) -> bool:
+    """Whether every entry of x is finite: a state's x · x is, short of overflow (which the entries are then
+    checked for one by one)."""
+    return (x.ndim == 1 and math.isfinite(x @ x)) or bool(np.logical_and.reduce(np.isfinite(x), axis=None))
 
 
 class TorqueTable:

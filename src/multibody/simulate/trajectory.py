@@ -217,6 +217,38 @@ class Trajectory:
         return cast("str | os.PathLike", lent("animate")(self, path, **options))
 
 
+class RatesWhenRead(Trajectory):
+    """A :class:`Trajectory` of a compiled run whose accelerations ``a`` and applied generalized forces ``tau`` at the
+    samples are computed when first read, all at once: a run that does not read them (a short call of a control
+    loop that reads q and v) does not pay for them. ``rates``: (function, arguments), ``function(trajectory,
+    *arguments)`` -> (a (T, nv), tau (T, nv)), computed from the run's own arrays as it ran (an edit of the model
+    after the run does not change them)."""
+
+    def __init__(self, model: Model, t: ArrayLike, q: ArrayLike, v: ArrayLike, rates: tuple, **fields: Any) -> None:
+        super().__init__(model, t, q, v, v, v, **fields)  # (a and tau: placeholders, not allocated)
+        self._a = self._tau = None
+        self._rates_of: tuple | None = rates
+
+    def _rates(self) -> None:
+        """Compute ``a`` and ``tau`` at the samples (those not set since)."""
+        function, arguments = cast(tuple, self._rates_of)
+        a, applied = function(self, *arguments)
+        self._a = a if self._a is None else self._a
+        self._tau = applied if self._tau is None else self._tau
+        self._rates_of = None
+
+    def _read(self, name: str) -> np.ndarray:
+        """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
+        if getattr(self, name) is None:
+            self._rates()
+        return cast(np.ndarray, getattr(self, name))
+
+    a = property(lambda self: self._read("_a"), lambda self, value: setattr(self, "_a", value),
+                 doc="(T, nv) the accelerations v̇ at the samples.")
+    tau = property(lambda self: self._read("_tau"), lambda self, value: setattr(self, "_tau", value),
+                   doc="(T, nv) the applied generalized forces at the samples.")
+
+
 def constraint_residuals(model, q, v):
     """(T, 2) max|φ(q)| and max|J v − b| of the states q (T, nq), v (T, nv)
     (:func:`multibody.constraints.assembly.constraint_drift`); (T, 0) for a model without constraints."""
