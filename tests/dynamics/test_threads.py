@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 import multibody as mb
-from multibody.dynamics import _threads
+from multibody.dynamics import _derivatives, _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
 
@@ -84,7 +84,7 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     def spy(task, count, threads):
         used.append(threads)
         in_threads(task, count, threads)
-    monkeypatch.setattr(_threads, "in_threads", spy)
+    monkeypatch.setattr(_derivatives, "in_threads", spy)  # (the pool that the batched derivatives hand their tasks)
     default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(most)
     try:

@@ -15,8 +15,6 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
-import numpy as np
 
 MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
 ABA_US_PER_BODY = 0.07  # [µs] one state's ABA per body on the lanes (Intel Xeon, AVX-512, one core)
@@ -64,26 +62,19 @@ def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
         raise errors[0]
 
 
-def batched(share: Callable[..., object], count: int, work_us: float, *args: object, multiple: int = 1,
-            smaller: int | None = None) -> np.ndarray:
-    """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
-    states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
-    as the work is worth (:func:`threads_for`, ``work_us`` the estimated µs per state on one core: a
-    thread's share no smaller than about 0.15 ms); on more than one thread, up to four tasks per
-    thread, each taken by the first thread to be free (:func:`in_threads`: a thread slowed by another
-    process on its core takes fewer); chunks of a multiple of ``smaller`` instead, if given, where those of
-    ``multiple`` would leave threads idle. Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    most = numba.get_num_threads()
+def shares(count: int, work_us: float, most: int, multiple: int = 1, smaller: int | None = None) -> tuple[int, int]:
+    """(threads, states per task) for a batch of ``count`` states of ``work_us`` µs each (estimated, one core) on at
+    most ``most`` threads: tasks of a multiple of ``multiple`` states (the lanes of a compiled chunk), or of
+    ``smaller``, if given, where those of ``multiple`` would leave threads idle; as many threads as give each a
+    share of at least MIN_SHARE_US (:func:`threads_for`); on more than one, up to four tasks per thread and none
+    below MIN_TASK_US, each taken by the first thread to be free (:func:`in_threads`: a thread slowed by another
+    process on its core takes fewer)."""
     if smaller is not None and count < multiple * most:
         multiple = smaller
     chunks = -(-count // multiple)
     threads = threads_for(count * work_us, min(most, chunks))
     tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
-    size = max(1, -(-chunks // tasks)) * multiple
-    tasks = -(-count // size)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), tasks, threads)
-    return result
+    return threads, max(1, -(-chunks // tasks)) * multiple
 
 
 MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
