@@ -1,11 +1,14 @@
 """Batched calls shared out to threads: how many threads a batch's work is worth, and the pool that runs them.
 
 A batch goes to more than one thread only when each thread's share outweighs what a thread costs to start and wait
-for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On an idle
-machine a thread costs ~20 µs (a task handed to a kept pool thread and its result collected, ~6 µs more per further
-task: 2-vCPU Intel Xeon); on a busy one, where the other threads wait for a core, much more: there (load 6 on the 2
-vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on one, and 150 µs is
-the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
+for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On the idle
+2-vCPU Intel Xeon (a KVM guest) a kept pool thread starts its first task 40–70 µs after it is handed one when calls
+follow each other, 130–170 µs after 10 ms of idling (its vCPU woken), ~6 µs more per further task; and while both
+threads compute, each runs 1.2–1.45x slower than alone (Panda's tasks of 32 states of ∂q̈/∂x: 50–60 µs against
+41), so that Panda's ∂q̈/∂x of 256 states (~0.33 ms on one core) gains ~15 % from a second thread, and
+Talos's (~4 ms) ~1.7x. On a busy machine, where the other threads wait for a core, a thread costs much more: there
+(load 6 on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on
+one, and 150 µs is the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
 the same machine (they need only be right within a factor of about two).
 """
 from __future__ import annotations
