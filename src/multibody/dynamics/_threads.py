@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
+MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
 ABA_US_PER_BODY = 0.07  # [µs] one state's ABA per body on the lanes (Intel Xeon, AVX-512, one core)
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
@@ -65,7 +66,8 @@ def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
         raise errors[0]
 
 
-def shares(count: int, work_us: float, most: int, multiple: int = 1, smaller: int | None = None) -> tuple[int, int]:
+def shares(count: int, work_us: float, most: int, multiple: int = 1,
+           smaller: int | None = None) -> tuple[int, int]:
     """(threads, states per task) for a batch of ``count`` states of ``work_us`` µs each (estimated, one core) on at
     most ``most`` threads: tasks of a multiple of ``multiple`` states (the lanes of a compiled chunk), or of
     ``smaller``, if given, where those of ``multiple`` would leave threads idle; as many threads as give each a
@@ -79,5 +81,3 @@ def shares(count: int, work_us: float, most: int, multiple: int = 1, smaller: in
     tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
     return threads, max(1, -(-chunks // tasks)) * multiple
 
-
-MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
