@@ -430,6 +430,7 @@ def batched(share, count, work_us, *args, multiple=1, smaller=None):
     in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), -(-count // size), threads)
     return result
 
+
 # Single-state entry points (see _core._single_state): the three matrices in one (3, nv, nv) array, no forces.
 @_single_state("rnea_derivatives_one", f"int64({VECTOR}, {VECTOR}, {VECTOR}, {VECTOR}, {TENSOR})")
 def _rnea_derivatives_one(packed, q, v, a, out):
