@@ -32,7 +32,7 @@ KERNEL_SOURCES = (
     "dynamics/_core.py", "dynamics/_derivatives.py", "dynamics/_derivatives_lanes.py", "dynamics/_gpu_kernels.py",
     "dynamics/_joint_family.py",
     "dynamics/_lanes.py", "dynamics/_layout.py", "dynamics/_quantities.py", "dynamics/_spatial_family.py",
-    "dynamics/_spatial_kernels.py", "dynamics/_stepper_family.py", "dynamics/_threads.py", "dynamics/algorithms.py",
+    "dynamics/_spatial_kernels.py", "dynamics/_stepper_family.py", "dynamics/_tree_factor.py", "dynamics/algorithms.py",
     "dynamics/gpu.py",
     "model/joints.py",
     "simulate/_contact_kernel.py", "simulate/actuators.py", "simulate/adaptive.py", "simulate/compiled.py",

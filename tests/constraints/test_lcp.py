@@ -10,7 +10,7 @@ import multibody as mb
 from multibody.constraints._step import compliance_columns, free_acceleration
 from multibody.constraints.lcp import (GaussSeidelBlock, LCPError, basis_solution, gauss_seidel_sweep, lemke,
                                       lemke_basis_into, pyramid_acceleration)
-from multibody.dynamics._derivatives import dof_parents
+from multibody.dynamics._tree_factor import dof_parents
 from oracles import random_model, random_state
 
 

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 import multibody as mb
-from multibody.dynamics import _threads
+from multibody.dynamics import _derivatives, _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
 
@@ -21,6 +21,17 @@ def test_a_thread_is_added_only_for_a_share_of_at_least_the_least_worth_a_thread
     assert _threads.threads_for(1000 * least, 16) == 16
     assert _threads.threads_for(1000 * least, 1) == 1
 
+
+
+def test_a_batch_is_split_into_whole_chunks_of_enough_work_each():
+    least = _threads.MIN_SHARE_US
+    assert _threads.shares(256, 0.1 * least / 256, 2, 32, 16) == (1, 256)  # (too little work: one task)
+    for count, per_state, most in ((256, least, 2), (1000, 3 * least, 4), (37, least, 2), (64, least, 8)):
+        threads, size = _threads.shares(count, per_state, most, 32, 16)
+        tasks = -(-count // size)
+        assert 1 < threads <= most and threads <= tasks <= 4 * threads
+        assert size % (32 if count >= 32 * most else 16) == 0
+        assert size * per_state >= _threads.MIN_TASK_US or tasks == threads
 
 def test_every_task_runs_once_on_as_many_threads_as_asked():
     for count, threads in ((1, 4), (7, 2), (40, 3)):
@@ -84,7 +95,7 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     def spy(task, count, threads):
         used.append(threads)
         in_threads(task, count, threads)
-    monkeypatch.setattr(_threads, "in_threads", spy)
+    monkeypatch.setattr(_derivatives, "in_threads", spy)  # (the pool that the batched derivatives hand their tasks)
     default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(most)
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics._derivatives import tree_factor, tree_solve
+from ..dynamics._tree_factor import tree_factor, tree_solve
 from ._contact_states import contact_acceleration
 from .lcp import dot, product
 
@@ -32,8 +32,8 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
     """v_new (nv,) = v⁺ of the module docstring for n rows N (n, nv), tangent rows T (n, 2, nv), tangential and
     normal velocities vt (n, 2), vn (n,), friction μ (n,) (0: frictionless, a joint bound), restitution e (n,),
     gaps (n,) [m or rad], around the acceleration ``a`` (nv,) with the compliance K (nv, nv), step h [s]; with
-    ``lam`` (nv,) the tree's velocity parents (:func:`~..dynamics._derivatives.dof_parents`), K holds instead the
-    sparse factorization Lᵀ L of the compliance's inverse (:func:`~..dynamics._derivatives.tree_factor`;
+    ``lam`` (nv,) the tree's velocity parents (:func:`~..dynamics._tree_factor.dof_parents`), K holds instead the
+    sparse factorization Lᵀ L of the compliance's inverse (:func:`~..dynamics._tree_factor.tree_factor`;
     ``lam`` empty: K dense) (:func:`compliance_columns`).
     ``chosen`` (n,) bool: rows that take part from the start (in) and the rows that took part (out); ``basic``
     (n, edges + 2) bool: each row's LCP variables guessed basic (in: the previous step's, or all False) and the
@@ -94,8 +94,8 @@ def closing_velocity(K, lam, a, v, h, N, T, vt, vn, mu, restitution, gaps, erp, 
 def compliance_columns(K, lam, B, C):
     """C (nv, P) = K Bᵀ for the rows B (P, nv): with K dense (``lam`` empty) the product; with K = (Lᵀ L)⁻¹ held as
     its sparse factor L (``lam`` (nv,) the velocity parents: M + h D = Lᵀ L,
-    :func:`~..dynamics._derivatives.tree_factor`) the two sparse triangular solves of RBDA Table 6.4 on Bᵀ
-    (:func:`~..dynamics._derivatives.tree_solve`), O(nv d P) for a tree of depth d instead of K's O(nv² d) and the
+    :func:`~..dynamics._tree_factor.tree_factor`) the two sparse triangular solves of RBDA Table 6.4 on Bᵀ
+    (:func:`~..dynamics._tree_factor.tree_solve`), O(nv d P) for a tree of depth d instead of K's O(nv² d) and the
     product's O(nv² P)."""
     P, nv = B.shape
     if lam.shape[0] == 0:
@@ -109,7 +109,7 @@ def compliance_columns(K, lam, B, C):
 
 @njit(cache=True, nogil=True)
 def free_acceleration(M, lam, b, a):
-    """a (nv,) = M⁻¹ b (nv,) by the sparse factorization M = Lᵀ L (:func:`~..dynamics._derivatives.tree_factor`,
+    """a (nv,) = M⁻¹ b (nv,) by the sparse factorization M = Lᵀ L (:func:`~..dynamics._tree_factor.tree_factor`,
     RBDA Table 6.3; ``lam`` the velocity parents), M overwritten by its factor, and the two triangular solves of
     :func:`compliance_columns`: the free motion of the contact step with its joint dampers, (M + h D) a = τ − c, in the
     same arithmetic in the Python step and the compiled loop. False if M is not positive definite."""

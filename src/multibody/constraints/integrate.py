@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dynamics import aba, crba, integrate, nonlinear_effects
-from ..dynamics._derivatives import dof_parents
+from ..dynamics._tree_factor import dof_parents
 from ..model.joint_forces import joint_force_rows
 from ._equality_rows import RCOND, constrained_motion
 from ._kinematics import Snapshot

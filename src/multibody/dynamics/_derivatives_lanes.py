@@ -13,9 +13,9 @@ lanes; at 32 (the lanes' ABA's) Talos's (nv = 38) outgrew it and ran slower (mea
 """
 from ._batch import LANES, aba_chunk, axis_placement, turned_about_z
 from ._derivatives import (NOT_POSITIVE_DEFINITE, add6, backward_sweep, body_force, body_motion,
-                           column_about_world_origin, column_rates, coriolis_operator, dof_parents,
-                           external_force_about_world_origin, forward_body, subtree_ends, tree_factor, tree_inverse,
-                           tree_solve)
+                           column_about_world_origin, column_rates, coriolis_operator,
+                           external_force_about_world_origin, forward_body)
+from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
 from ._core import NONFINITE, OK
 from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, joint_axis, motion_subspace,
@@ -218,8 +218,8 @@ def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs
 
 @lanes_kernel
 def solved(dQ, dV, M, Minv, lam, last):
-    """dQ ← −M⁻¹ dQ, dV ← −M⁻¹ dV and Minv = M⁻¹ in every lane (:func:`~._derivatives.tree_factor`, whose factor
-    replaces M, :func:`~._derivatives.tree_solve`, :func:`~._derivatives.tree_inverse`); False if M is not positive
+    """dQ ← −M⁻¹ dQ, dV ← −M⁻¹ dV and Minv = M⁻¹ in every lane (:func:`~._tree_factor.tree_factor`, whose factor
+    replaces M, :func:`~._tree_factor.tree_solve`, :func:`~._tree_factor.tree_inverse`); False if M is not positive
     definite in some lane."""
     wide_vectors()
     if not tree_factor(M, lam):

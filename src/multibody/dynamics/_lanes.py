@@ -152,7 +152,7 @@ def lane_symmetric(S, i, b):
 
 
 # Entry and row operations of a matrix (n, n) or of a matrix of lanes (n, n, lanes: one matrix per state): the tree
-# factorization and solves of :mod:`._derivatives` are written once over them and run on one state or on a chunk of
+# factorization and solves of :mod:`._tree_factor` are written once over them and run on one state or on a chunk of
 # states (every operation on a matrix of lanes loops over the lanes innermost, so it vectorizes across states).
 
 def pivot(M, k):
@@ -278,7 +278,7 @@ def ancestors_subtracted(typingctx, X, i, L, lam, first, end):
     fused multiply-adds, in the same order, as a :func:`row_update` per ancestor and one to scale, but with
     ANCESTOR_COLUMNS entries of row i held in registers across the ancestors, so that each ancestor's entry is
     loaded once and row i's stored once (a row update loads and stores row i's entry again for every ancestor).
-    With :func:`~._derivatives.column_block`, the factorization and solves of Talos's (nv = 38) ∂q̈/∂x and M⁻¹ went
+    With :func:`~._tree_factor.column_block`, the factorization and solves of Talos's (nv = 38) ∂q̈/∂x and M⁻¹ went
     from 6.4 to 5.8 µs per state (one core's CPU time, 2-vCPU Intel Xeon with AVX-512; the same numbers bit for
     bit). Other arrays (never given it: :func:`less_ancestors`) compile to nothing."""
     def codegen(context, builder, signature, args):

@@ -1,11 +1,14 @@
 """Batched calls shared out to threads: how many threads a batch's work is worth, and the pool that runs them.
 
 A batch goes to more than one thread only when each thread's share outweighs what a thread costs to start and wait
-for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On an idle
-machine a thread costs ~20 µs (a task handed to a kept pool thread and its result collected, ~6 µs more per further
-task: 2-vCPU Intel Xeon); on a busy one, where the other threads wait for a core, much more: there (load 6 on the 2
-vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on one, and 150 µs is
-the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
+for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On the idle
+2-vCPU Intel Xeon (a KVM guest) a kept pool thread starts its first task 40–70 µs after it is handed one when calls
+follow each other, 130–170 µs after 10 ms of idling (its vCPU woken), ~6 µs more per further task; and while both
+threads compute, each runs 1.2–1.45x slower than alone (Panda's tasks of 32 states of ∂q̈/∂x: 50–60 µs against
+41), so that Panda's ∂q̈/∂x of 256 states (~0.33 ms on one core) gains ~15 % from a second thread, and
+Talos's (~4 ms) ~1.7x. On a busy machine, where the other threads wait for a core, a thread costs much more: there
+(load 6 on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on
+one, and 150 µs is the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
 the same machine (they need only be right within a factor of about two).
 """
 from __future__ import annotations
@@ -15,10 +18,9 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
-import numpy as np
 
 MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
+MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
 ABA_US_PER_BODY = 0.07  # [µs] one state's ABA per body on the lanes (Intel Xeon, AVX-512, one core)
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
@@ -64,26 +66,18 @@ def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
         raise errors[0]
 
 
-def batched(share: Callable[..., object], count: int, work_us: float, *args: object, multiple: int = 1,
-            smaller: int | None = None) -> np.ndarray:
-    """share(*args, result, first, last) over the states 0 … count − 1 in chunks of a multiple of ``multiple``
-    states (the lanes of a compiled chunk), on as many of numba's thread count (``numba.set_num_threads``) of threads
-    as the work is worth (:func:`threads_for`, ``work_us`` the estimated µs per state on one core: a
-    thread's share no smaller than about 0.15 ms); on more than one thread, up to four tasks per
-    thread, each taken by the first thread to be free (:func:`in_threads`: a thread slowed by another
-    process on its core takes fewer); chunks of a multiple of ``smaller`` instead, if given, where those of
-    ``multiple`` would leave threads idle. Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    most = numba.get_num_threads()
+def shares(count: int, work_us: float, most: int, multiple: int = 1,
+           smaller: int | None = None) -> tuple[int, int]:
+    """(threads, states per task) for a batch of ``count`` states of ``work_us`` µs each (estimated, one core) on at
+    most ``most`` threads: tasks of a multiple of ``multiple`` states (the lanes of a compiled chunk), or of
+    ``smaller``, if given, where those of ``multiple`` would leave threads idle; as many threads as give each a
+    share of at least MIN_SHARE_US (:func:`threads_for`); on more than one, up to four tasks per thread and none
+    below MIN_TASK_US, each taken by the first thread to be free (:func:`in_threads`: a thread slowed by another
+    process on its core takes fewer)."""
     if smaller is not None and count < multiple * most:
         multiple = smaller
     chunks = -(-count // multiple)
     threads = threads_for(count * work_us, min(most, chunks))
     tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
-    size = max(1, -(-chunks // tasks)) * multiple
-    tasks = -(-count // size)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), tasks, threads)
-    return result
+    return threads, max(1, -(-chunks // tasks)) * multiple
 
-
-MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)

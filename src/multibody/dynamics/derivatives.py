@@ -17,12 +17,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError
-from . import _core, _derivatives, _derivatives_lanes
+from . import _core, _derivatives, _derivatives_lanes, _tree_factor
 from ._lanes import LANES, MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
-from ._threads import ABA_US_PER_BODY, batched
+from ._derivatives import batched
+from ._threads import ABA_US_PER_BODY
 from .kinematics import body_pose
 from .algorithms import _batched, _in_batch_shape
 
@@ -160,7 +161,7 @@ def _per_state(topology_bytes, n):
     """:func:`per_state` of the tree whose topology (n, NTOPOLOGY) int64 array has these bytes."""
     topology = np.frombuffer(topology_bytes, dtype=np.int64).reshape(n, -1)
     lam = np.empty(int(topology[:, NVJ].sum()))
-    _derivatives.dof_parents.py_func(topology, lam)  # (in Python: once per model)
+    _tree_factor.dof_parents.py_func(topology, lam)  # (in Python: once per model)
     nv, depth, last = lam.shape[0], np.ones(lam.shape[0]), np.arange(lam.shape[0])
     for k in range(nv):  # (the parent's index is below k's)
         if lam[k] >= 0:
@@ -178,7 +179,7 @@ def _per_state(topology_bytes, n):
 
 def per_state(cm):
     """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
-    model (for the thread count: :func:`._threads.batched`)."""
+    model (for the thread count: :func:`._derivatives.batched`)."""
     return _per_state(cm.topology.tobytes(), cm.topology.shape[0])
 
 

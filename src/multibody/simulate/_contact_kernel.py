@@ -37,7 +37,7 @@ from ..constraints._step import closing_velocity, free_acceleration
 from ..constraints.lcp import dot
 from ..dynamics._configuration import integrate, normalize_quaternions
 from ..dynamics._core import aba, crba, rnea
-from ..dynamics._derivatives import dof_parents, subtree_ends, tree_factor, tree_inverse
+from ..dynamics._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse
 from ..dynamics._spatial_kernels import IV, NVJ
 from .actuators import add_actuation
 from .forces import add_joint_force_slope, add_joint_forces, element_body_forces
@@ -72,7 +72,7 @@ def contact_run(model, tau, forces, shapes, limits, settings, cone, tolerances, 
     nv = topology[n - 1, IV] + topology[n - 1, NVJ]
     nq = x.shape[0] - nv
     capacity, rows = shapes[2], shapes[2] + limits[1].shape[0]
-    lam, last = np.empty(nv), np.empty(nv)  # M's tree sparsity (:func:`~..dynamics._derivatives.dof_parents`)
+    lam, last = np.empty(nv), np.empty(nv)  # M's tree sparsity (:func:`~..dynamics._tree_factor.dof_parents`)
     dof_parents(topology, lam)
     subtree_ends(lam, last)
     # (motion: (ω, ṗ, α⁰, p̈⁰), of which the step computes and reads ω, ṗ alone: α⁰, p̈⁰ stay zero)
