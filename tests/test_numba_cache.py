@@ -76,7 +76,7 @@ def test_kernel_sources_are_the_modules_holding_numba_code_and_their_constants()
             if re.search(r"\b[A-Z][A-Z0-9_]+\b", names):
                 base = Path(name).parents[len(dots) - 1]
                 target = (base / module.replace(".", "/")).as_posix()
-                assert f"{target}.py" in KERNEL_SOURCES or f"{target}/__init__.py" not in sources, (name, target)
+                assert f"{target}.py" in KERNEL_SOURCES or f"{target}/__init__.py" in sources, (name, target)
     assert all(name in sources for name in KERNEL_SOURCES)
 
 

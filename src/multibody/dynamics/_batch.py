@@ -23,7 +23,7 @@ from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ._lanes import (LANES, MIN_BATCH, inline, lane, lane_params, lane_rotation,  # noqa: F401
                      lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
-from ._threads import ABA_US_PER_BODY, in_threads, threads_for
+from ._threads import aba_threads, in_threads
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
                                joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotation_product,
                                wide_vectors, work)
@@ -517,9 +517,9 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
 
     Threads from Python rather than numba's ``prange``: the parallel loop made LLVM optimize the whole kernel a
     second time, half of its cold compilation (31 of 51 s measured). No more threads than the batch's work is worth
-    (:func:`~._threads.threads_for`).
+    (:func:`~._threads.aba_threads`).
     """
-    T = threads_for(q.shape[0] * topology.shape[0] * ABA_US_PER_BODY, min(threads, (q.shape[0] + LANES - 1) // LANES))
+    T = aba_threads(q.shape[0], topology.shape[0], min(threads, (q.shape[0] + LANES - 1) // LANES))
     work = thread_workspaces(T, topology.shape[0], q.shape[1], qdd.shape[1])
 
     in_threads(lambda t: aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, t, T, *work[t]), T, T)

@@ -32,6 +32,11 @@ def threads_for(work_us: float, most: int) -> int:
     return max(1, min(most, int(work_us // MIN_SHARE_US)))
 
 
+def aba_threads(states: int, bodies: int, most: int) -> int:
+    """:func:`threads_for` a batched ABA of ``states`` states of a model of ``bodies`` bodies (ABA_US_PER_BODY)."""
+    return threads_for(states * bodies * ABA_US_PER_BODY, most)
+
+
 def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
     """task(0), …, task(count − 1): in this thread if ``threads`` is 1, else on this thread and ``threads`` − 1 kept
     pool threads (made once per size; the tasks are compiled calls that release the GIL), each taking the next task
