@@ -212,3 +212,9 @@ def test_the_samples_accelerations_and_forces_are_computed_when_read_as_the_pyth
     edited = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
     model.body("torso").mass *= 2  # (after the run: its samples' accelerations are those of the model that ran)
     np.testing.assert_array_equal(edited.a, fast.a)
+    shifted = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    again = mb.simulate(model, None, None, 0.3, method="contact", dt=0.01, ctrl=ctrl)
+    shifted.q[:, 0] += 1.0  # (the user's arrays, edited in place before the first read: a and tau are the run's)
+    shifted.v[:] = 0.0
+    np.testing.assert_array_equal(shifted.a, again.a)
+    np.testing.assert_array_equal(shifted.tau, again.tau)

@@ -185,3 +185,19 @@ def test_each_call_takes_its_own_state_and_torque(build, method):
         start = q0 + 0.01 * rng.normal(size=model.nq) * (np.arange(model.nq) >= model.nq - 1)
         kept = mb.simulate(model, start, v0, CALL, dt=DT, method=method, torque=torque)
         _same(kept, mb.simulate(build()[0], start, v0, CALL, dt=DT, method=method, torque=torque))
+
+
+@pytest.mark.parametrize("method", ["RK4", "DOP853"])
+def test_a_compiled_tree_runs_accelerations_are_its_samples_even_after_an_edit_of_q_in_place(method):
+    """A compiled tree run computes ``a`` and ``tau`` when they are first read, from its samples as it wrote them:
+    the trajectory's q and v are the user's to edit, and an edit in place before that read changes neither."""
+    model, q0, v0 = _arm()
+    options = dict(t_end=0.05, method=method, samples=11, torque=[0.3, -0.1], joint_limits=False,
+                   **({"dt": 1e-3} if method == "RK4" else {}))
+    edited, untouched = mb.simulate(model, q0, v0, **options), mb.simulate(model, q0, v0, **options)
+    edited.q[:] = 0.0
+    edited.v *= 10.0
+    np.testing.assert_array_equal(edited.a, untouched.a)
+    np.testing.assert_array_equal(edited.tau, untouched.tau)
+    np.testing.assert_allclose(untouched.a[5], mb.aba(model, untouched.q[5], untouched.v[5], [0.3, -0.1]), rtol=0,
+                               atol=1e-12)

@@ -217,25 +217,40 @@ class Trajectory:
         return cast("str | os.PathLike", lent("animate")(self, path, **options))
 
 
+class Samples:
+    """A run's samples as it wrote them: times t (T,) [s], states q (T, nq) and v (T, nv); len() the count."""
+
+    __slots__ = ("t", "q", "v")
+
+    def __init__(self, t: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
+        self.t, self.q, self.v = t, q, v
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+
 class RatesWhenRead(Trajectory):
     """A :class:`Trajectory` of a compiled run whose accelerations ``a`` and applied generalized forces ``tau`` at the
     samples are computed when first read, all at once: a run that does not read them (a short call of a control
-    loop that reads q and v) does not pay for them. ``rates``: (function, arguments), ``function(trajectory,
-    *arguments)`` -> (a (T, nv), tau (T, nv)), computed from the run's own arrays as it ran (an edit of the model
-    after the run does not change them)."""
+    loop that reads q and v) does not pay for them. ``rates``: (function, arguments), ``function(samples,
+    *arguments)`` -> (a (T, nv), tau (T, nv)), computed from the run's own arrays as it ran: its samples (t, q, v
+    as given, which the trajectory's ``q`` and ``v``, copies, do not share: an edit of them in place does not
+    change a and tau) and the model's arrays (an edit of the model after the run does not change them either)."""
 
     def __init__(self, model: Model, t: ArrayLike, q: ArrayLike, v: ArrayLike, rates: tuple, **fields: Any) -> None:
-        super().__init__(model, t, q, v, v, v, **fields)  # (a and tau: placeholders, not allocated)
-        self._a = self._tau = None
+        super().__init__(model, t, np.array(q, dtype=float), np.array(v, dtype=float), v, v, **fields)
+        self._a = self._tau = None  # (the placeholders a and tau above are not allocated)
         self._rates_of: tuple | None = rates
+        self._samples: Samples | None = Samples(self.t.copy(), np.asarray(q, dtype=float).reshape(self.q.shape),
+                                                np.asarray(v, dtype=float).reshape(self.v.shape))
 
     def _rates(self) -> None:
         """Compute ``a`` and ``tau`` at the samples (those not set since)."""
         function, arguments = cast(tuple, self._rates_of)
-        a, applied = function(self, *arguments)
+        a, applied = function(self._samples, *arguments)
         self._a = a if self._a is None else self._a
         self._tau = applied if self._tau is None else self._tau
-        self._rates_of = None
+        self._rates_of = self._samples = None
 
     def _read(self, name: str) -> np.ndarray:
         """The array ``name`` ("_a" or "_tau"), computed now if it has not been (:meth:`_rates`)."""
