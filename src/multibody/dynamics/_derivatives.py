@@ -214,15 +214,15 @@ def pair_rates(Ya, Bs, z, u, y, psi):
     return dot6(Ya, z) + dot6(Bs, u), dot6(Ya, y) + dot6(Bs, psi)
 
 
-def store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+def store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c, rates):
     """G[0 … 3, c] = :func:`column_terms` of velocity k (a column of body j) from the rows of the arrays (in every
-    lane, for the lanes' arrays: their last axis)."""
+    lane, for the lanes' arrays: their last axis); unless ``rates``, the lanes' G[0, c] = Y ψ alone (all M needs)."""
 
 
 @overload(store_column_terms, inline="always")
-def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c, rates):
     if G.ndim == 3:
-        def one(Y, B, F, j, S, Z, U, W, k, G, c):
+        def one(Y, B, F, j, S, Z, U, W, k, G, c, rates):
             terms = column_terms((Y[j, 0], Y[j, 1], Y[j, 2], Y[j, 3], Y[j, 4], Y[j, 5], Y[j, 6], Y[j, 7], Y[j, 8],
                                   Y[j, 9]),
                                  (B[j, 0, 0], B[j, 0, 1], B[j, 0, 2], B[j, 1, 0], B[j, 1, 1], B[j, 1, 2], B[j, 2, 0],
@@ -234,7 +234,14 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
                     G[t, c, r] = terms[t][r]
         return one
 
-    def lanes(Y, B, F, j, S, Z, U, W, k, G, c):
+    def lanes(Y, B, F, j, S, Z, U, W, k, G, c, rates):
+        if not rates:  # (Y ψ alone: the entries of M)
+            for b in range(G.shape[3]):
+                Ya = inertia_times((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b],
+                                    Y[j, 6, b], Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]), lane_vector(S, k, b))
+                for r in range(6):
+                    G[0, c, r, b] = Ya[r]
+            return
         for b in range(G.shape[3]):
             terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
                                   Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
@@ -330,7 +337,7 @@ def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, part)
     for j in range(topology.shape[0] - 1, -1, -1):
         nvj, jv = topology[j, NVJ], topology[j, IV]
         for c in range(nvj):
-            store_column_terms(Y, B, F, j, S, Z, U, W, jv + c, G, c)
+            store_column_terms(Y, B, F, j, S, Z, U, W, jv + c, G, c, part != INERTIA)
         i = j
         while i >= 0:
             nvi, iv = topology[i, NVJ], topology[i, IV]

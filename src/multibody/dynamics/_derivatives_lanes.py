@@ -18,7 +18,7 @@ from ._batch import axis_placement, inertia_times, turned_about_z
 from ._derivatives import (INERTIA, NOT_POSITIVE_DEFINITE, RATES, WHOLE, add6, backward_sweep, body_force,
                            body_motion, column_about_world_origin, column_rates, coriolis_operator,
                            external_force_about_world_origin, forward_body)
-from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
+from ._tree_factor import dof_parents, path_pairs, subtree_ends, tree_factor, tree_inverse, tree_solve
 from ._core import NONFINITE, OK
 from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NVJ, PARENT, cross_motion, joint_axis, motion_subspace,
@@ -336,6 +336,17 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M))
 
 
+@lanes_kernel
+def off_paths_zeroed(X, on_path):
+    """X[r, c] = 0 in every lane where velocities r and c lie on no one path of the tree (on_path:
+    :func:`~._tree_factor.path_pairs`): the entries that the backward sweep leaves and the solves read."""
+    for r in range(X.shape[0]):
+        for c in range(X.shape[1]):
+            if on_path[r, c] == 0.0:
+                for b in range(X.shape[2]):
+                    X[r, c, b] = 0.0
+
+
 @lanes_share
 def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, first,
                           last):
@@ -349,14 +360,15 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     D, P = work((n + 1, 6, L)), work((n + 1, 6, L))
     nonfinite = work((L,))
     dQ, dV, M, Mi = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
-    lam, ends = work((nv,)), work((nv,))
+    lam, ends, on_path = work((nv,)), work((nv,)), work((nv, nv))
     dof_parents(topology, lam)
     subtree_ends(lam, ends)
+    path_pairs(lam, on_path)
     M[:] = 0.0  # (once: the entries off the tree's paths, which neither the sweep nor the factorization writes)
     for b0 in range(first, last, L):
         nb = min(L, last - b0)
-        dQ[:] = 0.0  # (the solves fill them)
-        dV[:] = 0.0
+        off_paths_zeroed(dQ, on_path)  # (the solves fill them; the sweep writes the others)
+        off_paths_zeroed(dV, on_path)
         code = NOT_POSITIVE_DEFINITE
         if aba_derivatives_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, lam, ends, qs, vs, as_,
                                  taus, x, R0, p0, V, A, F, Y, B, S, U, Z, W, D, P, dQ, dV, M, Mi):
@@ -370,4 +382,5 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
             code = OK if finite else NONFINITE
         for b in range(nb):
             status[b0 + b] = code
-    release((F, Y, B, S, U, Z, W, qs, vs, as_, taus, x, R0, p0, V, A, D, P, nonfinite, dQ, dV, M, Mi, lam, ends))
+    release((F, Y, B, S, U, Z, W, qs, vs, as_, taus, x, R0, p0, V, A, D, P, nonfinite, dQ, dV, M, Mi, lam, ends,
+             on_path))
