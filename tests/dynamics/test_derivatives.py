@@ -137,8 +137,8 @@ def test_batched_derivatives_equal_the_state_by_state_ones(threads, monkeypatch)
 
 @pytest.mark.parametrize("seed,free_base", [(16, False), (16, True)])
 def test_derivatives_of_states_held_as_lanes_equal_the_state_by_state_ones_and_pinocchios(seed, free_base):
-    # a random tree (several roots) of every joint type; 45 states: a full chunk of the lanes' ABA (32 states) and a
-    # short one, chunks of 16 lanes the last with 13 states; forces on every body, one set per state
+    # a random tree (several roots) of every joint type; 45 states: chunks of 16 lanes, the last with 13 states;
+    # forces on every body, one set per state
     rng = np.random.default_rng(seed)
     model = random_model(rng, 12, kinds=ALL_JOINTS, free_base=free_base)
     assert {type(j).__name__.lower() for j in model.joints} == set(ALL_JOINTS)

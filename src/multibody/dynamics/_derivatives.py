@@ -214,15 +214,15 @@ def pair_rates(Ya, Bs, z, u, y, psi):
     return dot6(Ya, z) + dot6(Bs, u), dot6(Ya, y) + dot6(Bs, psi)
 
 
-def store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+def store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c, rates):
     """G[0 … 3, c] = :func:`column_terms` of velocity k (a column of body j) from the rows of the arrays (in every
-    lane, for the lanes' arrays: their last axis)."""
+    lane, for the lanes' arrays: their last axis); unless ``rates``, the lanes' G[0, c] = Y ψ alone (all M needs)."""
 
 
 @overload(store_column_terms, inline="always")
-def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
+def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c, rates):
     if G.ndim == 3:
-        def one(Y, B, F, j, S, Z, U, W, k, G, c):
+        def one(Y, B, F, j, S, Z, U, W, k, G, c, rates):
             terms = column_terms((Y[j, 0], Y[j, 1], Y[j, 2], Y[j, 3], Y[j, 4], Y[j, 5], Y[j, 6], Y[j, 7], Y[j, 8],
                                   Y[j, 9]),
                                  (B[j, 0, 0], B[j, 0, 1], B[j, 0, 2], B[j, 1, 0], B[j, 1, 1], B[j, 1, 2], B[j, 2, 0],
@@ -234,7 +234,14 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c):
                     G[t, c, r] = terms[t][r]
         return one
 
-    def lanes(Y, B, F, j, S, Z, U, W, k, G, c):
+    def lanes(Y, B, F, j, S, Z, U, W, k, G, c, rates):
+        if not rates:  # (Y ψ alone: the entries of M)
+            for b in range(G.shape[3]):
+                Ya = inertia_times((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b],
+                                    Y[j, 6, b], Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]), lane_vector(S, k, b))
+                for r in range(6):
+                    G[0, c, r, b] = Ya[r]
+            return
         for b in range(G.shape[3]):
             terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
                                   Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
@@ -274,28 +281,30 @@ def _store_pair_rates(G, c, S, Z, U, W, k, dQ, dV, row, T):
     return lanes
 
 
-def store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
-    """M[k, col] = M[col, k] = ψ_kᵀ G[0, c] (= ψ_kᵀ Y^c ψ_col) and, if ``rates``, the ancestor's derivatives
-    dQ[k, col] = ψ_kᵀ G[2, c], dV[k, col] = ψ_kᵀ G[3, c] (module docstring), for velocity k of an ancestor of
-    velocity col's body, c its column in G (in every lane, through the scratch rows T (3, lanes))."""
+def store_ancestor_entries(S, k, G, c, M, dQ, dV, col, mass, rates, T):
+    """If ``mass``, M[k, col] = M[col, k] = ψ_kᵀ G[0, c] (= ψ_kᵀ Y^c ψ_col); if ``rates``, the ancestor's
+    derivatives dQ[k, col] = ψ_kᵀ G[2, c], dV[k, col] = ψ_kᵀ G[3, c] (module docstring), for velocity k of an
+    ancestor of velocity col's body, c its column in G (in every lane, through the scratch rows T (3, lanes))."""
 
 
 @overload(store_ancestor_entries, inline="always")
-def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
+def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, mass, rates, T):
     if G.ndim == 3:
-        def one(S, k, G, c, M, dQ, dV, col, rates, T):
+        def one(S, k, G, c, M, dQ, dV, col, mass, rates, T):
             psi = row6(S, k)
-            M[k, col] = M[col, k] = dot6(psi, row6(G[0], c))
+            if mass:
+                M[k, col] = M[col, k] = dot6(psi, row6(G[0], c))
             if rates:
                 dQ[k, col], dV[k, col] = dot6(psi, row6(G[2], c)), dot6(psi, row6(G[3], c))
         return one
 
-    def lanes(S, k, G, c, M, dQ, dV, col, rates, T):
-        for b in range(G.shape[3]):
-            T[0, b] = dot6(lane_vector(S, k, b), (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
-                                                  G[0, c, 4, b], G[0, c, 5, b]))
-        for b in range(G.shape[3]):
-            M[k, col, b] = M[col, k, b] = T[0, b]
+    def lanes(S, k, G, c, M, dQ, dV, col, mass, rates, T):
+        if mass:
+            for b in range(G.shape[3]):
+                T[0, b] = dot6(lane_vector(S, k, b), (G[0, c, 0, b], G[0, c, 1, b], G[0, c, 2, b], G[0, c, 3, b],
+                                                      G[0, c, 4, b], G[0, c, 5, b]))
+            for b in range(G.shape[3]):
+                M[k, col, b] = M[col, k, b] = T[0, b]
         if rates:
             for b in range(G.shape[3]):
                 psi = lane_vector(S, k, b)
@@ -308,8 +317,11 @@ def _store_ancestor_entries(S, k, G, c, M, dQ, dV, col, rates, T):
     return lanes
 
 
+WHOLE, INERTIA, RATES = 0, 1, 2  # the parts of backward_sweep: all of it; M and the composite sums; ∂τ/∂x alone
+
+
 @inline
-def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T):
+def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, part):
     """The backward pass of :func:`rnea_derivatives`, leaves to root, after :func:`forward_sweep`: composite sums
     Y^c, B^c, F in place of Y, B, F; each body j fills its entries with every ancestor i (itself included) of
     ∂τ/∂q (dQ), ∂τ/∂v (dV) and M. On the arrays of one state, or on those of a chunk of states held as lanes (the
@@ -320,21 +332,27 @@ def backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T):
     6 of the 7.5 µs per state of Talos's ∂τ/∂x). One state: T unused. Writes every entry whose row and column
     velocities lie on one path of the tree, and no other: the caller zeroes dQ, dV and M first (work arrays of a
     chunk once for all its chunks, as far as nothing else writes them: 0.9 µs per state of Talos's ∂τ/∂x, nv = 38,
-    zeroed again for every chunk)."""
+    zeroed again for every chunk). ``part``: WHOLE; INERTIA, M and the composite sums only; RATES, ∂τ/∂q and
+    ∂τ/∂v only, from composite sums Y^c, B^c, F already in Y, B, F (:func:`~._derivatives_lanes.rates_at`)."""
     for j in range(topology.shape[0] - 1, -1, -1):
         nvj, jv = topology[j, NVJ], topology[j, IV]
         for c in range(nvj):
-            store_column_terms(Y, B, F, j, S, Z, U, W, jv + c, G, c)
+            store_column_terms(Y, B, F, j, S, Z, U, W, jv + c, G, c, part != INERTIA)
         i = j
         while i >= 0:
             nvi, iv = topology[i, NVJ], topology[i, IV]
-            for r in range(nvj):  # rows of j, columns of its ancestor i
-                for c in range(nvi):
-                    store_pair_rates(G, r, S, Z, U, W, iv + c, dQ, dV, jv + r, T)
-            for r in range(nvi):  # rows of i, columns of j (for i = j: M only)
-                for c in range(nvj):
-                    store_ancestor_entries(S, iv + r, G, c, M, dQ, dV, jv + c, i != j, T)
+            if part != INERTIA:
+                for r in range(nvj):  # rows of j, columns of its ancestor i
+                    for c in range(nvi):
+                        store_pair_rates(G, r, S, Z, U, W, iv + c, dQ, dV, jv + r, T)
+            if part != RATES or i != j:
+                for r in range(nvi):  # rows of i, columns of j (for i = j: M only)
+                    for c in range(nvj):
+                        store_ancestor_entries(S, iv + r, G, c, M, dQ, dV, jv + c, part != RATES,
+                                               i != j and part != INERTIA, T)
             i = topology[i, PARENT]
+        if part == RATES:
+            continue
         for c in range(nvj):
             add_to_entry(M, jv + c, jv + c, armature(params, j, c))
         # Y^c_λ += Y^c_j ;  B^c_λ += B^c_j ;  F_λ += F_j  (λ = −1: the unused world row)
@@ -367,7 +385,7 @@ def rnea_derivatives(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv
     dtau_dq[:] = 0.0  # (entries of bodies on different branches: backward_sweep leaves them)
     dtau_dv[:] = 0.0
     M[:] = 0.0
-    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dtau_dq, dtau_dv, M, G)
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dtau_dq, dtau_dv, M, G, WHOLE)
     release((R0, p0, V, A, F, Y, B, S, U, Z, W, G, SC))
     return all_finite(dtau_dq) and all_finite(dtau_dv) and all_finite(M)
 

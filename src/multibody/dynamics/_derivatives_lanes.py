@@ -7,26 +7,28 @@ state's (:func:`~._derivatives.forward_body`'s pose, subspace column, rates, mot
 other joint types lane by lane through :func:`~._derivatives.forward_body` itself; the backward sweep (O(n·depth)
 entries), the sparse LTL factorization of M and the solves ∂q̈/∂x = −M⁻¹ ∂τ/∂x and M⁻¹ (O(nv²·depth)) run on all
 the lanes at once: they are the same functions as for one state, whose entry and row operations loop over the lanes
-innermost (vector instructions across states). q̈ itself comes from the lanes' ABA of :mod:`._batch`, LANES states at a time.
+innermost (vector instructions across states). q̈ itself comes from the same factorization: the sweep runs first at
+q̈ = 0 (the bias forces c), q̈ = M⁻¹ (τ − c), then the terms linear in q̈ are added (:func:`aba_derivatives_chunk`).
 The lane count: a chunk's matrices (nv × nv × lanes, four of them) stay in the L2 cache for nv up to ~40 at 16
 lanes; at 32 (the lanes' ABA's) Talos's (nv = 38) outgrew it and ran slower (measured, Intel Xeon with AVX-512).
 """
-from ._batch import LANES, aba_chunk, axis_placement, turned_about_z
-from ._derivatives import (NOT_POSITIVE_DEFINITE, add6, backward_sweep, body_force, body_motion,
-                           column_about_world_origin, column_rates, coriolis_operator,
+import numpy as np
+
+from ._batch import axis_placement, inertia_times, turned_about_z
+from ._derivatives import (INERTIA, NOT_POSITIVE_DEFINITE, RATES, WHOLE, add6, backward_sweep, body_force,
+                           body_motion, column_about_world_origin, column_rates, coriolis_operator,
                            external_force_about_world_origin, forward_body)
-from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
+from ._tree_factor import dof_parents, path_pairs, subtree_ends, tree_factor, tree_inverse, tree_solve
 from ._core import NONFINITE, OK
 from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
-from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, PARENT, cross_motion, joint_axis, motion_subspace,
+from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NVJ, PARENT, cross_motion, joint_axis, motion_subspace,
                                njit_without_refcounts, release, wide_vectors, work)
 
 rotation_product, rotation_times = CPU.rotation_product, CPU.rotation_times
 world_origin_inertia, rotates_about_its_axis = CPU.world_origin_inertia, CPU.joints.rotates_about_its_axis
 slides_along_its_axis = CPU.joints.slides_along_its_axis
 
-DERIVATIVE_LANES = ROW_LANES  # states per chunk of the derivatives, one vector of the row operations of M's
-#                               solves (LANES, those of the lanes' ABA, is a multiple of it)
+DERIVATIVE_LANES = ROW_LANES  # states per chunk of the derivatives, one vector of the row operations of M's solves
 
 # error_model "numpy" (x / 0 = inf, caught by the finiteness check) keeps the lane loops free of branches
 lanes_kernel = njit_without_refcounts(cache=True, error_model="numpy", fastmath={"contract"})
@@ -212,22 +214,100 @@ def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs
     wide_vectors()
     G, T = work((4, 6, 6, DERIVATIVE_LANES)), work((3, DERIVATIVE_LANES))
     states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
-    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T)
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, WHOLE)
     release((G, T))
 
 
+@inline
+def lane_inertia(Y, j, b):
+    """Y[j, :, b], a compact inertia (m, h, I) of lane b, as a 10-tuple."""
+    return (Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b], Y[j, 7, b],
+            Y[j, 8, b], Y[j, 9, b])
+
+
 @lanes_kernel
-def solved(dQ, dV, M, Minv, lam, last):
-    """dQ ← −M⁻¹ dQ, dV ← −M⁻¹ dV and Minv = M⁻¹ in every lane (:func:`~._tree_factor.tree_factor`, whose factor
-    replaces M, :func:`~._tree_factor.tree_solve`, :func:`~._tree_factor.tree_inverse`); False if M is not positive
-    definite in some lane."""
+def bias_removed(topology, S, F, taus, x):
+    """x[k, 0] = τ_k − c_k in every lane, c_k = ψ_kᵀ F_j the bias force of velocity k of body j (gravity, Coriolis
+    and f_ext: F_j its subtree's force at q̈ = 0, after the INERTIA part of the backward sweep)."""
+    for j in range(topology.shape[0]):
+        for c in range(topology[j, NVJ]):
+            k = topology[j, IV] + c
+            for b in range(taus.shape[1]):
+                psi, f = lane_vector(S, k, b), lane_vector(F, j, b)
+                x[k, 0, b] = taus[k, b] - (psi[0] * f[0] + psi[1] * f[1] + psi[2] * f[2] + psi[3] * f[3]
+                                           + psi[4] * f[4] + psi[5] * f[5])
+
+
+@lanes_kernel
+def rates_at(topology, S, Y, qdd, Z, F, D, P):
+    """The terms of the forward sweep linear in the joint accelerations, added for q̈ (qdd (nv, 1, lanes)) to a
+    sweep made at q̈ = 0 and summed by the INERTIA part of the backward sweep (Y, F the composite sums): with
+    δ_i = Σ ψ_k q̈_k over body i's velocities and Δa_i = Δa_λ + δ_i (D) the change of ᵒa_i, z_k += Δa_λ × ψ_k
+    (z = ᵒa_λ × ψ + ᵒv_λ × u) and the subtree force F_j += Σ_{k in the subtree} Y_k Δa_k = Y^c_j Δa_λ + P_j,
+    P_j = Σ_{m in the subtree} Y^c_m δ_m (Featherstone 2008, eqs. 5.7–5.9: RNEA's a_i and f_i; Carpentier &
+    Mansard 2018 evaluate ∂τ/∂x at a = q̈)."""
+    n = topology.shape[0]
+    for r in range(6):
+        for b in range(qdd.shape[2]):
+            D[-1, r, b] = 0.0
+    for i in range(n):
+        lam, iv = topology[i, PARENT], topology[i, IV]
+        for b in range(qdd.shape[2]):
+            dl = lane_vector(D, lam, b)
+            d = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            for c in range(topology[i, NVJ]):
+                psi, a = lane_vector(S, iv + c, b), qdd[iv + c, 0, b]
+                dz = cross_motion(dl, psi)
+                for r in range(6):
+                    Z[iv + c, r, b] += dz[r]
+                d = (d[0] + psi[0] * a, d[1] + psi[1] * a, d[2] + psi[2] * a, d[3] + psi[3] * a,
+                     d[4] + psi[4] * a, d[5] + psi[5] * a)
+            p = inertia_times(lane_inertia(Y, i, b), d)
+            for r in range(6):
+                D[i, r, b] = dl[r] + d[r]
+                P[i, r, b] = p[r]
+    for j in range(n - 1, -1, -1):  # (a body's children come after it)
+        lam = topology[j, PARENT]
+        for b in range(qdd.shape[2]):
+            f = inertia_times(lane_inertia(Y, j, b), lane_vector(D, lam, b))
+            for r in range(6):
+                F[j, r, b] += f[r] + P[j, r, b]
+                P[lam, r, b] += P[j, r, b]
+
+
+@lanes_kernel
+def aba_derivatives_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, lam, ends, qs, vs, as_, taus, x,
+                          R0, p0, V, A, F, Y, B, S, U, Z, W, D, P, dQ, dV, M, Minv):
+    """q̈ = M⁻¹ (τ − c), ∂q̈/∂q and ∂q̈/∂v (into dQ, dV, zero off the tree's paths) and M⁻¹ of the states
+    b0 … b0 + nb − 1, in lanes, without a separate ABA: the forward sweep at q̈ = 0 (qdd's rows zeroed) gives the
+    bias forces c (:func:`bias_removed`), the INERTIA part of the backward sweep M, factored as Lᵀ L
+    (:func:`~._tree_factor.tree_factor`), whose solve gives q̈ (written to qdd's rows; NaN if M is not positive
+    definite); :func:`rates_at` moves the sweep to a = q̈, where the RATES part gives ∂τ/∂x, then
+    ∂q̈/∂x = −M⁻¹ ∂τ/∂x (Carpentier & Mansard 2018, Section IV) and M⁻¹ by the same factor. Returns False if M is
+    not positive definite in some lane."""
     wide_vectors()
-    if not tree_factor(M, lam):
-        return False
-    tree_solve(M, lam, last, dQ, -1.0)
-    tree_solve(M, lam, last, dV, -1.0)
-    tree_inverse(M, lam, last, Minv)
-    return True
+    G, T = work((4, 6, 6, DERIVATIVE_LANES)), work((3, DERIVATIVE_LANES))
+    for b in range(nb):
+        for k in range(qdd.shape[1]):
+            qdd[b0 + b, k] = 0.0
+    states_in_lanes(topology, params, gravity, q, v, qdd, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z,
+                    W)
+    backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, INERTIA)
+    ok = tree_factor(M, lam)
+    if ok:
+        gathered(tau, b0, nb, taus)
+        bias_removed(topology, S, F, taus, x)
+        tree_solve(M, lam, ends, x, 1.0)
+        rates_at(topology, S, Y, x, Z, F, D, P)
+        backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, RATES)
+        tree_solve(M, lam, ends, dQ, -1.0)
+        tree_solve(M, lam, ends, dV, -1.0)
+        tree_inverse(M, lam, ends, Minv)
+    for b in range(nb):
+        for k in range(qdd.shape[1]):
+            qdd[b0 + b, k] = x[k, 0, b] if ok else np.nan
+    release((G, T))
+    return ok
 
 
 @lanes_share
@@ -256,50 +336,51 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M))
 
 
+@lanes_kernel
+def off_paths_zeroed(X, on_path):
+    """X[r, c] = 0 in every lane where velocities r and c lie on no one path of the tree (on_path:
+    :func:`~._tree_factor.path_pairs`): the entries that the backward sweep leaves and the solves read."""
+    for r in range(X.shape[0]):
+        for c in range(X.shape[1]):
+            if on_path[r, c] == 0.0:
+                for b in range(X.shape[2]):
+                    X[r, c, b] = 0.0
+
+
 @lanes_share
 def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, first,
                           last):
-    """:func:`~._derivatives.aba_derivatives_share` in chunks of states held as lanes: q̈ by the lanes' ABA
-    (:func:`~._batch.aba_chunk`) LANES states at a time, then the derivatives at a = q̈ DERIVATIVE_LANES states at a
-    time (:func:`rnea_derivatives_chunk`, :func:`solved`). status[b]: OK, NONFINITE or NOT_POSITIVE_DEFINITE (of
-    its chunk)."""
+    """:func:`~._derivatives.aba_derivatives_share` in chunks of DERIVATIVE_LANES states held as lanes
+    (:func:`aba_derivatives_chunk`). status[b]: OK, NONFINITE or NOT_POSITIVE_DEFINITE (of its chunk)."""
     n, nq, nv, L = topology.shape[0], q.shape[1], qdd.shape[1], DERIVATIVE_LANES
     F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
-    qs_, vs, as_ = work((nq, L)), work((nv, L)), work((nv, L))
-    R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
+    qs, vs, as_, taus, x = work((nq, L)), work((nv, L)), work((nv, L)), work((nv, L)), work((nv, 1, L))
+    R0, p0, V, A = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
+    D, P = work((n + 1, 6, L)), work((n + 1, 6, L))
     nonfinite = work((L,))
     dQ, dV, M, Mi = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
-    lam, ends = work((nv,)), work((nv,))
-    # the work arrays of the lanes' ABA (:func:`~._batch.chunk_workspaces`)
-    qs, qd, u, out = work((nq, LANES)), work((nv, LANES)), work((nv, LANES)), work((nv, LANES))
-    R0, d, Sa, V, C = (work((n + 1, 9, LANES)), work((n, 3, LANES)), work((nv, 6, LANES)), work((n + 1, 6, LANES)),
-                       work((n, 6, LANES)))
-    IA, PA, Ua, D, Dinv, A = (work((n + 1, NSYM, LANES)), work((n + 1, 6, LANES)), work((nv, 6, LANES)),
-                              work((6, 6, LANES)), work((nv, 6, LANES)), work((n + 1, 6, LANES)))
+    lam, ends, on_path = work((nv,)), work((nv,)), work((nv, nv))
     dof_parents(topology, lam)
     subtree_ends(lam, ends)
+    path_pairs(lam, on_path)
     M[:] = 0.0  # (once: the entries off the tree's paths, which neither the sweep nor the factorization writes)
-    for a0 in range(first, last, LANES):
-        aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, a0, min(LANES, last - a0), qs, qd, u, out, R0, d,
-                  Sa, V, C, IA, PA, Ua, D, Dinv, A)
-        for b0 in range(a0, min(a0 + LANES, last), L):
-            nb = min(L, last - b0)
-            dQ[:] = 0.0  # (the solves fill them)
-            dV[:] = 0.0
-            rnea_derivatives_chunk(topology, params, gravity, q, v, qdd, f_ext, b0, nb, qs_, vs, as_, R0f, p0, Vf,
-                                   Af, F, Y, B, S, U, Z, W, dQ, dV, M)
-            code = NOT_POSITIVE_DEFINITE
-            if solved(dQ, dV, M, Mi, lam, ends):
-                nonfinite[:] = 0.0
-                scattered(dQ, ddq_dq, b0, nb, nonfinite)
-                scattered(dV, ddq_dv, b0, nb, nonfinite)
-                scattered(Mi, Minv, b0, nb, nonfinite)
-                finite = True
-                for b in range(nb):
-                    finite &= nonfinite[b] == 0.0
-                code = OK if finite else NONFINITE
+    for b0 in range(first, last, L):
+        nb = min(L, last - b0)
+        off_paths_zeroed(dQ, on_path)  # (the solves fill them; the sweep writes the others)
+        off_paths_zeroed(dV, on_path)
+        code = NOT_POSITIVE_DEFINITE
+        if aba_derivatives_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, lam, ends, qs, vs, as_,
+                                 taus, x, R0, p0, V, A, F, Y, B, S, U, Z, W, D, P, dQ, dV, M, Mi):
+            nonfinite[:] = 0.0
+            scattered(dQ, ddq_dq, b0, nb, nonfinite)
+            scattered(dV, ddq_dv, b0, nb, nonfinite)
+            scattered(Mi, Minv, b0, nb, nonfinite)
+            finite = True
             for b in range(nb):
-                status[b0 + b] = code
-    release((F, Y, B, S, U, Z, W, qs_, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M, Mi, lam, ends, qs, qd, u,
-             out, R0, d, Sa, V, C, IA, PA, Ua, D, Dinv, A))
+                finite &= nonfinite[b] == 0.0
+            code = OK if finite else NONFINITE
+        for b in range(nb):
+            status[b0 + b] = code
+    release((F, Y, B, S, U, Z, W, qs, vs, as_, taus, x, R0, p0, V, A, D, P, nonfinite, dQ, dV, M, Mi, lam, ends,
+             on_path))

@@ -44,6 +44,18 @@ def subtree_ends(lam, last):
 
 
 @inline
+def path_pairs(lam, on_path):
+    """on_path[k, j] = 1 where velocities k and j lie on one path of the tree (one's joint an ancestor of, or, the
+    other's: the entries M, ∂τ/∂x and L may hold), else 0 (lam: :func:`dof_parents`)."""
+    on_path[:] = 0.0
+    for k in range(lam.shape[0]):
+        j = k
+        while j >= 0:
+            on_path[k, j] = on_path[j, k] = 1.0
+            j = int(lam[j])
+
+
+@inline
 def tree_factor(M, lam):
     """M = Lᵀ L by the sparse LTL factorization (RBDA Table 6.3: L lower triangular with M's tree sparsity, no
     fill-in), in place in M's lower triangle, L's diagonal held as its reciprocals 1 / L_kk (the solves multiply by

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ModelError
 from . import _core, _derivatives, _derivatives_lanes, _tree_factor
-from ._lanes import LANES, MIN_BATCH
+from ._lanes import MIN_BATCH
 from ._core import FLOAT64, OK
 from ._inputs import as_state, check_quaternions, external_forces, raise_nonfinite
 from ._spatial_kernels import IV, NVJ, PARENT
@@ -110,14 +110,13 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
-    elif count >= MIN_BATCH:  # chunks of states as lanes, q̈ by the lanes' ABA (SIMD across states)
+    elif count >= MIN_BATCH:  # chunks of states as lanes, q̈ from their factor of M (SIMD across states)
         if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
-        # (shares of whole chunks of the lanes' ABA, unless that leaves threads idle: then of the derivatives')
         status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb,
-                                      vb, tb, fb, dq, dv, Minv, qdd, multiple=LANES,
-                                      smaller=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
+                                      vb, tb, fb, dq, dv, Minv, qdd,
+                                      multiple=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
     else:
         status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb,
                                       tb, fb, dq, dv, Minv, qdd).max(initial=OK)
