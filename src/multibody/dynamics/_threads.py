@@ -8,8 +8,8 @@ threads compute, each runs 1.2–1.45x slower than alone (Panda's tasks of 32 st
 41), so that Panda's ∂q̈/∂x of 256 states (~0.33 ms on one core) gains ~15 % from a second thread, and
 Talos's (~4 ms) ~1.7x. On a busy machine, where the other threads wait for a core, a thread costs much more: there
 (load 6 on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on
-one, and 150 µs is the share below which a second thread did not gain. The estimates are per state, from the model's size, fitted on
-the same machine (they need only be right within a factor of about two).
+one, and 150 µs is the share below which a second thread did not gain. The estimates are per state, from the
+model's size, fitted on the same machine (they need only be right within a factor of about two).
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import itertools
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-
 
 MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
 MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
@@ -85,4 +84,3 @@ def shares(count: int, work_us: float, most: int, multiple: int = 1,
     threads = threads_for(count * work_us, min(most, chunks))
     tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
     return threads, max(1, -(-chunks // tasks)) * multiple
-

@@ -69,11 +69,11 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
-        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb,
-                                  ab, fb, dq, dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
+        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
+                     dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
-        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb,
-                                  dq, dv, M).all()
+        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq, dv,
+                     M).all()
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
@@ -114,12 +114,11 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
-        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb,
-                                      vb, tb, fb, dq, dv, Minv, qdd,
-                                      multiple=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
+        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
+                         dq, dv, Minv, qdd, multiple=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
     else:
-        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb,
-                                      tb, fb, dq, dv, Minv, qdd).max(initial=OK)
+        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb, dq,
+                         dv, Minv, qdd).max(initial=OK)
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")

@@ -104,11 +104,12 @@ def model_settings(model):
     the warnings), the contact pairs' rules (``filter_parent``, ``friction_rule``, ``pair_friction``) and the
     targets and bounds of its limit constraints (:class:`~multibody.JointLimit`, :class:`~multibody.TendonLimit`:
     constraints, which can be edited in place; compared as :func:`~multibody.constraints.limits.bound_arrays`
-    compares them). The limits stored with the joints and tendons are parts of the model."""
+    compares them). The limits stored with the joints and tendons are parts of the model. A snapshot: the pairs'
+    friction dict is copied, so that an edit of it in place is seen."""
     constraints = model.constraints
     bounds = tuple((id(c), c.target, c.lower, c.upper, c.restitution) for c in constraints
                    if getattr(c, "unilateral", False)) if constraints else ()
-    return model.name, model.filter_parent, model.friction_rule, model.pair_friction, bounds
+    return model.name, model.filter_parent, model.friction_rule, dict(model.pair_friction), bounds
 
 
 def kept_plan(model, key):
@@ -127,7 +128,7 @@ def keep_plan(model, key, kept):
         plans = (model._compiled or model.compile()).derived.setdefault("plans", {})
         if len(plans) >= KEPT_PLANS:
             plans.clear()
-        plans[key] = kept._replace(settings=(*kept.settings[:3], dict(kept.settings[3]), kept.settings[4]))
+        plans[key] = kept
     return kept
 
 
