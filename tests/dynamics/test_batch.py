@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.dynamics import _batch, _threads
+from multibody.dynamics import _batch, _lanes, _threads
 from multibody.dynamics._spatial_kernels import sines_cosines
 from oracles import random_model, random_state
 
@@ -156,3 +156,24 @@ def test_vectorized_sine_and_cosine_are_libm_to_2_ulp_and_large_angles_fall_back
     Q, V, T = states(np.random.default_rng(6), model, 40)
     Q[5, 1] = 3e5
     assert_close(mb.aba(model, Q, V, T), scalar_aba(model, Q, V, T))
+
+
+@numba.njit
+def scattered_matrices(X, out, b0, nonfinite):
+    """The lanes' matrices X (n, m, ROW_LANES) scattered to the states b0 … of out (B, n, m)."""
+    _lanes.scatter_matrices(X, out, b0, nonfinite)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (8, 8), (13, 13), (32, 32), (5, 17)])
+def test_scattered_matrices_are_each_lanes_matrix_and_flag_each_lane_that_is_not_finite(shape):
+    """The lanes' matrices to the batch's (whole blocks of columns transposed in registers, the last columns lane by
+    lane), each lane's matrix written to its own state and nothing else written; a NaN or an infinity in a lane
+    flags that lane alone."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=shape + (_lanes.ROW_LANES,))
+    X[shape[0] - 1, shape[1] - 1, 3], X[0, 0, 12] = np.nan, np.inf
+    out, nonfinite = np.full((2 * _lanes.ROW_LANES + 1,) + shape, 7.0), np.zeros(_lanes.ROW_LANES)
+    scattered_matrices(X, out, _lanes.ROW_LANES, nonfinite)
+    np.testing.assert_array_equal(out[_lanes.ROW_LANES:-1], np.moveaxis(X, 2, 0))
+    assert (out[:_lanes.ROW_LANES] == 7.0).all() and (out[-1] == 7.0).all()
+    np.testing.assert_array_equal(np.flatnonzero(np.isnan(nonfinite)), [3, 12])

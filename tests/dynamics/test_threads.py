@@ -1,14 +1,16 @@
 """The thread count of batched calls (multibody.dynamics._threads): no more threads than the work is worth, every
-task run once whatever the threads."""
+task (or chunk of a batch, multibody.dynamics._claims) run once whatever the threads."""
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
+import pytest
 
 import multibody as mb
-from multibody.dynamics import _derivatives, _threads
+
+from multibody.dynamics import _claims, _derivatives, _derivatives_lanes, _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
 
@@ -23,15 +25,59 @@ def test_a_thread_is_added_only_for_a_share_of_at_least_the_least_worth_a_thread
 
 
 
-def test_a_batch_is_split_into_whole_chunks_of_enough_work_each():
-    least = _threads.MIN_SHARE_US
-    assert _threads.shares(256, 0.1 * least / 256, 2, 32, 16) == (1, 256)  # (too little work: one task)
-    for count, per_state, most in ((256, least, 2), (1000, 3 * least, 4), (37, least, 2), (64, least, 8)):
-        threads, size = _threads.shares(count, per_state, most, 32, 16)
-        tasks = -(-count // size)
-        assert 1 < threads <= most and threads <= tasks <= 4 * threads
-        assert size % (32 if count >= 32 * most else 16) == 0
-        assert size * per_state >= _threads.MIN_TASK_US or tasks == threads
+def test_every_chunk_is_claimed_once_and_counted_once_on_as_many_threads_as_asked():
+    # a batch of 37 states in chunks of 16 (two whole, one short) on 1 and 2 threads, then a thread that starts
+    # after the work is done: it finds nothing left
+    rng = np.random.default_rng(3)
+    model = random_model(rng, 5)
+    cm = model.compile()
+    count = 37
+    q = np.array([random_state(rng, model)[0] for _ in range(count)])
+    v, a = rng.normal(size=(2, count, model.nv))
+    no_forces = np.zeros((1, 0, 6))
+    for threads in (1, 2):
+        dq, dv, M = np.full((3, count, model.nv, model.nv), np.nan)
+        finite, counter = np.full(count, -1), _claims.claims()
+        share = _derivatives_lanes.rnea_derivatives_lanes
+
+        def call():
+            share(cm.topology, cm.params, cm.gravity, q, v, a, no_forces, dq, dv, M, finite, counter)
+        _threads.alongside(call, threads)
+        _claims.wait_finished(counter, 3)
+        assert (finite == 1).all() and np.isfinite(dq).all() and np.isfinite(dv).all()
+        np.testing.assert_allclose(M, mb.crba(model, q), rtol=0, atol=1e-10)
+        while _threads._LATE:  # (the pool's share done too: one last claim each, that found nothing)
+            _threads._LATE.popleft().result(timeout=20)
+        assert counter[_claims.FINISHED] == 3 and counter[_claims.NEXT] == 3 + threads
+        M[:] = 0.0
+        call()  # (late: claims nothing and writes nothing)
+        assert counter[_claims.FINISHED] == 3 and counter[_claims.NEXT] == 4 + threads and not M.any()
+
+
+def test_a_pool_thread_that_gets_no_core_is_not_waited_for_by_a_batch():
+    # the pool's one thread held busy: the calling thread computes every chunk and returns without it
+    rng = np.random.default_rng(4)
+    model = random_model(rng, 4)
+    q = np.array([random_state(rng, model)[0] for _ in range(64)])
+    v = rng.normal(size=(64, model.nv))
+    pool, release = _threads._POOLS.setdefault(1, ThreadPoolExecutor(1)), threading.Event()
+    pool.submit(release.wait, 30)
+    results = []
+    default = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        call = threading.Thread(target=lambda: results.append(mb.rnea_derivatives(model, q, v, v)))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_threads, "MIN_SHARE_US", 1e-9)  # (two threads, whatever the work)
+            call.start()
+            call.join(timeout=20)  # (it would wait for the pool's thread, held until release)
+        returned = not call.is_alive()
+    finally:
+        release.set()
+        numba.set_num_threads(default)
+    assert returned and len(results) == 1
+    np.testing.assert_allclose(results[0][2], mb.crba(model, q), rtol=0, atol=1e-10)
+
 
 def test_every_task_runs_once_on_as_many_threads_as_asked():
     for count, threads in ((1, 4), (7, 2), (40, 3)):
@@ -90,12 +136,12 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     rng = np.random.default_rng(2)
     model = random_model(rng, 4)
     q, v = np.array([random_state(rng, model)[0] for _ in range(64)]), rng.normal(size=(64, model.nv))
-    used, in_threads = [], _threads.in_threads
+    used, alongside = [], _threads.alongside
 
-    def spy(task, count, threads):
+    def spy(call, threads):
         used.append(threads)
-        in_threads(task, count, threads)
-    monkeypatch.setattr(_derivatives, "in_threads", spy)  # (the pool that the batched derivatives hand their tasks)
+        alongside(call, threads)
+    monkeypatch.setattr(_derivatives, "alongside", spy)  # (the pool that the batched derivatives hand their shares)
     default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(most)
     try:

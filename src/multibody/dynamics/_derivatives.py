@@ -31,11 +31,12 @@ from numba.extending import overload
 from ._batch import inertia_times
 from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, aba, contiguous, cross,
                     dot6, rotation_times, state_fits, world_frame_row)
-from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force, cross_motion, inline,
-                               motion_subspace, njit_without_refcounts, release, row6,
+from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force,
+                               cross_motion, inline, motion_subspace, njit_without_refcounts, release, row6,
                                sines_cosines, unpacked, work)
 from ._lanes import add_row, add_to_entry, lane_vector
-from ._threads import in_threads, shares
+from ._claims import claim, claims, finished, wait_finished
+from ._threads import alongside, threads_for
 from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
@@ -416,36 +417,40 @@ def aba_derivatives(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv,
 
 
 @njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
-def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, finite, first, last):
-    """:func:`rnea_derivatives` of the states first … last − 1 of a batch (q (B, nq), v and a (B, nv); f_ext
-    (B, n, 6) one per state, or (1, ·, 6) shared), into the batch's outputs; finite[b]: its return. Releases the GIL
-    (one thread's share of :func:`batched`)."""
-    for b in range(first, last):
+def rnea_derivatives_share(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, M, finite, counter):
+    """:func:`rnea_derivatives` of the states of a batch (q (B, nq), v and a (B, nv); f_ext (B, n, 6) one per
+    state, or (1, ·, 6) shared) that this thread claims one by one from ``counter`` (:mod:`._claims`), into the
+    batch's outputs; finite[b]: its return. Releases the GIL (one thread's share of :func:`batched`)."""
+    b = claim(counter)
+    while b < q.shape[0]:
         finite[b] = rnea_derivatives(topology, params, gravity, q[b], v[b], a[b], f_ext[min(b, f_ext.shape[0] - 1)],
                                      dtau_dq[b], dtau_dv[b], M[b])
+        finished(counter)
+        b = claim(counter)
 
 
 @njit_without_refcounts(cache=True, nogil=True, fastmath={"contract"})
-def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, first,
-                          last):
-    """:func:`aba_derivatives` of the states first … last − 1 of a batch (as :func:`rnea_derivatives_share`);
+def aba_derivatives_share(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, counter):
+    """:func:`aba_derivatives` of the states of a batch that this thread claims (as :func:`rnea_derivatives_share`);
     status[b]: its return."""
-    for b in range(first, last):
+    b = claim(counter)
+    while b < q.shape[0]:
         status[b] = aba_derivatives(topology, params, gravity, q[b], v[b], tau[b], f_ext[min(b, f_ext.shape[0] - 1)],
                                     ddq_dq[b], ddq_dv[b], Minv[b], qdd[b])
+        finished(counter)
+        b = claim(counter)
 
 
-
-def batched(share, count, work_us, *args, multiple=1, smaller=None):
-    """share(*args, result, first, last) over the states 0 … count − 1 of a batch (a compiled share that releases
-    the GIL: :func:`rnea_derivatives_share`, :func:`aba_derivatives_share` or their lanes' forms), in tasks of
-    consecutive states on as many of numba's thread count (``numba.set_num_threads``) of threads as the work is
-    worth (:func:`~._threads.shares`: ``work_us`` the estimated µs per state on one core, ``multiple`` and
-    ``smaller`` the chunk sizes), each task taken by the first thread to be free (:func:`~._threads.in_threads`).
-    Returns the (count,) int64 results."""
-    result = np.empty(count, dtype=np.int64)
-    threads, size = shares(count, work_us, numba.get_num_threads(), multiple, smaller)
-    in_threads(lambda k: share(*args, result, k * size, min(count, (k + 1) * size)), -(-count // size), threads)
+def batched(share, count, work_us, *args, chunk=1):
+    """share(*args, result, counter) over the states 0 … count − 1 of a batch, a compiled share that releases the
+    GIL and claims chunks of ``chunk`` states (:func:`rnea_derivatives_share`, :func:`aba_derivatives_share` or
+    their lanes' forms), called once on each of as many of numba's thread count (``numba.set_num_threads``) of
+    threads as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one
+    core), each taking the next chunk when it is free (:mod:`._claims`). Returns the (count,) int64 results."""
+    result, counter, chunks = np.empty(count, dtype=np.int64), claims(), -(-count // chunk)
+    threads = threads_for(count * work_us, min(numba.get_num_threads(), chunks))
+    alongside(lambda: share(*args, result, counter), threads)
+    wait_finished(counter, chunks)
     return result
 
 

@@ -18,6 +18,7 @@ from ._batch import axis_placement, inertia_times, turned_about_z
 from ._derivatives import (INERTIA, NOT_POSITIVE_DEFINITE, RATES, WHOLE, add6, backward_sweep, body_force,
                            body_motion, column_about_world_origin, column_rates, coriolis_operator,
                            external_force_about_world_origin, forward_body)
+from ._claims import claim, finished
 from ._tree_factor import dof_parents, path_pairs, subtree_ends, tree_factor, tree_inverse, tree_solve
 from ._core import NONFINITE, OK
 from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
@@ -311,9 +312,13 @@ def aba_derivatives_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, 
 
 
 @lanes_share
-def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, Mout, finite, first, last):
-    """:func:`~._derivatives.rnea_derivatives_share` in chunks of DERIVATIVE_LANES states held as lanes."""
-    n, nv, L = topology.shape[0], Mout.shape[1], DERIVATIVE_LANES
+def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, dtau_dv, Mout, finite, counter):
+    """:func:`~._derivatives.rnea_derivatives_share` in chunks of DERIVATIVE_LANES states held as lanes, chunk k
+    the states k·DERIVATIVE_LANES onwards, claimed from ``counter`` (:mod:`._claims`)."""
+    n, nv, L, count = topology.shape[0], Mout.shape[1], DERIVATIVE_LANES, q.shape[0]
+    k = claim(counter)
+    if k * L >= count:  # (nothing left: no work arrays to set up)
+        return
     F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     qs, vs, as_ = work((q.shape[1], L)), work((nv, L)), work((nv, L))
@@ -323,8 +328,9 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     dQ[:] = 0.0  # (once: the entries off the tree's paths, which no chunk writes)
     dV[:] = 0.0
     M[:] = 0.0
-    for b0 in range(first, last, L):
-        nb = min(L, last - b0)
+    while k * L < count:
+        b0 = k * L
+        nb = min(L, count - b0)
         rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0f, p0, Vf, Af, F, Y,
                                B, S, U, Z, W, dQ, dV, M)
         nonfinite[:] = 0.0
@@ -333,6 +339,8 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
         scattered(M, Mout, b0, nb, nonfinite)
         for b in range(nb):
             finite[b0 + b] = nonfinite[b] == 0.0
+        finished(counter)
+        k = claim(counter)
     release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M))
 
 
@@ -348,11 +356,14 @@ def off_paths_zeroed(X, on_path):
 
 
 @lanes_share
-def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, first,
-                          last):
+def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, ddq_dv, Minv, qdd, status, counter):
     """:func:`~._derivatives.aba_derivatives_share` in chunks of DERIVATIVE_LANES states held as lanes
-    (:func:`aba_derivatives_chunk`). status[b]: OK, NONFINITE or NOT_POSITIVE_DEFINITE (of its chunk)."""
-    n, nq, nv, L = topology.shape[0], q.shape[1], qdd.shape[1], DERIVATIVE_LANES
+    (:func:`aba_derivatives_chunk`), claimed as in :func:`rnea_derivatives_lanes`. status[b]: OK, NONFINITE or
+    NOT_POSITIVE_DEFINITE (of its chunk)."""
+    n, nq, nv, L, count = topology.shape[0], q.shape[1], qdd.shape[1], DERIVATIVE_LANES, q.shape[0]
+    k = claim(counter)
+    if k * L >= count:
+        return
     F, Y, B = work((n + 1, 6, L)), work((n + 1, 10, L)), work((n + 1, 6, 3, L))
     S, U, Z, W = work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L)), work((nv, 6, L))
     qs, vs, as_, taus, x = work((nq, L)), work((nv, L)), work((nv, L)), work((nv, L)), work((nv, 1, L))
@@ -365,8 +376,9 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
     subtree_ends(lam, ends)
     path_pairs(lam, on_path)
     M[:] = 0.0  # (once: the entries off the tree's paths, which neither the sweep nor the factorization writes)
-    for b0 in range(first, last, L):
-        nb = min(L, last - b0)
+    while k * L < count:
+        b0 = k * L
+        nb = min(L, count - b0)
         off_paths_zeroed(dQ, on_path)  # (the solves fill them; the sweep writes the others)
         off_paths_zeroed(dV, on_path)
         code = NOT_POSITIVE_DEFINITE
@@ -382,5 +394,7 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
             code = OK if finite else NONFINITE
         for b in range(nb):
             status[b0 + b] = code
+        finished(counter)
+        k = claim(counter)
     release((F, Y, B, S, U, Z, W, qs, vs, as_, taus, x, R0, p0, V, A, D, P, nonfinite, dQ, dV, M, Mi, lam, ends,
              on_path))

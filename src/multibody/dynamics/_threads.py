@@ -2,27 +2,32 @@
 
 A batch goes to more than one thread only when each thread's share outweighs what a thread costs to start and wait
 for, so that more threads never cost: a share is at least MIN_SHARE_US of estimated one-core work. On the idle
-2-vCPU Intel Xeon (a KVM guest) a kept pool thread starts its first task 40–70 µs after it is handed one when calls
-follow each other, 130–170 µs after 10 ms of idling (its vCPU woken), ~6 µs more per further task; and while both
-threads compute, each runs 1.2–1.45x slower than alone (Panda's tasks of 32 states of ∂q̈/∂x: 50–60 µs against
-41), so that Panda's ∂q̈/∂x of 256 states (~0.33 ms on one core) gains ~15 % from a second thread, and
-Talos's (~4 ms) ~1.7x. On a busy machine, where the other threads wait for a core, a thread costs much more: there
-(load 6 on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on
-one, and 150 µs is the share below which a second thread did not gain. The estimates are per state, from the
-model's size, fitted on the same machine (they need only be right within a factor of about two).
+2-vCPU Intel Xeon (a KVM guest) a kept pool thread starts 40–80 µs after it is handed work when calls follow each
+other, 130–170 µs after 10 ms of idling (its vCPU woken), and now and then milliseconds later (its vCPU not given a
+core); the hand-off itself (``ThreadPoolExecutor.submit``) takes the calling thread 7–35 µs. Two ways to share:
+:func:`in_threads`, tasks each taken by the first thread to be free, and :func:`alongside`, one compiled share per
+thread claiming the batch's chunks in compiled code (:mod:`._claims`), for the batched derivatives: one kernel call
+per thread (each costs ~11 µs of Python with the GIL held) and no wait for a thread that starts late. There, on the
+same host, Talos's ∂τ/∂x of 256 states takes 0.93–1.0 ms on two threads against 1.6 ms on one (the two threads'
+writes of the 8.9 MB of results share the cache's bandwidth: 1.5× for that part), and Panda's ∂q̈/∂x 0.36 ms
+against 0.51. On a busy machine, where the other threads wait for a core, a thread costs much more: there (load 6
+on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on one, and
+150 µs is the share below which a second thread did not gain. The estimates are per state, from the model's size,
+fitted on the same machine (they need only be right within a factor of about two).
 """
 from __future__ import annotations
 
 import itertools
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 MIN_SHARE_US = 150.0  # [µs] the least estimated work per thread worth a thread
-MIN_TASK_US = 50.0  # [µs] the least estimated work per task: a task costs some µs of Python (the call, its turn)
 ABA_US_PER_BODY = 0.07  # [µs] one state's ABA per body on the lanes (Intel Xeon, AVX-512, one core)
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
+_LATE: deque = deque()  # the pool's calls of alongside, oldest first, until seen done
 
 
 def threads_for(work_us: float, most: int) -> int:
@@ -70,17 +75,21 @@ def in_threads(task: Callable[[int], object], count: int, threads: int) -> None:
         raise errors[0]
 
 
-def shares(count: int, work_us: float, most: int, multiple: int = 1,
-           smaller: int | None = None) -> tuple[int, int]:
-    """(threads, states per task) for a batch of ``count`` states of ``work_us`` µs each (estimated, one core) on at
-    most ``most`` threads: tasks of a multiple of ``multiple`` states (the lanes of a compiled chunk), or of
-    ``smaller``, if given, where those of ``multiple`` would leave threads idle; as many threads as give each a
-    share of at least MIN_SHARE_US (:func:`threads_for`); on more than one, up to four tasks per thread and none
-    below MIN_TASK_US, each taken by the first thread to be free (:func:`in_threads`: a thread slowed by another
-    process on its core takes fewer)."""
-    if smaller is not None and count < multiple * most:
-        multiple = smaller
-    chunks = -(-count // multiple)
-    threads = threads_for(count * work_us, min(most, chunks))
-    tasks = 1 if threads == 1 else min(chunks, 4 * threads, max(threads, int(count * work_us // MIN_TASK_US)))
-    return threads, max(1, -(-chunks // tasks)) * multiple
+def alongside(call: Callable[[], object], threads: int) -> None:
+    """call() on this thread and, at the same time, on ``threads`` − 1 kept pool threads (made once per size), for
+    a compiled share that claims its chunks of a batch from a shared counter and releases the GIL
+    (:mod:`._claims`). Returns when this thread's call returns, waiting for no pool thread: the caller then waits
+    for the chunks still held (:func:`._claims.wait_finished`); a pool thread that starts late finds nothing left.
+    A pool thread's error is raised by the next call that hands it work, on the calling thread (the same compiled
+    call with the same arguments raises it there first, as a rule)."""
+    helpers = threads - 1
+    if helpers > 0:
+        if helpers not in _POOLS:
+            _POOLS[helpers] = ThreadPoolExecutor(helpers, thread_name_prefix="multibody")
+        for _ in range(helpers):
+            _LATE.append(_POOLS[helpers].submit(call))
+        while _LATE and _LATE[0].done():
+            error = _LATE.popleft().exception()
+            if error is not None:
+                raise error
+    call()

@@ -70,7 +70,7 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
         ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
-                     dv, M, multiple=_derivatives_lanes.DERIVATIVE_LANES).all()
+                     dv, M, chunk=_derivatives_lanes.DERIVATIVE_LANES).all()
     else:  # compiled over the batch state by state
         ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq, dv,
                      M).all()
@@ -115,7 +115,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
         status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
-                         dq, dv, Minv, qdd, multiple=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
+                         dq, dv, Minv, qdd, chunk=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
     else:
         status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb, dq,
                          dv, Minv, qdd).max(initial=OK)
