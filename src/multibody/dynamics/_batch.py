@@ -3,7 +3,7 @@
 The states of a chunk are held as lanes (:mod:`._lanes`: the lane axis last, every step one loop over the lanes, which
 LLVM vectorizes across states). :func:`aba_lanes` is the algorithm on a chunk held as lanes (the lockstep rollouts of
 :mod:`multibody.simulate.lockstep` keep their states so), :func:`aba_chunk` gathers a chunk of (B, n) arrays into
-lanes for it, and :func:`aba_batch` deals the chunks out to the threads round robin.
+lanes for it, and :func:`aba_batch` shares the chunks out to threads, each claiming the next when it is free.
 
 The lanes' ABA is RBDA Table 7.1 in the form of the scalar :func:`multibody.dynamics._core.aba`: world axes about
 each body's origin, so that a body hands its articulated inertia to its parent by a translation alone, the inertias
@@ -14,6 +14,7 @@ common case) take one lane loop per pass and body; the others go lane by lane, t
 kernels' ``axis_frame_placement``. The compiled model's layout: :mod:`._layout`.
 Equation references are to Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), 2008.
 """
+import itertools
 import threading
 
 import numpy as np
@@ -23,7 +24,8 @@ from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ._lanes import (LANES, MIN_BATCH, inline, lane, lane_params, lane_rotation,  # noqa: F401
                      lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
-from ._threads import aba_threads, in_threads
+from ._claims import claim, claims, finished, wait_finished
+from ._threads import aba_threads, alongside
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
                                joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotation_product,
                                wide_vectors, work)
@@ -500,29 +502,40 @@ def chunk_workspaces(T, n, nq, nv):
 
 
 @njit_without_refcounts(cache=True, nogil=True)
-def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, first, stride, qs, qd, u, out, R0, d, S, V, C, IA,
-               PA, U, D, Dinv, A):
-    """:func:`aba_chunk` over the chunks first, first + stride, first + 2 stride, … of LANES states: one thread's
-    share, in that thread's own work arrays. Releases the GIL."""
+def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, counter, qs, qd, u, out, R0, d, S, V, C, IA, PA, U,
+               D, Dinv, A):
+    """:func:`aba_chunk` over the chunks of LANES states that this thread claims one by one from ``counter``
+    (:mod:`._claims`: chunk k the states k·LANES onwards): one thread's share, in that thread's own work arrays.
+    Releases the GIL."""
     L = LANES
-    for b0 in range(first * L, q.shape[0], stride * L):
-        aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, min(L, q.shape[0] - b0),
+    k = claim(counter)
+    while k * L < q.shape[0]:
+        aba_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, k * L, min(L, q.shape[0] - k * L),
                   qs, qd, u, out, R0, d, S, V, C, IA, PA, U, D, Dinv, A)
+        finished(counter)
+        k = claim(counter)
 
 
 def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
-    """:func:`aba_chunk` over every chunk of LANES states, the chunks dealt out round robin to ``threads`` Python
-    threads (the compiled share, :func:`aba_chunks`, releases the GIL). q (B, nq), v and tau (B, nv), f_ext
-    (B or 1, n, 6) or (·, 0, 6) for none; writes qdd (B, nv) and returns True when it is finite.
+    """:func:`aba_chunk` over every chunk of LANES states, on ``threads`` Python threads at most, each running one
+    compiled share (:func:`aba_chunks`, which releases the GIL) that claims the next chunk when it is free
+    (:func:`~._threads.alongside`). q (B, nq), v and tau (B, nv), f_ext (B or 1, n, 6) or (·, 0, 6) for none;
+    writes qdd (B, nv) and returns True when it is finite.
 
     Threads from Python rather than numba's ``prange``: the parallel loop made LLVM optimize the whole kernel a
-    second time, half of its cold compilation (31 of 51 s measured). No more threads than the batch's work is worth
+    second time, half of its cold compilation (31 of 51 s measured), and waits at its end for every thread, one
+    that starts milliseconds late included. No more threads than the batch's work is worth
     (:func:`~._threads.aba_threads`).
     """
-    T = aba_threads(q.shape[0], topology.shape[0], min(threads, (q.shape[0] + LANES - 1) // LANES))
-    work = thread_workspaces(T, topology.shape[0], q.shape[1], qdd.shape[1])
+    chunks = (q.shape[0] + LANES - 1) // LANES
+    T = aba_threads(q.shape[0], topology.shape[0], min(threads, chunks))
+    work, taken = thread_workspaces(T, topology.shape[0], q.shape[1], qdd.shape[1]), itertools.count()
+    counter = claims()
 
-    in_threads(lambda t: aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, t, T, *work[t]), T, T)
+    def share():  # (each thread its own work arrays: the next unused, next() on a count being atomic)
+        aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, counter, *work[next(taken)])
+    alongside(share, T)
+    wait_finished(counter, chunks)
     return bool(np.isfinite(qdd).all())
 
 
