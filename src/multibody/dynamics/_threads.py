@@ -8,9 +8,9 @@ core); the hand-off itself (``ThreadPoolExecutor.submit``) takes the calling thr
 :func:`in_threads`, tasks each taken by the first thread to be free, and :func:`alongside`, one compiled share per
 thread claiming the batch's chunks in compiled code (:mod:`._claims`), for the batched derivatives: one kernel call
 per thread (each costs ~11 µs of Python with the GIL held) and no wait for a thread that starts late. There, on the
-same host, Talos's ∂τ/∂x of 256 states takes 0.93–1.0 ms on two threads against 1.6 ms on one (the two threads'
-writes of the 8.9 MB of results share the cache's bandwidth: 1.5× for that part), and Panda's ∂q̈/∂x 0.36 ms
-against 0.51. On a busy machine, where the other threads wait for a core, a thread costs much more: there (load 6
+same host, Talos's ∂τ/∂x of 256 states takes 0.93–1.0 ms on two threads against 1.6–1.7 ms on one, called back to
+back (the two threads' writes of the 8.9 MB of results share the cache's bandwidth: 1.5× for that part), and
+Panda's ∂q̈/∂x 0.33–0.34 ms against 0.48–0.50 between other calls (benchmarks/bench_derivatives.py). On a busy machine, where the other threads wait for a core, a thread costs much more: there (load 6
 on the 2 vCPUs) Panda's ∂τ/∂x of 256 states, ~0.25 ms of work, took 20 % longer on two threads than on one, and
 150 µs is the share below which a second thread did not gain. The estimates are per state, from the model's size,
 fitted on the same machine (they need only be right within a factor of about two).
