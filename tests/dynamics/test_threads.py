@@ -152,3 +152,16 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     finally:
         numba.set_num_threads(default)
     assert used == [1, 1, most]
+
+
+def test_an_error_on_a_pool_thread_is_raised_by_the_next_call_that_shares_work():
+    def call():
+        if threading.current_thread() is not threading.main_thread():
+            raise ValueError("on the pool's thread")
+    _threads._LATE.clear()
+    _threads.alongside(call, 2)  # (the calling thread's call returns; the pool's raises there)
+    _threads._LATE[-1].exception(timeout=20)
+    with pytest.raises(ValueError, match="on the pool's thread"):
+        _threads.alongside(lambda: None, 2)
+    _threads._LATE[-1].result(timeout=20)  # (that call's own share on the pool, which returns)
+    _threads.alongside(lambda: None, 2)  # (the error was raised once)
