@@ -2,7 +2,6 @@
 task (or chunk of a batch, multibody.dynamics._claims) run once whatever the threads."""
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -13,6 +12,14 @@ import multibody as mb
 from multibody.dynamics import _claims, _derivatives, _derivatives_lanes, _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
+
+
+def drained(count):
+    """Wait until the first ``count`` helper threads have run every call put to them so far."""
+    marks = [threading.Event() for _ in range(count)]
+    for helper, mark in zip(_threads.helpers(count), marks):
+        helper.calls.put(mark.set)
+    assert all(mark.wait(20) for mark in marks)
 
 
 def test_a_thread_is_added_only_for_a_share_of_at_least_the_least_worth_a_thread():
@@ -46,8 +53,7 @@ def test_every_chunk_is_claimed_once_and_counted_once_on_as_many_threads_as_aske
         _claims.wait_finished(counter, 3)
         assert (finite == 1).all() and np.isfinite(dq).all() and np.isfinite(dv).all()
         np.testing.assert_allclose(M, mb.crba(model, q), rtol=0, atol=1e-10)
-        while _threads._LATE:  # (the pool's share done too: one last claim each, that found nothing)
-            _threads._LATE.popleft().result(timeout=20)
+        drained(threads - 1)  # (the helper's share done too: one last claim each, that found nothing)
         assert counter[_claims.FINISHED] == 3 and counter[_claims.NEXT] == 3 + threads
         M[:] = 0.0
         call()  # (late: claims nothing and writes nothing)
@@ -60,8 +66,8 @@ def test_a_pool_thread_that_gets_no_core_is_not_waited_for_by_a_batch():
     model = random_model(rng, 4)
     q = np.array([random_state(rng, model)[0] for _ in range(64)])
     v = rng.normal(size=(64, model.nv))
-    pool, release = _threads._POOLS.setdefault(1, ThreadPoolExecutor(1)), threading.Event()
-    pool.submit(release.wait, 30)
+    release = threading.Event()
+    _threads.helpers(1)[0].calls.put(lambda: release.wait(30))
     results = []
     default = numba.get_num_threads()
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
@@ -97,8 +103,8 @@ def test_every_task_runs_once_on_as_many_threads_as_asked():
 
 def test_a_pool_thread_that_gets_no_core_is_not_waited_for():
     # the pool's one thread held busy: the calling thread runs every task and returns without it
-    pool, release = _threads._POOLS.setdefault(1, ThreadPoolExecutor(1)), threading.Event()
-    pool.submit(release.wait, 30)
+    release = threading.Event()
+    _threads.helpers(1)[0].calls.put(lambda: release.wait(30))
     seen = []
     call = threading.Thread(target=_threads.in_threads, args=(seen.append, 5, 2))
     call.start()
@@ -158,10 +164,9 @@ def test_an_error_on_a_pool_thread_is_raised_by_the_next_call_that_shares_work()
     def call():
         if threading.current_thread() is not threading.main_thread():
             raise ValueError("on the pool's thread")
-    _threads._LATE.clear()
-    _threads.alongside(call, 2)  # (the calling thread's call returns; the pool's raises there)
-    _threads._LATE[-1].exception(timeout=20)
+    drained(1)
+    _threads.alongside(call, 2)  # (the calling thread's call returns; the helper's raises there)
+    drained(1)
     with pytest.raises(ValueError, match="on the pool's thread"):
-        _threads.alongside(lambda: None, 2)
-    _threads._LATE[-1].result(timeout=20)  # (that call's own share on the pool, which returns)
+        _threads.alongside(lambda: None, 2)  # (raised before any work is handed out)
     _threads.alongside(lambda: None, 2)  # (the error was raised once)
