@@ -275,3 +275,19 @@ def test_compile_help_describes_the_command():
     for name, command in commands.items():
         assert command.description, name
     assert "cache" in commands["compile"].format_help()
+
+
+def test_compile_fails_when_a_compiling_process_dies(monkeypatch, capsys):
+    # a worker killed by a signal (an LLVM abort: return code -6) makes `multibody compile` fail, not say done
+    class Killed:
+        returncode = -6
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def poll(self):
+            return self.returncode
+    monkeypatch.setattr(subprocess, "Popen", Killed)
+    assert main(["compile"]) == 1
+    output = capsys.readouterr().out
+    assert "failed (" in output and "failed in" in output and "done in" not in output

@@ -268,7 +268,7 @@ def cmd_compile(args):
             if done is None:
                 time.sleep(0.2)
                 continue
-            status = max(status, done.returncode)
+            status = status or int(done.returncode != 0)  # (a worker killed by a signal returns < 0)
             print(f"  {', '.join(workers.pop(done))}: {'ready' if done.returncode == 0 else 'failed'} "
                   f"({time.monotonic() - start:.0f} s)", flush=True)
     cache = os.environ.get("NUMBA_CACHE_DIR") or "next to the package's sources (__pycache__)"
