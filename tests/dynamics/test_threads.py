@@ -9,7 +9,7 @@ import pytest
 
 import multibody as mb
 
-from multibody.dynamics import _claims, _derivatives, _derivatives_lanes, _threads
+from multibody.dynamics import _claims, _derivatives_lanes, _threads
 from multibody.dynamics.derivatives import per_state
 from oracles import random_model, random_state
 
@@ -147,7 +147,7 @@ def test_a_small_batch_stays_on_the_calling_thread_and_a_large_one_does_not(monk
     def spy(call, threads):
         used.append(threads)
         alongside(call, threads)
-    monkeypatch.setattr(_derivatives, "alongside", spy)  # (the pool that the batched derivatives hand their shares)
+    monkeypatch.setattr(_claims, "alongside", spy)  # (the pool that the batched derivatives hand their shares)
     default, most = numba.get_num_threads(), min(2, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(most)
     try:

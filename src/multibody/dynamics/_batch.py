@@ -24,8 +24,8 @@ from ._core import _invert_spd, axis_frame_placement, dot6, translated
 from ._lanes import (LANES, MIN_BATCH, inline, lane, lane_params, lane_rotation,  # noqa: F401
                      lane_sines_cosines, lane_symmetric, lane_vector, put, step, gather, scatter)
 from ._spatial_kernels import njit_without_refcounts
-from ._claims import claim, claims, finished, wait_finished
-from ._threads import aba_threads, alongside
+from ._claims import claim, finished, in_claimed_chunks
+from ._threads import aba_threads
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NSYM, NVJ, PARENT, armature, axis_frame, cross_force, cross_motion,
                                joint_axis, mass, motion_subspace, release, rigid_inertia_times, rotation_product,
                                wide_vectors, work)
@@ -519,7 +519,7 @@ def aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, counter, qs, qd
 def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     """:func:`aba_chunk` over every chunk of LANES states, on ``threads`` Python threads at most, each running one
     compiled share (:func:`aba_chunks`, which releases the GIL) that claims the next chunk when it is free
-    (:func:`~._threads.alongside`). q (B, nq), v and tau (B, nv), f_ext (B or 1, n, 6) or (·, 0, 6) for none;
+    (:func:`~._claims.in_claimed_chunks`). q (B, nq), v and tau (B, nv), f_ext (B or 1, n, 6) or (·, 0, 6) for none;
     writes qdd (B, nv) and returns True when it is finite.
 
     Threads from Python rather than numba's ``prange``: the parallel loop made LLVM optimize the whole kernel a
@@ -530,12 +530,10 @@ def aba_batch(topology, params, gravity, q, v, tau, f_ext, qdd, threads):
     chunks = (q.shape[0] + LANES - 1) // LANES
     T = aba_threads(q.shape[0], topology.shape[0], min(threads, chunks))
     work, taken = thread_workspaces(T, topology.shape[0], q.shape[1], qdd.shape[1]), itertools.count()
-    counter = claims()
 
-    def share():  # (each thread its own work arrays: the next unused, next() on a count being atomic)
+    def share(counter):  # (each thread its own work arrays: the next unused, next() on a count being atomic)
         aba_chunks(topology, params, gravity, q, v, tau, f_ext, qdd, counter, *work[next(taken)])
-    alongside(share, T)
-    wait_finished(counter, chunks)
+    in_claimed_chunks(share, chunks, T)
     return bool(np.isfinite(qdd).all())
 
 

@@ -1,10 +1,10 @@
 """A batch's chunks claimed one by one by the threads that share it, in compiled code.
 
-Each thread runs one compiled share of the batch (:func:`~._threads.alongside`), which takes the next chunk from a
+Each thread runs one compiled share of the batch (:func:`in_claimed_chunks`), which takes the next chunk from a
 shared counter (:func:`claim`) until none is left and counts each chunk it has finished (:func:`finished`); the
 calling thread, once its own share returns, waits for the chunks other threads still hold (:func:`wait_finished`),
-not for threads: a helper thread that starts late (a woken vCPU can take milliseconds) finds
-every chunk taken and returns at once, and one slowed by another process takes fewer. One call per thread, not per
+not for threads: a helper thread that starts late (a woken vCPU can take milliseconds) finds every chunk taken and
+returns at once, and one slowed by another process takes fewer. One call per thread, not per
 task: each call of a compiled kernel with a batch's ~17 array arguments costs ~11 µs of Python with the GIL held,
 and each share sets up its work arrays once. The counter: an int64 array of CLAIMS entries, zeros to start
 (:func:`claims`); the claim and the count are atomic read-modify-writes (LLVM ``atomicrmw``), the count and the wait
@@ -12,12 +12,15 @@ a release–acquire pair, so that what a thread wrote for its chunks is seen by 
 """
 import platform
 import time
+from collections.abc import Callable
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from ._threads import alongside
 
 NEXT, FINISHED = 0, 8  # entries of the counter: the next chunk to take, the chunks finished (a cache line apart)
 CLAIMS = 16
@@ -111,3 +114,12 @@ def wait_finished(counter: np.ndarray, chunks: int) -> None:
     chunk (Talos's ∂q̈/∂x: ~0.25 ms on one core)."""
     while not finished_within(counter, chunks, SPINS):
         time.sleep(SLEEP_S)
+
+
+def in_claimed_chunks(share: Callable[[np.ndarray], object], chunks: int, threads: int) -> None:
+    """share(counter) on ``threads`` threads at once (:func:`~._threads.alongside`), a compiled share that claims the
+    chunks 0 … chunks − 1 from one fresh counter (:func:`claims`); returns once every chunk is finished
+    (:func:`wait_finished`)."""
+    counter = claims()
+    alongside(lambda: share(counter), threads)
+    wait_finished(counter, chunks)

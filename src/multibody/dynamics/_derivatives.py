@@ -35,8 +35,8 @@ from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature
                                cross_motion, inline, motion_subspace, njit_without_refcounts, release, row6,
                                sines_cosines, unpacked, work)
 from ._lanes import add_row, add_to_entry, lane_vector
-from ._claims import claim, claims, finished, wait_finished
-from ._threads import alongside, threads_for
+from ._claims import claim, finished, in_claimed_chunks
+from ._threads import threads_for
 from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
 
 NOT_POSITIVE_DEFINITE = 4  # status of aba_derivatives_one besides _core's OK, NONFINITE, WRONG_SIZE, STRIDED
@@ -446,11 +446,11 @@ def batched(share, count, work_us, *args, chunk=1):
     GIL and claims chunks of ``chunk`` states (:func:`rnea_derivatives_share`, :func:`aba_derivatives_share` or
     their lanes' forms), called once on each of as many of numba's thread count (``numba.set_num_threads``) of
     threads as the work is worth (:func:`~._threads.threads_for`, ``work_us`` the estimated µs per state on one
-    core), each taking the next chunk when it is free (:mod:`._claims`). Returns the (count,) int64 results."""
-    result, counter, chunks = np.empty(count, dtype=np.int64), claims(), -(-count // chunk)
-    threads = threads_for(count * work_us, min(numba.get_num_threads(), chunks))
-    alongside(lambda: share(*args, result, counter), threads)
-    wait_finished(counter, chunks)
+    core), each taking the next chunk when it is free (:func:`~._claims.in_claimed_chunks`). Returns the (count,)
+    int64 results."""
+    result, chunks = np.empty(count, dtype=np.int64), -(-count // chunk)
+    in_claimed_chunks(lambda counter: share(*args, result, counter), chunks,
+                      threads_for(count * work_us, min(numba.get_num_threads(), chunks)))
     return result
 
 
