@@ -34,7 +34,7 @@ from ._core import (NONFINITE, OK, STRIDED, VECTOR, WRONG_SIZE, _single_state, a
 from ._spatial_kernels import (CPU, IV, JTYPE, NVJ, PARENT, all_finite, armature, axis_frame, cross_force,
                                cross_motion, inline, motion_subspace, njit_without_refcounts, release, row6,
                                sines_cosines, unpacked, work)
-from ._lanes import add_row, add_to_entry, lane_vector
+from ._lanes import add_row, add_to_entry, lane_inertia, lane_vector
 from ._claims import claim, finished, in_claimed_chunks
 from ._threads import threads_for
 from ._tree_factor import dof_parents, subtree_ends, tree_factor, tree_inverse, tree_solve
@@ -238,14 +238,12 @@ def _store_column_terms(Y, B, F, j, S, Z, U, W, k, G, c, rates):
     def lanes(Y, B, F, j, S, Z, U, W, k, G, c, rates):
         if not rates:  # (Y ψ alone: the entries of M)
             for b in range(G.shape[3]):
-                Ya = inertia_times((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b],
-                                    Y[j, 6, b], Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]), lane_vector(S, k, b))
+                Ya = inertia_times(lane_inertia(Y, j, b), lane_vector(S, k, b))
                 for r in range(6):
                     G[0, c, r, b] = Ya[r]
             return
         for b in range(G.shape[3]):
-            terms = column_terms((Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b],
-                                  Y[j, 7, b], Y[j, 8, b], Y[j, 9, b]),
+            terms = column_terms(lane_inertia(Y, j, b),
                                  (B[j, 0, 0, b], B[j, 0, 1, b], B[j, 0, 2, b], B[j, 1, 0, b], B[j, 1, 1, b],
                                   B[j, 1, 2, b], B[j, 2, 0, b], B[j, 2, 1, b], B[j, 2, 2, b], B[j, 3, 0, b],
                                   B[j, 3, 1, b], B[j, 3, 2, b], B[j, 4, 0, b], B[j, 4, 1, b], B[j, 4, 2, b],

@@ -21,7 +21,7 @@ from ._derivatives import (INERTIA, NOT_POSITIVE_DEFINITE, RATES, WHOLE, add6, b
 from ._claims import claim, finished
 from ._tree_factor import dof_parents, path_pairs, subtree_ends, tree_factor, tree_inverse, tree_solve
 from ._core import NONFINITE, OK
-from ._lanes import ROW_LANES, inline, lane_sines_cosines, lane_vector, put, scatter_matrices
+from ._lanes import ROW_LANES, inline, lane_inertia, lane_sines_cosines, lane_vector, put, scatter_matrices
 from ._spatial_kernels import (CPU, IQ, IV, JTYPE, NVJ, PARENT, cross_motion, joint_axis, motion_subspace,
                                njit_without_refcounts, release, wide_vectors, work)
 
@@ -217,13 +217,6 @@ def rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs
     states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0, p0, V, A, F, Y, B, S, U, Z, W)
     backward_sweep(topology, params, S, U, Z, W, F, Y, B, G, dQ, dV, M, T, WHOLE)
     release((G, T))
-
-
-@inline
-def lane_inertia(Y, j, b):
-    """Y[j, :, b], a compact inertia (m, h, I) of lane b, as a 10-tuple."""
-    return (Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b], Y[j, 7, b],
-            Y[j, 8, b], Y[j, 9, b])
 
 
 @lanes_kernel

@@ -144,6 +144,13 @@ def lane_vector(x, j, b):
 
 
 @inline
+def lane_inertia(Y, j, b):
+    """Y[j, :, b], a compact inertia (m, h, I) of lane b (:func:`~._batch.inertia_times`), as a 10-tuple."""
+    return (Y[j, 0, b], Y[j, 1, b], Y[j, 2, b], Y[j, 3, b], Y[j, 4, b], Y[j, 5, b], Y[j, 6, b], Y[j, 7, b],
+            Y[j, 8, b], Y[j, 9, b])
+
+
+@inline
 def lane_symmetric(S, i, b):
     """S[i, :, b], a symmetric 6×6 matrix of lane b in 21-entry storage, as a 21-tuple."""
     return (S[i, 0, b], S[i, 1, b], S[i, 2, b], S[i, 3, b], S[i, 4, b], S[i, 5, b], S[i, 6, b], S[i, 7, b],
@@ -252,9 +259,9 @@ def _transposed(builder, rows):
 def scatter_matrices(typingctx, X, out, b0, nonfinite):
     """out[b0 + b, r, c] = X[r, c, b] for every entry of a matrix of ROW_LANES lanes X (n, m, ROW_LANES) and every
     lane b, and nonfinite[b] += X[r, c, b] · 0 (NaN once an entry of lane b is not finite), out (B, n, m). Where
-    out is C-contiguous, each row's columns go BLOCK at a time: the BLOCK entries' lanes, loaded as vectors of BLOCK lanes,
-    transposed in registers (:func:`_transposed`) into BLOCK consecutive columns of each lane's row, stored as one
-    vector (the row's last columns, m mod BLOCK, lane by lane). Storing each entry's lanes one by one instead left
+    out is C-contiguous, each row's columns go BLOCK at a time: the BLOCK entries' lanes, loaded as vectors of BLOCK
+    lanes, transposed in registers (:func:`_transposed`) into BLOCK consecutive columns of each lane's row, stored
+    as one vector (the row's last columns, m mod BLOCK, lane by lane). Storing each entry's lanes one by one instead left
     each state's cache line of out partly written while the other lanes' were touched: where out's matrices lie a
     multiple of 4 KiB apart (m = n = 32: 8 KiB) all the lanes' lines fall in one set of the L1 cache, which
     evicted them unfinished, 11.4 µs per state for three 32 × 32 matrices against 2.4 µs this way (Intel Xeon,
