@@ -9,7 +9,9 @@ each library's derivative time over its own aba's. Batched: µs per state of mb.
 over a (B, nq) batch, on one thread and on numba's thread count (NUMBA_NUM_THREADS), against a Python loop over
 pin.computeABADerivatives / pin.computeRNEADerivatives, all interleaved in the same way; the one-thread column is the
 speed-up per core, "× aba" the batched derivatives' time over the batched mb.aba's at the same states and threads
-(the batched calls themselves use no more of the threads than the batch's work is worth). The header names the cores
+(the batched calls themselves use no more of the threads than the batch's work is worth). The batched derivatives
+write into the same arrays every round (``out=``), as the loop into its one pin.Data; the last two columns time
+them returning new arrays, whose memory the operating system maps and zeroes on first touch. The header names the cores
 and numba's thread count. --robots DIR: example-robot-data's robots/ tree copied to a plain folder (.urdf files only),
 for a machine without the package (bench_robots.robots_directory).
 """
@@ -46,9 +48,10 @@ def per_call(model, reference, rng, seconds):
 
 
 def batched(model, reference, count, rng):
-    """µs per state of mb.aba_derivatives, mb.rnea_derivatives and mb.aba over a (count, nq) batch on 1 and on
-    numba's thread count of threads, and of Python loops over pin.computeABADerivatives and
-    pin.computeRNEADerivatives: {(algorithm, threads or "pin"): µs}."""
+    """µs per state of mb.aba_derivatives and mb.rnea_derivatives (into the same arrays each time, ``out``) and
+    mb.aba over a (count, nq) batch on 1 and on numba's thread count of threads, of the derivatives into new arrays
+    on numba's thread count, and of Python loops over pin.computeABADerivatives and pin.computeRNEADerivatives:
+    {(algorithm, threads or "pin"): µs, (algorithm, threads, "new"): µs}."""
     import pinocchio as pin
     data = reference.createData()
     Q = np.stack([model.random_configuration(rng) for _ in range(count)])
@@ -56,13 +59,18 @@ def batched(model, reference, count, rng):
     (QP, VP), (_, TP) = in_pinocchio_order(model, reference, Q, V), in_pinocchio_order(model, reference, Q, T)
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
 
-    def ours(function, count_threads):
+    outputs = tuple(np.empty((count, model.nv, model.nv)) for _ in range(3))  # (as the loop's one pin.Data)
+
+    def ours(function, count_threads, **out):
         def run():
             numba.set_num_threads(count_threads)
-            function(model, Q, V, T)
+            function(model, Q, V, T, **out)
         return run
-    functions = {(name, k): ours(function, k) for k in threads for name, function in (
-        ("aba_derivatives", mb.aba_derivatives), ("rnea_derivatives", mb.rnea_derivatives), ("aba", mb.aba))}
+    functions = {(name, k): ours(function, k, out=outputs) for k in threads for name, function in (
+        ("aba_derivatives", mb.aba_derivatives), ("rnea_derivatives", mb.rnea_derivatives))}
+    functions.update({("aba", k): ours(mb.aba, k) for k in threads})
+    functions.update({(name, threads[-1], "new"): ours(function, threads[-1]) for name, function in (
+        ("aba_derivatives", mb.aba_derivatives), ("rnea_derivatives", mb.rnea_derivatives))})
     functions["aba_derivatives", "pin"] = lambda: [pin.computeABADerivatives(reference, data, QP[k], VP[k], TP[k])
                                                    for k in range(count)]
     functions["rnea_derivatives", "pin"] = lambda: [pin.computeRNEADerivatives(reference, data, QP[k], VP[k], TP[k])
@@ -91,11 +99,14 @@ def main():
             print(f"| {name} | {model.nv} | {algorithm} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} | "
                   f"{ours / times[('aba', 'mb')]:.1f} | {theirs / times[('aba', 'pin')]:.1f} |")
     print(f"\nOver {args.batch} random states (q of shape ({args.batch}, nq)) against a Python loop over Pinocchio's, "
-          f"µs per state; speed-up = loop time / batched time:\n")
+          f"µs per state; speed-up = loop time / batched time; the batched derivatives written into the same arrays "
+          f"each time (out=), as the loop's into one pin.Data, and into new arrays:\n")
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
+    last = threads[-1]
     print("| robot | nv | algorithm | Pinocchio loop [µs] | " + " | ".join(
-        f"batched, {k} thread{'s' * (k > 1)} [µs] | speed-up | × aba" for k in threads) + " |")
-    print("|---|---|---|---|" + "---|---|---|" * len(threads))
+        f"batched, {k} thread{'s' * (k > 1)} [µs] | speed-up | × aba" for k in threads)
+          + f" | new arrays, {last} thread{'s' * (last > 1)} [µs] | speed-up |")
+    print("|---|---|---|---|" + "---|---|---|" * len(threads) + "---|---|")
     for name, (file, floating) in ROBOTS.items():
         model, reference = load(directory / file, floating)
         times = batched(model, reference, args.batch, rng)
@@ -103,7 +114,8 @@ def main():
             loop = times[algorithm, "pin"]
             print(f"| {name} | {model.nv} | {algorithm} | {loop:.2f} | " + " | ".join(
                 f"{times[algorithm, k]:.2f} | {loop / times[algorithm, k]:.2f}× | "
-                f"{times[algorithm, k] / times['aba', k]:.1f}" for k in threads) + " |")
+                f"{times[algorithm, k] / times['aba', k]:.1f}" for k in threads)
+                  + f" | {times[algorithm, last, 'new']:.2f} | {loop / times[algorithm, last, 'new']:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -167,6 +167,32 @@ def test_derivatives_of_states_held_as_lanes_equal_the_state_by_state_ones_and_p
             np.testing.assert_allclose(ours[b], expected, rtol=0, atol=1e-9 * (1 + np.abs(expected).max()))
 
 
+@pytest.mark.parametrize("count", [None, 1, 5, 37])  # one state, a batch of one, state by state, lanes
+def test_derivatives_written_into_given_arrays_equal_new_ones_and_bad_ones_are_refused(count):
+    rng = np.random.default_rng(21)
+    model = random_model(rng, 7, kinds=ALL_JOINTS, free_base=True)
+    states = [random_state(rng, model) for _ in range(count or 1)]
+    q, v, a = (np.array(x) if count else np.array(x[0]) for x in zip(*states))
+    shape = q.shape[:-1] + (model.nv, model.nv)
+    for derivatives in (mb.rnea_derivatives, mb.aba_derivatives):
+        out = tuple(np.full(shape, np.nan) for _ in range(3))
+        written = derivatives(model, q, v, a, out=out)
+        assert all(x is y for x, y in zip(written, out))
+        for ours, new in zip(out, derivatives(model, q, v, a)):
+            np.testing.assert_array_equal(ours, new)
+    bad = {"a list": [np.zeros(shape)] * 3, "two arrays": (np.zeros(shape),) * 2,
+           "float32": (np.zeros(shape, np.float32), np.zeros(shape), np.zeros(shape)),
+           "a wrong shape": (np.zeros(shape), np.zeros(shape[:-1] + (model.nv + 1,)), np.zeros(shape)),
+           "a strided view": (np.zeros(shape), np.zeros(shape), np.zeros(shape[:-1] + (2 * model.nv,))[..., ::2]),
+           "the same array twice": (lambda x: (x, np.zeros(shape), x))(np.zeros(shape))}
+    messages = {"a list": "a tuple of three arrays, got list", "two arrays": "three arrays, got tuple of 2",
+                "float32": r"out\[0\] must be .* got float32", "a wrong shape": r"out\[1\] .* got float64 array of",
+                "a strided view": r"out\[2\] .* not C-contiguous", "the same array twice": "must not overlap"}
+    for what, out in bad.items():
+        with pytest.raises(ValueError, match=messages[what]):
+            mb.aba_derivatives(model, q, v, a, out=out)
+
+
 def test_a_batch_with_a_state_that_is_not_finite_or_a_zero_quaternion_is_refused_naming_it():
     rng = np.random.default_rng(8)
     model = random_model(rng, 5, free_base=True)

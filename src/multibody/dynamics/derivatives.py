@@ -10,7 +10,6 @@ twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``co
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -41,12 +40,14 @@ def _compiled_rigid(model, name):
 
 
 def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
-                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                     f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None, *,
+                     out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Derivatives of inverse dynamics τ = M(q) a + c(q, v) − Σ Jᵢᵀ f_ext,i (:func:`~multibody.rnea`).
 
     Parameters as :func:`~multibody.rnea` (q (..., nq), v and a (..., nv), f_ext in body axes about the body
-    origins, held fixed to the bodies).
+    origins, held fixed to the bodies); ``out``: three arrays to write the results into (:func:`given_outputs`),
+    returned, as Pinocchio writes into its ``Data``.
 
     Returns
     -------
@@ -56,15 +57,15 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     cm = model._compiled or model.compile()
     # one state as NumPy float64 vectors, no forces: the fast path, as in multibody.dynamics.algorithms.rnea (the
     # entry point reads its arguments unchecked: the type test comes first, so a GPU array never gets there)
-    if (f_ext is None and type(q) is type(v) is type(a) is np.ndarray and q.dtype is v.dtype is a.dtype is FLOAT64
-            and q.ndim == v.ndim == a.ndim == 1):
-        out = np.empty((3, cm.nv, cm.nv))
-        if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, out) == OK:
-            return out[0], out[1], out[2]
+    if (f_ext is None and out is None and type(q) is type(v) is type(a) is np.ndarray
+            and q.dtype is v.dtype is a.dtype is FLOAT64 and q.ndim == v.ndim == a.ndim == 1):
+        one = np.empty((3, cm.nv, cm.nv))
+        if _core.rnea_derivatives_one_entry(cm.packed, q, v, a, one) == OK:
+            return one[0], one[1], one[2]
     cm = _compiled_rigid(model, "rnea_derivatives")
     batch, (qb, vb, ab), fb = _batch_inputs(model, cm, q, v, a, "a", f_ext)
     count, nv = qb.shape[0], cm.nv
-    dq, dv, M = np.empty((3, count, nv, nv))  # (one block: above 4 MB NumPy asks for huge pages, ~10x fewer faults)
+    dq, dv, M = _outputs(out, batch, count, nv, "rnea_derivatives")
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
@@ -77,15 +78,16 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
     shape = batch + (nv, nv)
-    return dq.reshape(shape), dv.reshape(shape), M.reshape(shape)
+    return out or (dq.reshape(shape), dv.reshape(shape), M.reshape(shape))
 
 
 def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
-                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None
+                    f_ext: ArrayLike | Mapping[str, ArrayLike] | None = None, *,
+                    out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Derivatives of forward dynamics q̈ = M(q)⁻¹ (τ − c(q, v) + Σ Jᵢᵀ f_ext,i) (:func:`~multibody.aba`).
 
-    Parameters as :func:`~multibody.aba`.
+    Parameters as :func:`~multibody.aba`; ``out`` as in :func:`rnea_derivatives`.
 
     Returns
     -------
@@ -93,12 +95,12 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     ∂q̈/∂τ = M⁻¹. Computed as −M⁻¹ ∂τ/∂(q, v) at a = q̈ (Carpentier & Mansard, RSS 2018).
     """
     cm = model._compiled or model.compile()
-    if (f_ext is None and type(q) is type(v) is type(tau) is np.ndarray  # the fast path, as in rnea_derivatives
+    if (f_ext is None and out is None and type(q) is type(v) is type(tau) is np.ndarray  # (as rnea_derivatives)
             and q.dtype is v.dtype is tau.dtype is FLOAT64 and q.ndim == v.ndim == tau.ndim == 1):
-        out = np.empty((3, cm.nv, cm.nv))
+        one = np.empty((3, cm.nv, cm.nv))
         try:
-            if _core.aba_derivatives_one_entry(cm.packed, q, v, tau, out) == OK:
-                return out[0], out[1], out[2]
+            if _core.aba_derivatives_one_entry(cm.packed, q, v, tau, one) == OK:
+                return one[0], one[1], one[2]
         except ZeroDivisionError:  # a singular M (cm.singular, below)
             pass
     cm = _compiled_rigid(model, "aba_derivatives")
@@ -106,7 +108,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise ModelError(cm.singular)
     batch, (qb, vb, tb), fb = _batch_inputs(model, cm, q, v, tau, "tau", f_ext)
     count, nv = qb.shape[0], cm.nv
-    (dq, dv, Minv), qdd = np.empty((3, count, nv, nv)), np.empty((count, nv))  # (one block: as rnea_derivatives)
+    (dq, dv, Minv), qdd = _outputs(out, batch, count, nv, "aba_derivatives"), np.empty((count, nv))
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
@@ -125,7 +127,37 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
     if status:
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
     shape = batch + (nv, nv)
-    return dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape)
+    return out or (dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape))
+
+
+def _outputs(out, batch, count, nv, name):
+    """The three (count, nv, nv) arrays a batched derivative writes: new ones (one block: above 4 MB NumPy asks for
+    huge pages, ~10x fewer page faults), or those given as ``out`` (:func:`given_outputs`) seen as such."""
+    if out is None:
+        return np.empty((3, count, nv, nv))
+    return [x.reshape(count, nv, nv) for x in given_outputs(out, batch + (nv, nv), name)]
+
+
+def given_outputs(out, shape, name):
+    """``out`` of rnea_derivatives and aba_derivatives, checked: three separate float64 NumPy arrays of the results'
+    shape (..., nv, nv), C-contiguous and writeable, written in place. A batched call into the same arrays each time
+    skips the allocation of new ones and the first touch of their memory, which the operating system then maps and
+    zeroes (Talos, 256 states: 8.9 MB of results; on the 2-vCPU Xeon, two threads, the batched ∂τ/∂x took 4.5–9.5 µs
+    a state into new arrays, the slow end where the allocator hands out fresh pages on every call, and 4.0–4.4 into
+    the same ones: benchmarks/bench_derivatives.py)."""
+    if not (isinstance(out, tuple) and len(out) == 3):
+        raise ValueError(f"{name}: out must be a tuple of three arrays, got {type(out).__name__}"
+                         f"{f' of {len(out)}' if isinstance(out, tuple) else ''}")
+    for k, x in enumerate(out):
+        if not (type(x) is np.ndarray and x.dtype == FLOAT64 and x.shape == shape and x.flags.c_contiguous
+                and x.flags.writeable):
+            what = (f"{x.dtype} array of shape {x.shape}{'' if x.flags.c_contiguous else ', not C-contiguous'}"
+                    f"{'' if x.flags.writeable else ', read-only'}" if isinstance(x, np.ndarray) else type(x).__name__)
+            raise ValueError(f"{name}: out[{k}] must be a writeable C-contiguous float64 NumPy array of shape {shape},"
+                             f" got {what}")
+    if any(np.may_share_memory(out[j], out[k]) for j, k in ((0, 1), (0, 2), (1, 2))):
+        raise ValueError(f"{name}: the three arrays of out must not overlap")
+    return out
 
 
 def _batch_inputs(model, cm, q, v, x, name, f_ext):
@@ -154,10 +186,18 @@ def _one_batch(cm, q, v, x) -> bool:
 RNEA_US_PER_BODY, RNEA_US_PER_PAIR, SOLVE_US_PER_ENTRY = 0.01, 0.022, 0.0001
 
 
-@lru_cache(maxsize=64)
-def _per_state(topology_bytes, n):
-    """:func:`per_state` of the tree whose topology (n, NTOPOLOGY) int64 array has these bytes."""
-    topology = np.frombuffer(topology_bytes, dtype=np.int64).reshape(n, -1)
+def per_state(cm):
+    """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
+    model (for the thread count: :func:`._derivatives.batched`), worked out on first use and kept in
+    ``cm.derived``."""
+    if "derivatives_us" not in cm.derived:
+        cm.derived["derivatives_us"] = _per_state(cm.topology)
+    return cm.derived["derivatives_us"]
+
+
+def _per_state(topology):
+    """:func:`per_state` of the tree of this topology (n, NTOPOLOGY) int64 array."""
+    n = topology.shape[0]
     lam = np.empty(int(topology[:, NVJ].sum()))
     _tree_factor.dof_parents.py_func(topology, lam)  # (in Python: once per model)
     nv, depth, last = lam.shape[0], np.ones(lam.shape[0]), np.arange(lam.shape[0])
@@ -173,12 +213,6 @@ def _per_state(topology_bytes, n):
     entries = 2 * (depth @ (last + 1) + nv * pairs) + depth @ (last + 1 - columns) + depth @ (nv - columns)
     rnea = RNEA_US_PER_BODY * n + RNEA_US_PER_PAIR * pairs
     return float(rnea), float(rnea + ABA_US_PER_BODY * n + SOLVE_US_PER_ENTRY * entries)
-
-
-def per_state(cm):
-    """The estimated µs per state on one core of the batched rnea_derivatives and aba_derivatives of a compiled
-    model (for the thread count: :func:`._derivatives.batched`)."""
-    return _per_state(cm.topology.tobytes(), cm.topology.shape[0])
 
 
 def kinematics_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
