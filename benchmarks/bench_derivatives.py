@@ -59,7 +59,8 @@ def batched(model, reference, count, rng):
     (QP, VP), (_, TP) = in_pinocchio_order(model, reference, Q, V), in_pinocchio_order(model, reference, Q, T)
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
 
-    outputs = tuple(np.empty((count, model.nv, model.nv)) for _ in range(3))  # (as the loop's one pin.Data)
+    outputs = tuple(np.empty((3, count, model.nv, model.nv)))  # (as the loop's one pin.Data; one block, as the
+    # calls' own new results: above 4 MB NumPy asks for huge pages)
 
     def ours(function, count_threads, **out):
         def run():

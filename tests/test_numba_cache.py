@@ -63,6 +63,23 @@ def test_edit_of_an_inlined_helper_in_another_file(tmp_path, ours, after_edit):
     assert run_kernel(tmp_path, ours) == after_edit
 
 
+def test_a_kernel_numba_cannot_cache_runs_with_numbas_warning(tmp_path):
+    # numba cannot cache code that reads the threading layer's thread count (a dynamic global): it warns, naming the
+    # file, through the locator, which must answer as numba's own do
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernel.py").write_text(KERNEL.replace("twice(x) + 1.0", "twice(x) + 1.0 + 0.0 * numba.get_num_threads()")
+                                       .replace("from numba import njit", "import numba\nfrom numba import njit"))
+    (package / "helper.py").write_text(HELPER.format(factor=2.0))
+    code = RUN.format(root=str(tmp_path), package=str(package), ours=True)
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout) == 3.0
+    assert "Cannot cache compiled function" in result.stderr and "kernel.py" in result.stderr
+
+
 def test_kernel_sources_are_the_modules_holding_numba_code_and_their_constants():
     package = Path(_numba_cache.PACKAGE)
     sources = {path.relative_to(package).as_posix(): path.read_text() for path in package.rglob("*.py")}

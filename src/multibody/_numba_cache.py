@@ -70,6 +70,7 @@ class KernelSourcesLocator(_CacheLocator):
 
     def __init__(self, inner: _CacheLocator) -> None:
         self._inner = inner
+        self._py_file = getattr(inner, "_py_file", "")  # (numba names it when it cannot cache a function)
 
     @classmethod
     def sources_stamp(cls) -> bytes:

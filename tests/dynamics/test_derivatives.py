@@ -193,6 +193,33 @@ def test_derivatives_written_into_given_arrays_equal_new_ones_and_bad_ones_are_r
             mb.aba_derivatives(model, q, v, a, out=out)
 
 
+def test_new_results_reuse_a_kept_block_only_once_the_caller_has_dropped_every_array_of_it():
+    rng = np.random.default_rng(22)
+    model = random_model(rng, 6, free_base=True)
+    states = [np.array(x) for x in zip(*(random_state(rng, model) for _ in range(40)))]
+    other = [np.array(x) for x in zip(*(random_state(rng, model) for _ in range(40)))]
+
+    def address(x):
+        return x.__array_interface__["data"][0]
+    for derivatives in (mb.rnea_derivatives, mb.aba_derivatives):
+        first = derivatives(model, *states)
+        expected, held = [x.copy() for x in first], first[2][3:7]  # (a view of a view of the block)
+        where = address(first[0])
+        del first
+        for _ in range(3):  # (the two kept blocks both busy or of other calls: never the held one)
+            results = derivatives(model, *other)
+            assert address(results[0]) != where
+        np.testing.assert_array_equal(held, expected[2][3:7])
+        del held, results
+        addresses = []
+        for _ in range(4):  # the loop's way: the last results still bound while the next call runs
+            results = derivatives(model, *states)
+            addresses.append(address(results[0]))
+        assert addresses[2:] == addresses[:2] and addresses[0] != addresses[1]  # (two blocks in turn)
+        for ours, new in zip(results, expected):
+            np.testing.assert_array_equal(ours, new)
+
+
 def test_a_batch_with_a_state_that_is_not_finite_or_a_zero_quaternion_is_refused_naming_it():
     rng = np.random.default_rng(8)
     model = random_model(rng, 5, free_base=True)

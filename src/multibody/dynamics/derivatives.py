@@ -10,6 +10,8 @@ twist [ω; v] in child axes), as Pinocchio's ``computeRNEADerivatives`` and ``co
 """
 from __future__ import annotations
 
+import sys
+import threading
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -70,15 +72,14 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
     elif count >= MIN_BATCH:  # chunks of states as lanes (SIMD across states), on as many threads as they are worth
-        ok = batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq,
-                     dv, M, chunk=_derivatives_lanes.DERIVATIVE_LANES).all()
+        ok = np.count_nonzero(batched(_derivatives_lanes.rnea_derivatives_lanes, count, per_state(cm)[0], *args, qb,
+                                      vb, ab, fb, dq, dv, M, chunk=_derivatives_lanes.DERIVATIVE_LANES)) == count
     else:  # compiled over the batch state by state
-        ok = batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb, ab, fb, dq, dv,
-                     M).all()
+        ok = np.count_nonzero(batched(_derivatives.rnea_derivatives_share, count, per_state(cm)[0], *args, qb, vb,
+                                      ab, fb, dq, dv, M)) == count
     if not ok:
         raise_nonfinite(model, "rnea_derivatives", **_in_batch_shape(batch, q=qb, v=vb, a=ab))
-    shape = batch + (nv, nv)
-    return out or (dq.reshape(shape), dv.reshape(shape), M.reshape(shape))
+    return out or _in_shape(batch, nv, dq, dv, M)
 
 
 def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
@@ -116,35 +117,71 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         if cm.nq != cm.nv:  # (its quaternion normalization overflows silently: checked here, as mb.aba does)
             check_quaternions(model, qb, "aba_derivatives")
         qb, vb, tb, fb = (x if x.flags.writeable else x.copy() for x in (qb, vb, tb, fb))  # (one specialization)
-        status = batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb, tb, fb,
-                         dq, dv, Minv, qdd, chunk=_derivatives_lanes.DERIVATIVE_LANES).max(initial=OK)
+        status = _worst(batched(_derivatives_lanes.aba_derivatives_lanes, count, per_state(cm)[1], *args, qb, vb,
+                                tb, fb, dq, dv, Minv, qdd, chunk=_derivatives_lanes.DERIVATIVE_LANES))
     else:
-        status = batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb, dq,
-                         dv, Minv, qdd).max(initial=OK)
+        status = _worst(batched(_derivatives.aba_derivatives_share, count, per_state(cm)[1], *args, qb, vb, tb, fb,
+                                dq, dv, Minv, qdd))
     if status == _derivatives.NOT_POSITIVE_DEFINITE:
         raise ModelError(f"aba_derivatives: the mass matrix of '{model.name}' is not positive definite at the "
                          f"given q")
     if status:
         raise_nonfinite(model, "aba_derivatives", **_in_batch_shape(batch, q=qb, v=vb, tau=tb))
-    shape = batch + (nv, nv)
-    return out or (dq.reshape(shape), dv.reshape(shape), Minv.reshape(shape))
+    return out or _in_shape(batch, nv, dq, dv, Minv)
+
+
+def _worst(status):
+    """The worst of the batch's statuses (OK, NONFINITE, NOT_POSITIVE_DEFINITE): OK when none is set (a count of the
+    nonzero entries: with cold caches a third of the cost of a reduction such as ``max``)."""
+    return status.max() if np.count_nonzero(status) else OK
+
+
+def _in_shape(batch, nv, *matrices):
+    """The (count, nv, nv) results in the caller's batch shape (as they are for a batch of one axis)."""
+    return matrices if len(batch) == 1 else tuple(x.reshape(batch + (nv, nv)) for x in matrices)
 
 
 def _outputs(out, batch, count, nv, name):
-    """The three (count, nv, nv) arrays a batched derivative writes: new ones (one block: above 4 MB NumPy asks for
-    huge pages, ~10x fewer page faults), or those given as ``out`` (:func:`given_outputs`) seen as such."""
+    """The three (count, nv, nv) arrays a batched derivative writes: those given as ``out`` (:func:`given_outputs`)
+    seen as such, else the three of one block (:func:`_results_block`)."""
     if out is None:
-        return np.empty((3, count, nv, nv))
+        return _results_block(count, nv)
     return [x.reshape(count, nv, nv) for x in given_outputs(out, batch + (nv, nv), name)]
+
+
+KEPT_BLOCKS, KEPT_BYTES = 2, 32 << 20  # result blocks kept for reuse, each at most this large [bytes]
+_kept: list[np.ndarray] = []  # (most recent last)
+_kept_lock = threading.Lock()
+
+
+def _results_block(count, nv):
+    """A (3, count, nv, nv) block for the results of a call (one block: above 4 MB NumPy asks for huge pages, ~10x
+    fewer page faults): one of the KEPT_BLOCKS last blocks of at most KEPT_BYTES when nothing refers to it any more
+    (the caller has dropped every array of those results: no other reference to the block than the list's), else a
+    new one. glibc sets its threshold for mapping a large block fresh from the operating system to the size of the
+    last such block freed, so a process that allocates and frees results of one size can get new pages on every call,
+    which the operating system maps and zeroes during the call: Talos's 256 states of ∂τ/∂x (8.9 MB) took 8.8 µs a
+    state on two threads of the 2-vCPU Xeon in such a process, 4.0–4.4 into the same block."""
+    shape = (3, count, nv, nv)
+    with _kept_lock:  # (a block is handed to one call only)
+        for k in range(len(_kept) - 1, -1, -1):  # (the most recent first: its memory the most likely in cache)
+            block = _kept[k]
+            if block.shape == shape and sys.getrefcount(block) == 3:  # (the list's, this name's, the argument's)
+                del _kept[k]
+                break
+        else:
+            block = np.empty(shape)
+        if block.nbytes <= KEPT_BYTES:
+            _kept.append(block)
+            del _kept[:-KEPT_BLOCKS]
+    return block
 
 
 def given_outputs(out, shape, name):
     """``out`` of rnea_derivatives and aba_derivatives, checked: three separate float64 NumPy arrays of the results'
-    shape (..., nv, nv), C-contiguous and writeable, written in place. A batched call into the same arrays each time
-    skips the allocation of new ones and the first touch of their memory, which the operating system then maps and
-    zeroes (Talos, 256 states: 8.9 MB of results; on the 2-vCPU Xeon, two threads, the batched ∂τ/∂x took 4.5–9.5 µs
-    a state into new arrays, the slow end where the allocator hands out fresh pages on every call, and 4.0–4.4 into
-    the same ones: benchmarks/bench_derivatives.py)."""
+    shape (..., nv, nv), C-contiguous and writeable, written in place. Calls into the same arrays each time allocate
+    nothing, whether or not the caller keeps earlier results (new results reuse a block only once the caller has
+    dropped it: :func:`_results_block`)."""
     if not (isinstance(out, tuple) and len(out) == 3):
         raise ValueError(f"{name}: out must be a tuple of three arrays, got {type(out).__name__}"
                          f"{f' of {len(out)}' if isinstance(out, tuple) else ''}")
@@ -166,9 +203,12 @@ def _batch_inputs(model, cm, q, v, x, name, f_ext):
     are (:func:`_one_batch`)."""
     if f_ext is None and _one_batch(cm, q, v, x):
         qb, vb, xb = cast(np.ndarray, q), cast(np.ndarray, v), cast(np.ndarray, x)
-        return qb.shape[:1], (qb, vb, xb), external_forces(model, None)[None]
+        return qb.shape[:1], (qb, vb, xb), _NO_FORCES
     q, v, x = as_state(q, cm.nq, "q"), as_state(v, cm.nv, "v"), as_state(x, cm.nv, name)
     return _batched(external_forces(model, f_ext), (q, "q"), (v, "v"), (x, name))
+
+
+_NO_FORCES = np.zeros((1, 0, 6))  # (no external forces, as the batched kernels take them)
 
 
 def _one_batch(cm, q, v, x) -> bool:
