@@ -191,6 +191,12 @@ def test_derivatives_written_into_given_arrays_equal_new_ones_and_bad_ones_are_r
     for what, out in bad.items():
         with pytest.raises(ValueError, match=messages[what]):
             mb.aba_derivatives(model, q, v, a, out=out)
+    memory = np.zeros(q.size + int(np.prod(shape)) - 1)  # q's last entry is the first of out[2]
+    q_in_memory = memory[:q.size].reshape(q.shape)
+    q_in_memory[...] = q
+    with pytest.raises(ValueError, match="out must not share memory with the arguments"):
+        mb.rnea_derivatives(model, q_in_memory, v, a, out=(np.zeros(shape), np.zeros(shape),
+                                                           memory[q.size - 1:].reshape(shape)))
 
 
 def test_new_results_reuse_a_kept_block_only_once_the_caller_has_dropped_every_array_of_it():

@@ -67,7 +67,7 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
     cm = _compiled_rigid(model, "rnea_derivatives")
     batch, (qb, vb, ab), fb = _batch_inputs(model, cm, q, v, a, "a", f_ext)
     count, nv = qb.shape[0], cm.nv
-    dq, dv, M = _outputs(out, batch, count, nv, "rnea_derivatives")
+    dq, dv, M = _outputs(out, batch, count, nv, "rnea_derivatives", (q, v, a, f_ext))
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         ok = _derivatives.rnea_derivatives(*args, qb[0], vb[0], ab[0], fb[0], dq[0], dv[0], M[0])
@@ -109,7 +109,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
         raise ModelError(cm.singular)
     batch, (qb, vb, tb), fb = _batch_inputs(model, cm, q, v, tau, "tau", f_ext)
     count, nv = qb.shape[0], cm.nv
-    (dq, dv, Minv), qdd = _outputs(out, batch, count, nv, "aba_derivatives"), np.empty((count, nv))
+    (dq, dv, Minv), qdd = _outputs(out, batch, count, nv, "aba_derivatives", (q, v, tau, f_ext)), np.empty((count, nv))
     args = (cm.topology, cm.params, cm.gravity)
     if count == 1:
         status = _derivatives.aba_derivatives(*args, qb[0], vb[0], tb[0], fb[0], dq[0], dv[0], Minv[0], qdd[0])
@@ -141,12 +141,12 @@ def _in_shape(batch, nv, *matrices):
     return matrices if len(batch) == 1 else tuple(x.reshape(batch + (nv, nv)) for x in matrices)
 
 
-def _outputs(out, batch, count, nv, name):
-    """The three (count, nv, nv) arrays a batched derivative writes: those given as ``out`` (:func:`given_outputs`)
-    seen as such, else the three of one block (:func:`_results_block`)."""
+def _outputs(out, batch, count, nv, name, inputs):
+    """The three (count, nv, nv) arrays a batched derivative writes: those given as ``out`` (:func:`given_outputs`;
+    ``inputs`` the call's arguments) seen as such, else the three of one block (:func:`_results_block`)."""
     if out is None:
         return _results_block(count, nv)
-    return [x.reshape(count, nv, nv) for x in given_outputs(out, batch + (nv, nv), name)]
+    return [x.reshape(count, nv, nv) for x in given_outputs(out, batch + (nv, nv), name, inputs)]
 
 
 KEPT_BLOCKS, KEPT_BYTES = 2, 32 << 20  # result blocks kept for reuse, each at most this large [bytes]
@@ -177,11 +177,12 @@ def _results_block(count, nv):
     return block
 
 
-def given_outputs(out, shape, name):
+def given_outputs(out, shape, name, inputs=()):
     """``out`` of rnea_derivatives and aba_derivatives, checked: three separate float64 NumPy arrays of the results'
-    shape (..., nv, nv), C-contiguous and writeable, written in place. Calls into the same arrays each time allocate
-    nothing, whether or not the caller keeps earlier results (new results reuse a block only once the caller has
-    dropped it: :func:`_results_block`)."""
+    shape (..., nv, nv), C-contiguous and writeable, sharing no memory with each other or with the ``inputs`` (the
+    call's arguments, read while the results are written), written in place. Calls into the same arrays each time
+    allocate nothing, whether or not the caller keeps earlier results (new results reuse a block only once the caller
+    has dropped it: :func:`_results_block`)."""
     if not (isinstance(out, tuple) and len(out) == 3):
         raise ValueError(f"{name}: out must be a tuple of three arrays, got {type(out).__name__}"
                          f"{f' of {len(out)}' if isinstance(out, tuple) else ''}")
@@ -194,6 +195,9 @@ def given_outputs(out, shape, name):
                              f" got {what}")
     if any(np.may_share_memory(out[j], out[k]) for j, k in ((0, 1), (0, 2), (1, 2))):
         raise ValueError(f"{name}: the three arrays of out must not overlap")
+    for x in inputs:
+        if isinstance(x, np.ndarray) and any(np.may_share_memory(x, y) for y in out):
+            raise ValueError(f"{name}: out must not share memory with the arguments it is computed from")
     return out
 
 
