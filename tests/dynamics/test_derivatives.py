@@ -8,6 +8,7 @@ import sympy as sp
 import multibody as mb
 from multibody import symbolic as sym
 from multibody.dynamics import _threads
+from multibody.dynamics import derivatives as derivatives_module
 from oracles import PinocchioTwin, random_model, random_state
 
 pin = pytest.importorskip("pinocchio")
@@ -199,7 +200,7 @@ def test_derivatives_written_into_given_arrays_equal_new_ones_and_bad_ones_are_r
                                                            memory[q.size - 1:].reshape(shape)))
 
 
-def test_new_results_reuse_a_kept_block_only_once_the_caller_has_dropped_every_array_of_it():
+def test_new_results_reuse_a_kept_block_only_once_the_caller_has_dropped_every_array_of_it(monkeypatch):
     rng = np.random.default_rng(22)
     model = random_model(rng, 6, free_base=True)
     states = [np.array(x) for x in zip(*(random_state(rng, model) for _ in range(40)))]
@@ -224,6 +225,11 @@ def test_new_results_reuse_a_kept_block_only_once_the_caller_has_dropped_every_a
         assert addresses[2:] == addresses[:2] and addresses[0] != addresses[1]  # (two blocks in turn)
         for ours, new in zip(results, expected):
             np.testing.assert_array_equal(ours, new)
+    # blocks beyond the budget of kept bytes are not kept
+    monkeypatch.setattr(derivatives_module, "KEPT_BYTES", results[0].nbytes * 3 - 1)
+    del results
+    mb.rnea_derivatives(model, *states)
+    assert derivatives_module._kept == []
 
 
 def test_a_batch_with_a_state_that_is_not_finite_or_a_zero_quaternion_is_refused_naming_it():

@@ -149,19 +149,20 @@ def _outputs(out, batch, count, nv, name, inputs):
     return [x.reshape(count, nv, nv) for x in given_outputs(out, batch + (nv, nv), name, inputs)]
 
 
-KEPT_BLOCKS, KEPT_BYTES = 2, 32 << 20  # result blocks kept for reuse, each at most this large [bytes]
+KEPT_BLOCKS, KEPT_BYTES = 2, 128 << 20  # result blocks kept for reuse, and the most bytes they may hold together
 _kept: list[np.ndarray] = []  # (most recent last)
 _kept_lock = threading.Lock()
 
 
 def _results_block(count, nv):
     """A (3, count, nv, nv) block for the results of a call (one block: above 4 MB NumPy asks for huge pages, ~10x
-    fewer page faults): one of the KEPT_BLOCKS last blocks of at most KEPT_BYTES when nothing refers to it any more
-    (the caller has dropped every array of those results: no other reference to the block than the list's), else a
-    new one. glibc sets its threshold for mapping a large block fresh from the operating system to the size of the
-    last such block freed, so a process that allocates and frees results of one size can get new pages on every call,
-    which the operating system maps and zeroes during the call: Talos's 256 states of ∂τ/∂x (8.9 MB) took 8.8 µs a
-    state on two threads of the 2-vCPU Xeon in such a process, 4.0–4.4 into the same block."""
+    fewer page faults): one of the last KEPT_BLOCKS blocks (KEPT_BYTES together at most) when nothing refers to it any
+    more (the caller has dropped every array of those results: no other reference to the block than the list's), else
+    a new one. New memory is mapped and zeroed by the operating system when first written, during the call: glibc
+    maps every block above 32 MB afresh, and one of the size of the last large block it freed too, so a process that
+    allocates and frees results of one size can get new pages on every call. On two threads of the 2-vCPU Xeon,
+    Talos's ∂τ/∂x took 6.9 µs a state for 1024 states (35.5 MB) into new memory against 3.2 into a kept block, and
+    8.8 against 4.0–4.4 for 256 states (8.9 MB) in such a process."""
     shape = (3, count, nv, nv)
     with _kept_lock:  # (a block is handed to one call only)
         for k in range(len(_kept) - 1, -1, -1):  # (the most recent first: its memory the most likely in cache)
@@ -171,9 +172,9 @@ def _results_block(count, nv):
                 break
         else:
             block = np.empty(shape)
-        if block.nbytes <= KEPT_BYTES:
-            _kept.append(block)
-            del _kept[:-KEPT_BLOCKS]
+        _kept.append(block)
+        while len(_kept) > KEPT_BLOCKS or sum(kept.nbytes for kept in _kept) > KEPT_BYTES:
+            del _kept[0]
     return block
 
 
