@@ -159,21 +159,29 @@ def test_vectorized_sine_and_cosine_are_libm_to_2_ulp_and_large_angles_fall_back
 
 
 @numba.njit
-def scattered_matrices(X, out, b0, nonfinite):
+def scattered_matrices(X, out, b0, nonfinite, on_path):
     """The lanes' matrices X (n, m, ROW_LANES) scattered to the states b0 … of out (B, n, m)."""
-    _lanes.scatter_matrices(X, out, b0, nonfinite)
+    _lanes.scatter_matrices(X, out, b0, nonfinite, on_path)
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (8, 8), (13, 13), (32, 32), (5, 17)])
-def test_scattered_matrices_are_each_lanes_matrix_and_flag_each_lane_that_is_not_finite(shape):
-    """The lanes' matrices to the batch's (whole blocks of columns transposed in registers, the last columns lane by
-    lane), each lane's matrix written to its own state and nothing else written; a NaN or an infinity in a lane
-    flags that lane alone."""
+@pytest.mark.parametrize("paths", [False, True], ids=["every-block", "blocks-off-the-paths"])
+@pytest.mark.parametrize("shape", [(3, 3), (8, 8), (13, 13), (32, 32), (5, 17), (6, 38)])
+def test_scattered_matrices_are_each_lanes_matrix_and_flag_each_lane_that_is_not_finite(shape, paths):
+    """The lanes' matrices to the batch's (whole blocks of columns transposed in registers, the last columns as one
+    more block or lane by lane), each lane's matrix written to its own state and nothing else written; a NaN or an
+    infinity in a lane flags that lane alone. With the entries that may be nonzero (on_path), the blocks of zeros
+    written as zeros: the same results."""
     rng = np.random.default_rng(7)
     X = rng.normal(size=shape + (_lanes.ROW_LANES,))
+    on_path = np.zeros((0, shape[1]))
+    if paths:  # zeros off the paths, whole blocks of them in every other row (the last block too, where it overlaps)
+        on_path = (rng.random(shape) < 0.6).astype(float)
+        on_path[::2, 8:] = 0.0
+        on_path[shape[0] - 1, shape[1] - 1] = on_path[0, 0] = 1.0
+        X *= on_path[:, :, None]
     X[shape[0] - 1, shape[1] - 1, 3], X[0, 0, 12] = np.nan, np.inf
     out, nonfinite = np.full((2 * _lanes.ROW_LANES + 1,) + shape, 7.0), np.zeros(_lanes.ROW_LANES)
-    scattered_matrices(X, out, _lanes.ROW_LANES, nonfinite)
+    scattered_matrices(X, out, _lanes.ROW_LANES, nonfinite, on_path)
     np.testing.assert_array_equal(out[_lanes.ROW_LANES:-1], np.moveaxis(X, 2, 0))
     assert (out[:_lanes.ROW_LANES] == 7.0).all() and (out[-1] == 7.0).all()
     np.testing.assert_array_equal(np.flatnonzero(np.isnan(nonfinite)), [3, 12])

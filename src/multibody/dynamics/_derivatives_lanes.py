@@ -187,15 +187,16 @@ def states_in_lanes(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, a
 
 
 @lanes_kernel
-def scattered(X, out, b0, nb, nonfinite):
+def scattered(X, out, b0, nb, nonfinite, on_path):
     """out[b0 + b] = X[:, :, b] for the lanes b < nb of a matrix of lanes X (nv, nv, lanes); nonfinite[b] turns NaN
     (and stays so) where lane b holds an entry that is not finite. X is read in its order (the lanes of an entry
     together), each lane's entries written to its own row of out: reading X lane by lane instead, a cache line for
     every entry, took 0.7 µs more per state and matrix for Talos (nv = 38), 14 % of rnea_derivatives (measured).
-    A full chunk's entries go as vectors of the lanes (:func:`~._lanes.scatter_matrices`)."""
+    A full chunk's entries go as vectors of the lanes (:func:`~._lanes.scatter_matrices`, the blocks of zeros off
+    ``on_path`` without reading X; ``on_path`` of no rows: none skipped)."""
     wide_vectors()
     if nb == DERIVATIVE_LANES and X.shape[2] == ROW_LANES and nonfinite.shape[0] == ROW_LANES:
-        scatter_matrices(X, out, b0, nonfinite)
+        scatter_matrices(X, out, b0, nonfinite, on_path)
         return
     for r in range(X.shape[0]):
         for c in range(X.shape[1]):
@@ -318,6 +319,9 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
     R0f, p0, Vf, Af = work((n + 1, 3, 3, L)), work((n + 1, 3, L)), work((n + 1, 6, L)), work((n + 1, 6, L))
     nonfinite = work((L,))
     dQ, dV, M = work((nv, nv, L)), work((nv, nv, L)), work((nv, nv, L))
+    lam, on_path = work((nv,)), work((nv, nv))
+    dof_parents(topology, lam)
+    path_pairs(lam, on_path)  # (the entries the sweep writes: the others are zeros, stored as such)
     dQ[:] = 0.0  # (once: the entries off the tree's paths, which no chunk writes)
     dV[:] = 0.0
     M[:] = 0.0
@@ -327,14 +331,14 @@ def rnea_derivatives_lanes(topology, params, gravity, q, v, a, f_ext, dtau_dq, d
         rnea_derivatives_chunk(topology, params, gravity, q, v, a, f_ext, b0, nb, qs, vs, as_, R0f, p0, Vf, Af, F, Y,
                                B, S, U, Z, W, dQ, dV, M)
         nonfinite[:] = 0.0
-        scattered(dQ, dtau_dq, b0, nb, nonfinite)
-        scattered(dV, dtau_dv, b0, nb, nonfinite)
-        scattered(M, Mout, b0, nb, nonfinite)
+        scattered(dQ, dtau_dq, b0, nb, nonfinite, on_path)
+        scattered(dV, dtau_dv, b0, nb, nonfinite, on_path)
+        scattered(M, Mout, b0, nb, nonfinite, on_path)
         for b in range(nb):
             finite[b0 + b] = nonfinite[b] == 0.0
         finished(counter)
         k = claim(counter)
-    release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M))
+    release((F, Y, B, S, U, Z, W, qs, vs, as_, R0f, p0, Vf, Af, nonfinite, dQ, dV, M, lam, on_path))
 
 
 @lanes_kernel
@@ -378,9 +382,9 @@ def aba_derivatives_lanes(topology, params, gravity, q, v, tau, f_ext, ddq_dq, d
         if aba_derivatives_chunk(topology, params, gravity, q, v, tau, f_ext, qdd, b0, nb, lam, ends, qs, vs, as_,
                                  taus, x, R0, p0, V, A, F, Y, B, S, U, Z, W, D, P, dQ, dV, M, Mi):
             nonfinite[:] = 0.0
-            scattered(dQ, ddq_dq, b0, nb, nonfinite)
-            scattered(dV, ddq_dv, b0, nb, nonfinite)
-            scattered(Mi, Minv, b0, nb, nonfinite)
+            scattered(dQ, ddq_dq, b0, nb, nonfinite, on_path[:0])  # (dense: every block read)
+            scattered(dV, ddq_dv, b0, nb, nonfinite, on_path[:0])
+            scattered(Mi, Minv, b0, nb, nonfinite, on_path[:0])
             finite = True
             for b in range(nb):
                 finite &= nonfinite[b] == 0.0
