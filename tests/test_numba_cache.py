@@ -69,8 +69,8 @@ def test_a_kernel_numba_cannot_cache_runs_with_numbas_warning(tmp_path):
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "kernel.py").write_text(KERNEL.replace("twice(x) + 1.0", "twice(x) + 1.0 + 0.0 * numba.get_num_threads()")
-                                       .replace("from numba import njit", "import numba\nfrom numba import njit"))
+    kernel = KERNEL.replace("twice(x) + 1.0", "twice(x) + 1.0 + 0.0 * numba.get_num_threads()")
+    (package / "kernel.py").write_text(kernel.replace("from numba import njit", "import numba\nfrom numba import njit"))
     (package / "helper.py").write_text(HELPER.format(factor=2.0))
     code = RUN.format(root=str(tmp_path), package=str(package), ours=True)
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}

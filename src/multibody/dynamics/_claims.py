@@ -39,10 +39,15 @@ def _entry(context, builder, array_type, array, index):
                                      [ir.Constant(ir.IntType(64), index)])
 
 
+def _is_counter(counter) -> bool:
+    """Whether a numba type is a counter's (:func:`claims`): an int64 array. The intrinsics below type nothing else."""
+    return isinstance(counter, types.Array) and counter.dtype == types.int64
+
+
 @intrinsic
 def claim(typingctx, counter):
     """The index of the next chunk, taken by this thread (an atomic fetch-and-add of the counter's NEXT)."""
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+    if not _is_counter(counter):
         return None
 
     def codegen(context, builder, signature, args):
@@ -54,7 +59,7 @@ def claim(typingctx, counter):
 @intrinsic
 def finished(typingctx, counter):
     """Count one more chunk finished (an atomic add with release order: the chunk's results are written first)."""
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+    if not _is_counter(counter):
         return None
 
     def codegen(context, builder, signature, args):
@@ -67,7 +72,7 @@ def finished(typingctx, counter):
 @intrinsic
 def finished_count(typingctx, counter):
     """The chunks finished so far (an atomic load with acquire order: their results are seen after it)."""
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+    if not _is_counter(counter):
         return None
 
     def codegen(context, builder, signature, args):

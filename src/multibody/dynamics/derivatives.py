@@ -180,18 +180,19 @@ def _results_block(count, nv):
 
 def given_outputs(out, shape, name, inputs=()):
     """``out`` of rnea_derivatives and aba_derivatives, checked: three separate float64 NumPy arrays of the results'
-    shape (..., nv, nv), C-contiguous, aligned and writeable, sharing no memory with each other or with the ``inputs`` (the
-    call's arguments, read while the results are written), written in place. Calls into the same arrays each time
-    allocate nothing, whether or not the caller keeps earlier results (new results reuse a block only once the caller
-    has dropped it: :func:`_results_block`)."""
+    shape (..., nv, nv), C-contiguous, aligned and writeable, sharing no memory with each other or with the
+    ``inputs`` (the call's arguments, read while the results are written), written in place. Calls into the same
+    arrays each time allocate nothing, whether or not the caller keeps earlier results (new results reuse a block
+    only once the caller has dropped it: :func:`_results_block`)."""
     if not (isinstance(out, tuple) and len(out) == 3):
         raise ValueError(f"{name}: out must be a tuple of three arrays, got {type(out).__name__}"
                          f"{f' of {len(out)}' if isinstance(out, tuple) else ''}")
     first, second, third = out
-    if not (type(first) is type(second) is type(third) is np.ndarray  # (one test of all three: with cold caches each
-            and first.dtype is second.dtype is third.dtype is FLOAT64  # attribute read costs ~1 µs)
+    # one test of all three (with cold caches each attribute read costs ~1 µs); carray: C-contiguous, aligned, writeable
+    if not (type(first) is type(second) is type(third) is np.ndarray
+            and first.dtype is second.dtype is third.dtype is FLOAT64
             and first.shape == second.shape == third.shape == shape
-            and first.flags.carray and second.flags.carray and third.flags.carray):  # (C-contiguous, aligned, writeable)
+            and first.flags.carray and second.flags.carray and third.flags.carray):
         for k, x in enumerate(out):
             if not (type(x) is np.ndarray and x.dtype == FLOAT64 and x.shape == shape and x.flags.carray):
                 what = (f"{x.dtype} array of shape {x.shape}{'' if x.flags.c_contiguous else ', not C-contiguous'}"
